@@ -1,0 +1,212 @@
+// Package protocol defines the wire vocabularies the frontend reads: the AI SDK
+// UI message stream (this file), the page build stream, and their SSE framing.
+//
+// Each vocabulary is a sealed set of one struct per event. The AI SDK validates
+// chunks with strict schemas, so no struct carries a field the SDK does not
+// define: adding one breaks every client.
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Chunk is one event of the UI message stream (AI SDK "v1").
+type Chunk interface {
+	// ChunkType is the value of the chunk's "type" field.
+	ChunkType() string
+	uiChunk()
+}
+
+// Start opens an assistant message.
+type Start struct {
+	MessageID       string           `json:"messageId,omitempty"`
+	MessageMetadata *MessageMetadata `json:"messageMetadata,omitempty"`
+}
+
+// MessageMetadata tells the client which conversation and turn a message belongs to.
+type MessageMetadata struct {
+	ConversationID string   `json:"conversationId"`
+	TurnID         string   `json:"turnId"`
+	Warnings       []string `json:"warnings,omitempty"`
+}
+
+// StartStep opens one agent round.
+type StartStep struct{}
+
+// FinishStep closes one agent round.
+type FinishStep struct{}
+
+// TextStart opens a text part.
+type TextStart struct {
+	ID string `json:"id"`
+}
+
+// TextDelta appends to a text part.
+type TextDelta struct {
+	ID    string `json:"id"`
+	Delta string `json:"delta"`
+}
+
+// TextEnd closes a text part.
+type TextEnd struct {
+	ID string `json:"id"`
+}
+
+// Data is a "data-<Name>" chunk. Chunks with the same Name and ID update one
+// part in place on the client.
+type Data struct {
+	Name      string          `json:"-"`
+	ID        string          `json:"id,omitempty"`
+	Data      json.RawMessage `json:"data"`
+	Transient bool            `json:"transient,omitempty"`
+}
+
+// MessageMetadataChunk updates the message's metadata.
+type MessageMetadataChunk struct {
+	MessageMetadata *MessageMetadata `json:"messageMetadata"`
+}
+
+// Error reports a failed turn; a Finish follows it.
+type Error struct {
+	ErrorText string `json:"errorText"`
+}
+
+// Finish is the last chunk of a message.
+type Finish struct {
+	FinishReason    FinishReason     `json:"finishReason,omitempty"`
+	MessageMetadata *MessageMetadata `json:"messageMetadata,omitempty"`
+}
+
+// FinishReason is one of the AI SDK's finish reasons.
+type FinishReason string
+
+// Finish reasons the SDK accepts.
+const (
+	FinishStop      FinishReason = "stop"
+	FinishLength    FinishReason = "length"
+	FinishToolCalls FinishReason = "tool-calls"
+	FinishError     FinishReason = "error"
+	FinishOther     FinishReason = "other"
+)
+
+func (Start) ChunkType() string                { return "start" }
+func (StartStep) ChunkType() string            { return "start-step" }
+func (FinishStep) ChunkType() string           { return "finish-step" }
+func (TextStart) ChunkType() string            { return "text-start" }
+func (TextDelta) ChunkType() string            { return "text-delta" }
+func (TextEnd) ChunkType() string              { return "text-end" }
+func (d Data) ChunkType() string               { return "data-" + d.Name }
+func (MessageMetadataChunk) ChunkType() string { return "message-metadata" }
+func (Error) ChunkType() string                { return "error" }
+func (Finish) ChunkType() string               { return "finish" }
+
+func (Start) uiChunk()                {}
+func (StartStep) uiChunk()            {}
+func (FinishStep) uiChunk()           {}
+func (TextStart) uiChunk()            {}
+func (TextDelta) uiChunk()            {}
+func (TextEnd) uiChunk()              {}
+func (Data) uiChunk()                 {}
+func (MessageMetadataChunk) uiChunk() {}
+func (Error) uiChunk()                {}
+func (Finish) uiChunk()               {}
+
+// MarshalChunk encodes c as the JSON object the SDK expects, "type" first.
+func MarshalChunk(c Chunk) ([]byte, error) {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("protocol: encode %s: %w", c.ChunkType(), err)
+	}
+	typ, _ := json.Marshal(c.ChunkType())
+	out := make([]byte, 0, len(body)+len(typ)+10)
+	out = append(out, `{"type":`...)
+	out = append(out, typ...)
+	if len(body) > 2 { // not "{}"
+		out = append(out, ',')
+		out = append(out, body[1:]...)
+	} else {
+		out = append(out, '}')
+	}
+	return out, nil
+}
+
+// NewData builds a data chunk, encoding payload.
+func NewData(name, id string, payload any) (Data, error) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return Data{}, fmt.Errorf("protocol: encode data-%s: %w", name, err)
+	}
+	return Data{Name: name, ID: id, Data: raw}, nil
+}
+
+// Data part names of the conversation stream (PROTOCOL.md §1).
+const (
+	DataToolProgress       = "tool-progress"
+	DataPptxOutline        = "pptx-outline"
+	DataFileReady          = "file-ready"
+	DataQuizQuestion       = "quiz-question"
+	DataQuizComplete       = "quiz-complete"
+	DataInteractiveContent = "interactive-content"
+	DataClarify            = "clarify"
+)
+
+// ArtifactEventTypes are the chunk types that prove an artifact exists
+// (seed 000 §7.3.1, ARTIFACT_EVENT_TYPES).
+var ArtifactEventTypes = map[string]bool{
+	"data-" + DataFileReady:          true,
+	"data-" + DataQuizComplete:       true,
+	"data-" + DataInteractiveContent: true,
+	"data-" + DataPptxOutline:        true,
+}
+
+// ToolStatus is the status of a data-tool-progress part.
+type ToolStatus string
+
+// Tool statuses.
+const (
+	ToolRunning ToolStatus = "running"
+	ToolSuccess ToolStatus = "success"
+	ToolEmpty   ToolStatus = "empty"
+	ToolError   ToolStatus = "error"
+)
+
+// ToolProgress is the payload of data-tool-progress.
+type ToolProgress struct {
+	Tool    string     `json:"tool"`
+	Status  ToolStatus `json:"status"`
+	Message string     `json:"message"`
+}
+
+// Clarify is the payload of data-clarify.
+type Clarify struct {
+	Question string   `json:"question"`
+	Options  []string `json:"options,omitempty"`
+	Hint     string   `json:"hint,omitempty"`
+}
+
+// QuizQuestion is the payload of data-quiz-question.
+type QuizQuestion struct {
+	Question Question `json:"question"`
+}
+
+// Question is one generated quiz question.
+type Question struct {
+	ID             string   `json:"id"`
+	Index          int      `json:"index"`
+	Type           string   `json:"type"`
+	Question       string   `json:"question"`
+	Options        []string `json:"options,omitempty"`
+	Answer         string   `json:"answer"`
+	Explanation    string   `json:"explanation,omitempty"`
+	Difficulty     string   `json:"difficulty,omitempty"`
+	KnowledgePoint string   `json:"knowledgePoint,omitempty"`
+}
+
+// QuizComplete is the payload of data-quiz-complete.
+type QuizComplete struct {
+	Total   int    `json:"total"`
+	Topic   string `json:"topic,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	Grade   string `json:"grade,omitempty"`
+}

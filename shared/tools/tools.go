@@ -1,0 +1,166 @@
+// Package tools defines agent tools as typed Go functions whose JSON schema is
+// derived from the argument type, and the registry the agent picks them from.
+// Tool packs (teacher data, generation ...) live in sub-packages and register
+// themselves into a Registry built by wire.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/sashabaranov/go-openai/jsonschema"
+
+	"github.com/insightedge/insightedge/shared/protocol"
+)
+
+// Kind says when the agent gets a tool (seed 000 §7.2).
+type Kind int
+
+const (
+	// Base tools are registered on every agent run.
+	Base Kind = iota
+	// Generation tools are registered when the router names them as candidates.
+	Generation
+)
+
+// Call is what a tool may use beyond its arguments.
+type Call struct {
+	TeacherID string
+	SessionID string
+	TurnID    string
+	// CallID is the model's tool-call id: the idempotency key of the call.
+	CallID   string
+	Language string
+	TraceID  string
+	// Emit appends a chunk to the turn's stream (artifact events).
+	Emit func(ctx context.Context, c protocol.Chunk) error
+}
+
+// Result is a tool's answer.
+type Result struct {
+	// Status is success or empty (an error is returned as error).
+	Status protocol.ToolStatus
+	// Message is shown to the teacher in data-tool-progress.
+	Message string
+	// Output is given to the model, encoded as JSON.
+	Output any
+}
+
+// Tool is one callable tool.
+type Tool struct {
+	Name        string
+	Description string
+	Kind        Kind
+	// Running is the progress message shown while the tool runs.
+	Running string
+	Schema  jsonschema.Definition
+	run     func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
+}
+
+// ArgumentError is returned when the model's arguments do not fit the schema.
+type ArgumentError struct {
+	Tool string
+	Err  error
+}
+
+func (e *ArgumentError) Error() string {
+	return fmt.Sprintf("invalid arguments for %s: %v", e.Tool, e.Err)
+}
+
+func (e *ArgumentError) Unwrap() error { return e.Err }
+
+// Define makes a tool from a typed function; the schema comes from In's
+// fields (json and description tags).
+func Define[In any](name, description string, kind Kind, running string, fn func(ctx context.Context, c Call, in In) (Result, error)) Tool {
+	var zero In
+	schema, err := jsonschema.GenerateSchemaForType(zero)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // a programming error, caught by any test
+	}
+	return Tool{
+		Name: name, Description: description, Kind: kind, Running: running, Schema: *schema,
+		run: func(ctx context.Context, c Call, args json.RawMessage) (Result, error) {
+			var in In
+			if len(args) == 0 || string(args) == "null" {
+				args = json.RawMessage("{}")
+			}
+			if err := jsonschema.VerifySchemaAndUnmarshal(*schema, args, &in); err != nil {
+				return Result{}, &ArgumentError{Tool: name, Err: err}
+			}
+			return fn(ctx, c, in)
+		},
+	}
+}
+
+// Run calls the tool with raw JSON arguments.
+func (t Tool) Run(ctx context.Context, c Call, args json.RawMessage) (Result, error) {
+	return t.run(ctx, c, args)
+}
+
+// Registry holds the tools the agent may be given.
+type Registry struct {
+	tools map[string]Tool
+}
+
+// NewRegistry returns a registry of ts; a duplicate name panics.
+func NewRegistry(ts ...Tool) *Registry {
+	r := &Registry{tools: map[string]Tool{}}
+	r.Add(ts...)
+	return r
+}
+
+// Add registers tools.
+func (r *Registry) Add(ts ...Tool) {
+	for _, t := range ts {
+		if _, dup := r.tools[t.Name]; dup {
+			panic("tools: duplicate tool " + t.Name)
+		}
+		r.tools[t.Name] = t
+	}
+}
+
+// Get returns the named tool.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names returns the names of the tools of kind, sorted.
+func (r *Registry) Names(kind Kind) []string {
+	var out []string
+	for _, t := range r.tools {
+		if t.Kind == kind {
+			out = append(out, t.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ForTurn returns the tools of one agent run: every base tool, then the
+// generation tools named in candidates (unknown names are ignored). With no
+// known candidate, every generation tool is offered, so that a narrow or
+// empty router guess never leaves the agent unable to act.
+func (r *Registry) ForTurn(candidates []string) []Tool {
+	var out []Tool
+	for _, n := range r.Names(Base) {
+		out = append(out, r.tools[n])
+	}
+	gen := r.Names(Generation)
+	picked := slices.DeleteFunc(slices.Clone(candidates), func(n string) bool {
+		t, ok := r.tools[n]
+		return !ok || t.Kind != Generation
+	})
+	slices.Sort(picked)
+	picked = slices.Compact(picked)
+	if len(picked) == 0 {
+		picked = gen
+	}
+	for _, n := range picked {
+		out = append(out, r.tools[n])
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+// Package workflow holds the inputs and outputs of the workflow steps: the JSON
+// the state machines in infra/statemachines pass between states. Payloads stay
+// small (ids, routes, verdicts); histories and results live in the store.
+package workflow
+
+// Turn identifies a conversation turn and what the user asked. It is the
+// "turn" field of the conversation workflow's state.
+type Turn struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+	TeacherID string `json:"teacherId"`
+	MessageID string `json:"messageId"`
+	Message   string `json:"message"`
+	Language  string `json:"language,omitempty"`
+	// Mode is the chat mode of seed 003 (natural, free, strict).
+	Mode    string `json:"mode,omitempty"`
+	TraceID string `json:"traceId,omitempty"`
+	// Context is the clarify selection or page context sent by the client.
+	Context map[string]any `json:"context,omitempty"`
+}
+
+// ConversationState is the conversation workflow's execution input: the turn,
+// the first attempt, and no agent round yet.
+type ConversationState struct {
+	Turn    Turn        `json:"turn"`
+	Attempt int         `json:"attempt"`
+	Agent   AgentOutput `json:"agent"`
+	// Retry is null until a validation asks for the one retry; it is present
+	// so that the AgentTurn state's "$.retry" path always resolves.
+	Retry *RetryReason `json:"retry"`
+}
+
+// NewConversationState is the execution input for a new turn.
+func NewConversationState(t Turn) ConversationState {
+	return ConversationState{Turn: t, Attempt: 1, Agent: AgentOutput{ToolCalls: []ToolCallRef{}}}
+}
+
+// Paths the router sends a turn down (seed 000 §7.3 step 2).
+const (
+	PathChat    = "chat"
+	PathAgent   = "agent"
+	PathClarify = "clarify"
+	PathBuild   = "build"
+)
+
+// Expected modes of RouterResult.
+const (
+	ExpectAnswer   = "answer"
+	ExpectArtifact = "artifact"
+	ExpectClarify  = "clarify"
+)
+
+// RouterResult is the router model's classification of a message (seed 000 §7.2).
+type RouterResult struct {
+	Intent         string   `json:"intent"`
+	Confidence     float64  `json:"confidence"`
+	CandidateTools []string `json:"candidateTools"`
+	ModelTier      string   `json:"modelTier"`
+	ExpectedMode   string   `json:"expectedMode"`
+	Strategy       string   `json:"strategy"`
+	ClarifyNeeded  bool     `json:"clarifyNeeded"`
+	SafetyFlags    []string `json:"safetyFlags"`
+	// Clarify is the question to ask when ClarifyNeeded.
+	Clarify *Clarify `json:"clarify,omitempty"`
+}
+
+// Clarify is a question asked back to the teacher (ClarifyPayload of the seed).
+type Clarify struct {
+	Question string   `json:"question"`
+	Options  []string `json:"options,omitempty"`
+	Hint     string   `json:"hint,omitempty"`
+}
+
+// RouteInput is the Route step's input.
+type RouteInput struct {
+	Turn Turn `json:"turn"`
+}
+
+// RouteOutput is the Route step's output, at $.route.
+type RouteOutput struct {
+	Path   string       `json:"path"`
+	Result RouterResult `json:"result"`
+}
+
+// AgentInput is the AgentTurn step's input.
+type AgentInput struct {
+	Turn    Turn         `json:"turn"`
+	Route   RouteOutput  `json:"route"`
+	Attempt int          `json:"attempt"`
+	Prev    AgentOutput  `json:"prev"`
+	Retry   *RetryReason `json:"retry,omitempty"`
+}
+
+// RetryReason tells a retried attempt why the previous one was refused.
+type RetryReason struct {
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+}
+
+// Next values of AgentOutput.
+const (
+	NextTools = "tools" // run ToolCalls, then another round
+	NextFinal = "final" // the agent called final_result: validate it
+	NextReply = "reply" // the chat path answered in plain text: finish
+)
+
+// AgentOutput is the AgentTurn step's output, at $.agent.
+type AgentOutput struct {
+	Next      string        `json:"next"`
+	Round     int           `json:"round"`
+	ToolCalls []ToolCallRef `json:"toolCalls"`
+}
+
+// ToolCallRef names one tool call of an agent round; the arguments are in the
+// store under the turn's history.
+type ToolCallRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// ToolInput is one iteration of the Tools map.
+type ToolInput struct {
+	Turn    Turn        `json:"turn"`
+	Attempt int         `json:"attempt"`
+	Call    ToolCallRef `json:"call"`
+}
+
+// ToolOutput is a tool step's output (discarded by the map; the result is stored).
+type ToolOutput struct {
+	Status string `json:"status"`
+}
+
+// ValidateInput is the Validate step's input.
+type ValidateInput struct {
+	Turn    Turn        `json:"turn"`
+	Route   RouteOutput `json:"route"`
+	Attempt int         `json:"attempt"`
+}
+
+// Verdicts of ValidateOutput.
+const (
+	VerdictOK     = "ok"      // accept the FinalResult
+	VerdictRetry  = "retry"   // run the agent once more (hard or soft rule)
+	VerdictAccept = "accept"  // soft rule failed again: accept with a warning
+	VerdictGiveUp = "give-up" // hard rule failed again: fall back to an error
+)
+
+// ValidateOutput is the Validate step's output, at $.validation.
+type ValidateOutput struct {
+	Verdict string `json:"verdict"`
+	// Rule is "hard" or "soft" when a rule failed.
+	Rule   string `json:"rule,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ErrorInfo is what a Catch puts at $.error.
+type ErrorInfo struct {
+	Error string `json:"Error"`
+	Cause string `json:"Cause"`
+}
+
+// FinishInput is the Finish step's input: the whole state, any part of which
+// may be missing when an earlier state failed.
+type FinishInput struct {
+	Turn       Turn            `json:"turn"`
+	Attempt    int             `json:"attempt"`
+	Route      *RouteOutput    `json:"route,omitempty"`
+	Agent      *AgentOutput    `json:"agent,omitempty"`
+	Validation *ValidateOutput `json:"validation,omitempty"`
+	Error      *ErrorInfo      `json:"error,omitempty"`
+}
+
+// FinishOutput is the Finish step's output.
+type FinishOutput struct {
+	Status string `json:"status"`
+}
