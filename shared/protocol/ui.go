@@ -7,6 +7,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -114,7 +115,7 @@ func (Finish) uiChunk()               {}
 
 // MarshalChunk encodes c as the JSON object the SDK expects, "type" first.
 func MarshalChunk(c Chunk) ([]byte, error) {
-	body, err := json.Marshal(c)
+	body, err := marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("protocol: encode %s: %w", c.ChunkType(), err)
 	}
@@ -131,9 +132,21 @@ func MarshalChunk(c Chunk) ([]byte, error) {
 	return out, nil
 }
 
+// marshal encodes v without HTML escaping: the stream is not HTML, and "<"
+// should reach the client as "<".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // NewData builds a data chunk, encoding payload.
 func NewData(name, id string, payload any) (Data, error) {
-	raw, err := json.Marshal(payload)
+	raw, err := marshal(payload)
 	if err != nil {
 		return Data{}, fmt.Errorf("protocol: encode data-%s: %w", name, err)
 	}

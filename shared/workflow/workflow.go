@@ -174,3 +174,6 @@ type FinishInput struct {
 type FinishOutput struct {
 	Status string `json:"status"`
 }
+
+// TurnStream is the event-log stream of a conversation turn.
+func TurnStream(turnID string) string { return "turn/" + turnID }

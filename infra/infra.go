@@ -1,0 +1,10 @@
+// Package infra embeds the workflow definitions, so that the local
+// interpreter runs the very files template.yaml deploys.
+package infra
+
+import _ "embed"
+
+// ConversationASL is statemachines/conversation.asl.json.
+//
+//go:embed statemachines/conversation.asl.json
+var ConversationASL []byte

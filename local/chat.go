@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/protocol"
+)
+
+type chatOptions struct {
+	Server       string
+	DataDir      string
+	Teacher      string
+	Conversation string
+	Messages     []string
+	Out          io.Writer
+	Logger       *slog.Logger
+	Getenv       func(string) string
+}
+
+// chat runs one turn per message against a server (started in process when
+// none is given) and prints each turn readably.
+func chat(ctx context.Context, o chatOptions) error {
+	base := o.Server
+	if base == "" {
+		dir, err := os.MkdirTemp("", "insight-chat-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if o.DataDir != ".data" {
+			dir = o.DataDir
+		}
+		s, err := start(ctx, options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: o.Getenv, Logger: o.Logger})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = s.Close(sctx)
+		}()
+		base = s.URL
+	}
+	conv := o.Conversation
+	for _, msg := range o.Messages {
+		id, err := chatTurn(ctx, base, o.Teacher, conv, msg, o.Out)
+		if err != nil {
+			return err
+		}
+		conv = id
+	}
+	return nil
+}
+
+func chatTurn(ctx context.Context, base, teacher, conv, msg string, out io.Writer) (string, error) {
+	body := map[string]any{"message": msg}
+	if conv != "" {
+		body["conversationId"] = conv
+	}
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/conversation/stream", bytes.NewReader(b))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if teacher != "" {
+		req.Header.Set("X-Teacher-Id", teacher)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		e, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return "", fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(e)))
+	}
+	fmt.Fprintf(out, "\n› %s\n", msg)
+	p := &printer{out: out}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || line == "[DONE]" {
+			continue
+		}
+		p.chunk([]byte(line))
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(out, "\n  [conversation %s]\n", resp.Header.Get("X-Conversation-Id"))
+	return resp.Header.Get("X-Conversation-Id"), nil
+}
+
+// printer renders UI message chunks for a terminal.
+type printer struct {
+	out    io.Writer
+	inText bool
+}
+
+func (p *printer) chunk(raw []byte) {
+	var c struct {
+		Type      string          `json:"type"`
+		Delta     string          `json:"delta"`
+		ErrorText string          `json:"errorText"`
+		Data      json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		return
+	}
+	if p.inText && c.Type != "text-delta" {
+		fmt.Fprintln(p.out)
+		p.inText = false
+	}
+	switch c.Type {
+	case "text-start":
+		fmt.Fprint(p.out, "  ")
+	case "text-delta":
+		fmt.Fprint(p.out, strings.ReplaceAll(c.Delta, "\n", "\n  "))
+		p.inText = true
+	case "data-tool-progress":
+		var d protocol.ToolProgress
+		_ = json.Unmarshal(c.Data, &d)
+		mark := map[protocol.ToolStatus]string{"running": "…", "success": "✓", "empty": "∅", "error": "✗"}[d.Status]
+		fmt.Fprintf(p.out, "  %s %s: %s\n", mark, d.Tool, d.Message)
+	case "data-quiz-question":
+		var d protocol.QuizQuestion
+		_ = json.Unmarshal(c.Data, &d)
+		q := d.Question
+		fmt.Fprintf(p.out, "  Q%d. %s\n", q.Index, q.Question)
+		for _, opt := range q.Options {
+			fmt.Fprintf(p.out, "      %s\n", opt)
+		}
+		fmt.Fprintf(p.out, "      answer: %s\n", q.Answer)
+	case "data-clarify":
+		var d protocol.Clarify
+		_ = json.Unmarshal(c.Data, &d)
+		fmt.Fprintf(p.out, "  ? options: %s\n", strings.Join(d.Options, " | "))
+	case "error":
+		fmt.Fprintf(p.out, "  ! %s\n", c.ErrorText)
+	default:
+		if strings.HasPrefix(c.Type, "data-") {
+			fmt.Fprintf(p.out, "  ▸ %s %s\n", c.Type, clip(string(c.Data), 200))
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,142 @@
+// Package javamock runs the mock Java data service for local runs: the
+// handler of shared/javaapi/mockserver (the seed's paths, the Result
+// wrapper, teacher scoping, fault switches) on a real listener, plus a small
+// admin API to flip the fault switches while the process runs:
+//
+//	GET    /__mock/fault     the fault in force ({} when none)
+//	PUT    /__mock/fault     set a fault, e.g. {"status":503} or {"latency":"300ms"}
+//	DELETE /__mock/fault     clear it
+//	GET    /__mock/requests  the last requests received
+//
+// The handler itself lives in shared/ because the client's tests and its
+// USE_MOCK_DATA fallback need it, and shared/ never imports local/.
+package javamock
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
+	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
+)
+
+// Options configure the mock; see mockserver.Options.
+type Options = mockserver.Options
+
+// Server is the mock service with its admin API; it is an http.Handler.
+type Server struct {
+	*mockserver.Server
+	admin *http.ServeMux
+}
+
+// New returns the mock over data (mockdata.Default() for the standard set).
+func New(data *mockdata.Dataset, opts Options) *Server {
+	s := &Server{Server: mockserver.New(data, opts), admin: http.NewServeMux()}
+	s.admin.HandleFunc("GET /__mock/fault", s.getFault)
+	s.admin.HandleFunc("PUT /__mock/fault", s.putFault)
+	s.admin.HandleFunc("DELETE /__mock/fault", func(w http.ResponseWriter, _ *http.Request) {
+		s.ClearFault()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	s.admin.HandleFunc("GET /__mock/requests", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.Requests())
+	})
+	return s
+}
+
+// ServeHTTP serves the admin API under /__mock/ and the mock service elsewhere.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/__mock/") {
+		s.admin.ServeHTTP(w, r)
+		return
+	}
+	s.Server.ServeHTTP(w, r)
+}
+
+// faultJSON is Fault with durations as strings ("300ms").
+type faultJSON struct {
+	Status    int    `json:"status,omitempty"`
+	Code      int    `json:"code,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Malformed bool   `json:"malformed,omitempty"`
+	Body      string `json:"body,omitempty"`
+	Latency   string `json:"latency,omitempty"`
+	Hang      bool   `json:"hang,omitempty"`
+	Times     int    `json:"times,omitempty"`
+	Path      string `json:"path,omitempty"`
+}
+
+func (s *Server) getFault(w http.ResponseWriter, _ *http.Request) {
+	f, on := s.Fault()
+	if !on {
+		writeJSON(w, http.StatusOK, struct{}{})
+		return
+	}
+	out := faultJSON{Status: f.Status, Code: f.Code, Message: f.Message, Malformed: f.Malformed,
+		Body: f.Body, Hang: f.Hang, Times: f.Times, Path: f.Path}
+	if f.Latency > 0 {
+		out.Latency = f.Latency.String()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
+	var in faultJSON
+	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	f := mockserver.Fault{Status: in.Status, Code: in.Code, Message: in.Message, Malformed: in.Malformed,
+		Body: in.Body, Hang: in.Hang, Times: in.Times, Path: in.Path}
+	if in.Latency != "" {
+		d, err := time.ParseDuration(in.Latency)
+		if err != nil || d < 0 {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("latency %q: want a duration such as 300ms", in.Latency)})
+			return
+		}
+		f.Latency = d
+	}
+	s.SetFault(f)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Start serves s on addr ("127.0.0.1:0" picks a free port) until ctx ends,
+// and returns the base URL to give the client as JAVA_API_BASE_URL. done
+// is closed once the server has stopped.
+func (s *Server) Start(ctx context.Context, addr string) (baseURL string, done <-chan struct{}, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("javamock: listen %s: %w", addr, err)
+	}
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		// Serve returns http.ErrServerClosed after Shutdown; any other error
+		// also ends serving, which done reports.
+		_ = hs.Serve(ln)
+	}()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if hs.Shutdown(sctx) != nil {
+			_ = hs.Close()
+		}
+	}()
+	return "http://" + ln.Addr().String(), stopped, nil
+}

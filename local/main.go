@@ -1,0 +1,97 @@
+// Command local runs the whole product on one machine: the HTTP edge on
+// 127.0.0.1:8000, the conversation workflow executed from its ASL file by an
+// in-process interpreter, an embedded store, the mock Java data service and
+// the offline stand-in model. No AWS, no network, no key.
+//
+//	go run ./local                 serve on 127.0.0.1:8000
+//	go run ./local chat "…"        run one turn and print it readably
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/obs"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cmd := "serve"
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat") {
+		cmd, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", envOr(getenv, "ADDR", "127.0.0.1:8000"), "listen address")
+	dataDir := fs.String("data", envOr(getenv, "DATA_DIR", ".data"), "directory of the embedded store")
+	server := fs.String("server", "", "chat: use this running server instead of starting one")
+	teacher := fs.String("teacher", "", "chat: teacher id (development mode)")
+	conv := fs.String("conversation", "", "chat: continue this conversation id")
+	verbose := fs.Bool("v", false, "debug logs")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch cmd {
+	case "chat":
+		if fs.NArg() == 0 {
+			return fmt.Errorf(`usage: go run ./local chat [-server URL] [-conversation ID] "message" ["follow-up" ...]`)
+		}
+		logger := obs.NewLogger(io.Discard, level, "local")
+		if *verbose {
+			logger = obs.NewLogger(stderr, level, "local")
+		}
+		return chat(ctx, chatOptions{Server: *server, DataDir: *dataDir, Teacher: *teacher, Conversation: *conv,
+			Messages: fs.Args(), Out: stdout, Logger: logger, Getenv: getenv})
+	default:
+		return serve(ctx, options{Addr: *addr, DataDir: *dataDir, Getenv: getenv,
+			Logger: obs.NewLogger(stderr, level, "local")}, stdout)
+	}
+}
+
+func serve(ctx context.Context, o options, stdout io.Writer) error {
+	s, err := start(ctx, o)
+	if err != nil {
+		return err
+	}
+	model := "the offline stand-in model (deterministic scenarios; set OPENAI_BASE_URL for a real one)"
+	if s.Offline == nil {
+		model = "the model at " + o.Getenv("OPENAI_BASE_URL")
+	}
+	fmt.Fprintf(stdout, `Insight Edge is running on %s with %s.
+Try:
+  curl -N -X POST %s/api/conversation/stream -d '{"message":"出 5 道牛顿第一定律的选择题"}'
+  curl -X POST %s/api/conversation -d '{"message":"which students in 1A are weakest in grammar?"}'
+  go run ./local chat "What is photosynthesis?"
+  open %s/ for the dev console
+`, s.URL, model, s.URL, s.URL, s.URL)
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.Close(sctx)
+}
+
+func envOr(getenv func(string) string, k, def string) string {
+	if v := getenv(k); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,372 @@
+package offlinemodel
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Data questions: the agent calls the base data tools and answers from the
+// numbers in their results. Results are read as generic JSON, since the
+// tools' output types belong to the product.
+
+type dataAsk int
+
+const (
+	askClasses dataAsk = iota
+	askWeakness
+	askStudents
+	askScores
+	askRubrics
+	askDocuments
+)
+
+type dataScenario struct {
+	ask   dataAsk
+	class string // as the teacher said it ("1A"); the tools resolve it
+	skill skill  // zero when none was named
+	query string
+}
+
+func dataScenarioFrom(text string) *dataScenario {
+	low := strings.ToLower(text)
+	d := &dataScenario{class: classMention(text), query: text}
+	d.skill, _ = skillMention(text)
+	switch {
+	case containsAny(low, "评分标准", "评分量规", "rubric"):
+		d.ask = askRubrics
+	case containsAny(low, "文档", "资料", "教案库", "document", "my files"):
+		d.ask = askDocuments
+	case containsAny(low, "弱", "最差", "不好", "落后", "需要帮助", "吃力", "weak", "struggl", "worst", "behind", "need help", "lowest"):
+		d.ask = askWeakness
+	case containsAny(low, "哪些学生", "学生名单", "多少学生", "多少个学生", "多少名学生", "who is in", "who's in", "list the students", "list of students", "how many students"):
+		d.ask = askStudents
+	case d.class == "":
+		d.ask = askClasses
+	default:
+		d.ask = askScores
+	}
+	return d
+}
+
+func (d *dataScenario) next(st *agentState) action {
+	l := st.c.lang
+	switch d.ask {
+	case askRubrics:
+		res, a := st.need(toolRubrics, map[string]any{})
+		if a != nil {
+			return *a
+		}
+		return answer(listAnswer(l, res, "评分标准", "rubrics", "name", "title"))
+	case askDocuments:
+		res, a := st.need(toolDocuments, map[string]any{"query": d.query})
+		if a != nil {
+			return *a
+		}
+		return answer(listAnswer(l, res, "相关文档", "matching documents", "title", "name"))
+	}
+	if d.class == "" {
+		res, a := st.need(toolClasses, map[string]any{})
+		if a != nil {
+			return *a
+		}
+		if d.ask == askClasses {
+			return answer(classesAnswer(l, res))
+		}
+		return finish(whichClass(l, res))
+	}
+	switch d.ask {
+	case askWeakness:
+		args := map[string]any{"classId": d.class}
+		if d.skill.key != "" {
+			args["skill"] = d.skill.key
+		}
+		res, a := st.need(toolWeakness, args)
+		if a != nil {
+			return *a
+		}
+		return answer(weaknessAnswer(l, d.class, d.skill, res))
+	case askStudents:
+		res, a := st.need(toolClassDetail, map[string]any{"classId": d.class})
+		if a != nil {
+			return *a
+		}
+		return answer(studentsAnswer(l, d.class, res))
+	}
+	detail, a := st.need(toolClassDetail, map[string]any{"classId": d.class})
+	if a != nil {
+		return *a
+	}
+	latest := latestAssignment(list(detail, "assignments"))
+	if latest == nil {
+		return answer(l.pick(className(l, d.class)+"目前还没有布置作业，所以暂时没有成绩可以分析。",
+			"There are no assignments in "+className(l, d.class)+" yet, so there are no scores to look at."))
+	}
+	subs, a := st.need(toolSubmissions, map[string]any{"assignmentId": str(latest, "assignmentId", "id")})
+	if a != nil {
+		return *a
+	}
+	return answer(scoresAnswer(l, d.class, latest, subs))
+}
+
+// finish answers from whatever results are in, or says what is missing.
+func (d *dataScenario) finish(st *agentState) finalResult {
+	probe := &agentState{c: st.c, steps: st.steps}
+	a := d.next(probe)
+	if a.final != nil {
+		return *a.final
+	}
+	l := st.c.lang
+	return finalResult{Status: statusAnswer, Message: l.pick(
+		"我还没来得及查完需要的数据，暂时无法给出准确的回答。可以再问我一次，我会先查询数据再回答。",
+		"I haven't finished looking up the data yet, so I can't give an accurate answer. Ask me again and I'll look it up first.")}
+}
+
+func (d *dataScenario) artifact() string { return "" }
+
+func (d *dataScenario) describe(l lang) string {
+	return l.pick("你要的数据分析", "the analysis you asked for")
+}
+
+func (d *dataScenario) inline(lang) string { return "" }
+
+func classesAnswer(l lang, res map[string]any) string {
+	classes := list(res, "classes")
+	if len(classes) == 0 {
+		return l.pick("暂时没有查到你名下的班级。", "I couldn't find any classes under your account.")
+	}
+	var sb strings.Builder
+	sb.WriteString(l.pick(fmt.Sprintf("你目前有 %d 个班：\n\n", len(classes)), fmt.Sprintf("You have %d classes:\n\n", len(classes))))
+	for _, cl := range classes {
+		var parts []string
+		if sub := str(cl, "subject"); sub != "" {
+			parts = append(parts, sub)
+		}
+		if g := str(cl, "grade"); g != "" {
+			parts = append(parts, g)
+		}
+		if n, ok := num(cl, "studentCount"); ok {
+			parts = append(parts, l.pick(fmtNum(n)+" 名学生", fmtNum(n)+" students"))
+		}
+		fmt.Fprintf(&sb, l.pick("- **%s**（%s）\n", "- **%s** (%s)\n"), str(cl, "name", "classId"), strings.Join(parts, " · "))
+	}
+	sb.WriteString(l.pick("\n想看哪个班的情况？告诉我班级名就可以。", "\nWhich class would you like to look at?"))
+	return sb.String()
+}
+
+// whichClass asks back which class a data question is about.
+func whichClass(l lang, res map[string]any) finalResult {
+	var names []string
+	for _, cl := range list(res, "classes") {
+		if name := str(cl, "name", "classId"); name != "" {
+			names = append(names, name)
+		}
+	}
+	q := l.pick("你想看哪个班的数据？", "Which class would you like me to look at?")
+	return finalResult{Status: statusClarify, Message: q,
+		Clarify: &workflow.Clarify{Question: q, Options: names, Hint: "needClassId"}}
+}
+
+func weaknessAnswer(l lang, class string, sk skill, res map[string]any) string {
+	students := list(res, "students")
+	skillName := l.pick(sk.zh, sk.en)
+	if len(students) == 0 {
+		return l.pick("暂时没有找到"+className(l, class)+"的相关成绩数据，所以没法判断谁最薄弱。",
+			"I couldn't find score data for "+className(l, class)+", so I can't tell who is weakest.")
+	}
+	top := students[:min(3, len(students))]
+	var sb strings.Builder
+	switch {
+	case sk.key != "":
+		sb.WriteString(l.pick(fmt.Sprintf("**%s**%s最薄弱的 %d 位学生是：\n\n", className(l, class), skillName, len(top)),
+			fmt.Sprintf("In **%s**, the %d students weakest in %s are:\n\n", className(l, class), len(top), skillName)))
+	default:
+		sb.WriteString(l.pick(fmt.Sprintf("**%s**目前最需要关注的 %d 位学生是：\n\n", className(l, class), len(top)),
+			fmt.Sprintf("In **%s**, the %d students who most need support are:\n\n", className(l, class), len(top))))
+	}
+	for i, s := range top {
+		name := str(s, "studentName", "name", "studentId")
+		avg, _ := num(s, "average", "avg", "score")
+		weakest := str(s, "weakestSkill")
+		line := l.pick(fmt.Sprintf("%d. %s：平均 %s 分", i+1, name, fmtNum(avg)), fmt.Sprintf("%d. %s: average %s", i+1, name, fmtNum(avg)))
+		if weakest != "" {
+			line += l.pick("（最弱项："+weakest+"）", " (weakest skill: "+weakest+")")
+		}
+		sb.WriteString(line + "\n")
+	}
+	if sk.key != "" {
+		sb.WriteString(l.pick("\n建议针对他们安排一次"+skillName+"专项练习；需要的话，我可以直接帮你出几道题。",
+			"\nA short, targeted "+skillName+" practice could help them; I can create one if you like."))
+	} else {
+		sb.WriteString(l.pick("\n需要的话，我可以针对他们的薄弱项出一份练习。", "\nI can create a practice set aimed at their weak points if you like."))
+	}
+	return sb.String()
+}
+
+func studentsAnswer(l lang, class string, res map[string]any) string {
+	students := list(res, "students")
+	var names []string
+	for _, s := range students {
+		names = append(names, str(s, "name", "studentName", "studentId"))
+	}
+	shown := names[:min(10, len(names))]
+	more := ""
+	if len(names) > len(shown) {
+		more = l.pick(" 等", " and others")
+	}
+	nAssign := len(list(res, "assignments"))
+	return l.pick(
+		fmt.Sprintf("**%s**共有 %d 名学生：%s%s。这个班目前有 %d 份作业。", className(l, class), len(names), strings.Join(shown, "、"), more, nAssign),
+		fmt.Sprintf("**%s** has %d students: %s%s. It has %d assignments so far.", className(l, class), len(names), strings.Join(shown, ", "), more, nAssign))
+}
+
+// latestAssignment is the one due last (ISO dates compare as strings).
+func latestAssignment(as []any) any {
+	var best any
+	bestDue := ""
+	for _, a := range as {
+		if due := str(a, "dueDate"); best == nil || due >= bestDue {
+			best, bestDue = a, due
+		}
+	}
+	return best
+}
+
+func scoresAnswer(l lang, class string, assignment any, res map[string]any) string {
+	title := str(res, "title")
+	if title == "" {
+		title = str(assignment, "title")
+	}
+	stats, _ := res["stats"].(map[string]any)
+	count, _ := num(stats, "count")
+	mean, _ := num(stats, "mean")
+	median, _ := num(stats, "median")
+	lo, _ := num(stats, "min")
+	hi, _ := num(stats, "max")
+	maxScore, ok := num(assignment, "maxScore")
+	if !ok {
+		maxScore = 100
+	}
+	subs := slices.Clone(list(res, "submissions"))
+	if count == 0 {
+		count = float64(len(subs))
+	}
+	if count == 0 {
+		return l.pick(fmt.Sprintf("%s最近一次作业「%s」还没有学生提交。", className(l, class), title),
+			fmt.Sprintf("No one in %s has submitted the latest assignment, \"%s\", yet.", className(l, class), title))
+	}
+	slices.SortStableFunc(subs, func(a, b any) int {
+		x, _ := num(a, "score")
+		y, _ := num(b, "score")
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	var lowest []string
+	for _, s := range subs[:min(3, len(subs))] {
+		score, _ := num(s, "score")
+		lowest = append(lowest, fmt.Sprintf(l.pick("%s（%s 分）", "%s (%s)"), str(s, "studentName", "name", "studentId"), fmtNum(score)))
+	}
+	due := str(assignment, "dueDate")
+	msg := l.pick(
+		fmt.Sprintf("**%s**最近一次作业「%s」（截止 %s）共有 %s 份提交：平均分 **%s**，中位数 %s，最高 %s，最低 %s（满分 %s）。",
+			className(l, class), title, due, fmtNum(count), fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)),
+		fmt.Sprintf("For **%s**'s latest assignment, \"%s\" (due %s), there are %s submissions: mean **%s**, median %s, highest %s, lowest %s (out of %s).",
+			className(l, class), title, due, fmtNum(count), fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)))
+	if len(lowest) > 0 {
+		msg += l.pick("\n\n得分最低的几位是："+strings.Join(lowest, "、")+"，建议重点关注。",
+			"\n\nThe lowest scores were "+strings.Join(lowest, ", ")+"; they may need a closer look.")
+	}
+	return msg
+}
+
+// listAnswer names the items of the first list in a result.
+func listAnswer(l lang, res map[string]any, zhWhat, enWhat string, nameKeys ...string) string {
+	var items []any
+	keys := make([]string, 0, len(res))
+	for k := range res {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if arr, ok := res[k].([]any); ok {
+			items = arr
+			break
+		}
+	}
+	if len(items) == 0 {
+		return l.pick("没有找到"+zhWhat+"。", "I found no "+enWhat+".")
+	}
+	var names []string
+	for _, it := range items[:min(5, len(items))] {
+		if n := str(it, nameKeys...); n != "" {
+			names = append(names, n)
+		}
+	}
+	return l.pick(fmt.Sprintf("找到 %d 项%s：%s。", len(items), zhWhat, strings.Join(names, "、")),
+		fmt.Sprintf("I found %d %s: %s.", len(items), enWhat, strings.Join(names, ", ")))
+}
+
+// Generic JSON access.
+
+// str is the first of keys present in object v, as text.
+func str(v any, keys ...string) string {
+	m, _ := v.(map[string]any)
+	for _, k := range keys {
+		switch x := m[k].(type) {
+		case string:
+			if x != "" {
+				return x
+			}
+		case float64:
+			return fmtNum(x)
+		}
+	}
+	return ""
+}
+
+// num is the first of keys present in object v, as a number.
+func num(v any, keys ...string) (float64, bool) {
+	m, _ := v.(map[string]any)
+	for _, k := range keys {
+		switch x := m[k].(type) {
+		case float64:
+			return x, true
+		case string:
+			if f, err := strconv.ParseFloat(x, 64); err == nil {
+				return f, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// list is the first of keys present in object v, as an array.
+func list(v any, keys ...string) []any {
+	m, _ := v.(map[string]any)
+	for _, k := range keys {
+		if arr, ok := m[k].([]any); ok {
+			return arr
+		}
+	}
+	return nil
+}
+
+// fmtNum writes a number with at most one decimal.
+func fmtNum(f float64) string {
+	return strconv.FormatFloat(float64(int64(f*10+sign(f)*0.5))/10, 'f', -1, 64)
+}
+
+func sign(f float64) float64 {
+	if f < 0 {
+		return -1
+	}
+	return 1
+}

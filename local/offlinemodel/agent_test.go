@@ -1,0 +1,241 @@
+package offlinemodel
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/prompts"
+)
+
+func TestAgentScenarios(t *testing.T) {
+	tests := []struct {
+		name      string
+		msg       string
+		history   []string
+		wantCalls []string
+		wantArgs  map[string]map[string]any // tool → arguments that must be present
+		status    string
+		contains  []string
+		artifacts []string
+	}{
+		{
+			name: "quiz zh", msg: "出 5 道牛顿第一定律的选择题",
+			wantCalls: []string{"generate_quiz_questions", "final_result"},
+			wantArgs: map[string]map[string]any{"generate_quiz_questions": {
+				"topic": "牛顿第一定律", "count": 5.0, "questionType": "single_choice", "difficulty": "medium", "subject": "物理"}},
+			status: statusArtifact, contains: []string{"5 道", "牛顿第一定律"}, artifacts: []string{"quiz"},
+		},
+		{
+			name: "quiz en", msg: "Create 3 multiple-choice questions about photosynthesis",
+			wantCalls: []string{"generate_quiz_questions", "final_result"},
+			wantArgs: map[string]map[string]any{"generate_quiz_questions": {
+				"topic": "photosynthesis", "count": 3.0, "questionType": "single_choice", "difficulty": "medium", "subject": "Biology"}},
+			status: statusArtifact, contains: []string{"3 multiple-choice questions", "photosynthesis"}, artifacts: []string{"quiz"},
+		},
+		{
+			name: "quiz follow-up takes the topic from the history", msg: "再出 3 道",
+			history:   []string{"- 老师：出 5 道牛顿第一定律的判断题", "- 助手：已为你生成 5 道关于「牛顿第一定律」的判断题。"},
+			wantCalls: []string{"generate_quiz_questions", "final_result"},
+			wantArgs: map[string]map[string]any{"generate_quiz_questions": {
+				"topic": "牛顿第一定律", "count": 3.0, "questionType": "true_false"}},
+			status: statusArtifact, contains: []string{"3 道", "牛顿第一定律"},
+		},
+		{
+			name: "quiz other topic with grade and difficulty", msg: "给初二学生出 4 道关于一次函数的填空题，难一点",
+			wantCalls: []string{"generate_quiz_questions", "final_result"},
+			wantArgs: map[string]map[string]any{"generate_quiz_questions": {
+				"topic": "一次函数", "count": 4.0, "questionType": "fill_blank", "difficulty": "hard", "subject": "数学", "grade": "初二"}},
+			status: statusArtifact, contains: []string{"4 道", "一次函数", "填空题"},
+		},
+		{
+			name: "weakest students zh", msg: "1A 班哪些学生语法最弱？",
+			wantCalls: []string{"analyze_student_weakness", "final_result"},
+			wantArgs:  map[string]map[string]any{"analyze_student_weakness": {"classId": "1A", "skill": "grammar"}},
+			status:    statusAnswer, contains: []string{"王芳", "52.5", "Li Lei", "58", "张伟", "61.3", "语法"},
+		},
+		{
+			name: "weakest students en", msg: "Which students in 1A are weakest in grammar?",
+			wantCalls: []string{"analyze_student_weakness", "final_result"},
+			wantArgs:  map[string]map[string]any{"analyze_student_weakness": {"classId": "1A", "skill": "grammar"}},
+			status:    statusAnswer, contains: []string{"王芳", "average 52.5", "Li Lei", "张伟"},
+		},
+		{
+			name: "classes", msg: "我有哪些班？",
+			wantCalls: []string{"get_teacher_classes", "final_result"},
+			status:    statusAnswer, contains: []string{"2 个班", "1A", "1B", "4 名学生"},
+		},
+		{
+			name: "latest assignment scores", msg: "How did Form 1A do on the latest assignment?",
+			wantCalls: []string{"get_class_detail", "get_assignment_submissions", "final_result"},
+			wantArgs: map[string]map[string]any{
+				"get_class_detail":           {"classId": "1A"},
+				"get_assignment_submissions": {"assignmentId": "a-2"},
+			},
+			status: statusAnswer, contains: []string{"Unit 2 test", "78.5", "Li Lei (66)"},
+		},
+		{
+			name: "ambiguous zh asks which class", msg: "帮我给班上出一份练习",
+			wantCalls: []string{"get_teacher_classes", "final_result"},
+			status:    statusClarify, contains: []string{"哪个班"},
+		},
+		{
+			name: "ambiguous en asks which class", msg: "make a worksheet for my class",
+			wantCalls: []string{"get_teacher_classes", "final_result"},
+			status:    statusClarify, contains: []string{"Which class"},
+		},
+		{
+			name: "knowledge question needs no tool", msg: "什么是勾股定理？",
+			wantCalls: []string{"final_result"},
+			status:    statusAnswer, contains: []string{"a² + b² = c²"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bothModes(t, func(t *testing.T, stream bool) {
+				_, c := start(t, Options{})
+				tn := playAgent(t, c, stream, tt.msg, tt.history, nil)
+				if got := tn.names(); !slices.Equal(got, tt.wantCalls) {
+					t.Fatalf("calls = %v, want %v", got, tt.wantCalls)
+				}
+				for _, call := range tn.calls {
+					for k, want := range tt.wantArgs[call.Function.Name] {
+						if got := argsOf(t, call)[k]; got != want {
+							t.Errorf("%s %s = %v, want %v (args %s)", call.Function.Name, k, got, want, call.Function.Arguments)
+						}
+					}
+				}
+				fr := tn.last()
+				if fr.Status != tt.status {
+					t.Fatalf("status = %q, want %q (message %q)", fr.Status, tt.status, fr.Message)
+				}
+				for _, s := range tt.contains {
+					if !strings.Contains(fr.Message, s) {
+						t.Errorf("message %q does not contain %q", fr.Message, s)
+					}
+				}
+				if tt.artifacts != nil && !slices.Equal(fr.Artifacts, tt.artifacts) {
+					t.Errorf("artifacts = %v, want %v", fr.Artifacts, tt.artifacts)
+				}
+				if tt.status == statusClarify {
+					if fr.Clarify == nil || fr.Clarify.Question == "" || fr.Clarify.Hint != "needClassId" {
+						t.Fatalf("clarify = %+v", fr.Clarify)
+					}
+					for _, want := range []string{"1A", "1B"} {
+						if !slices.Contains(fr.Clarify.Options, want) {
+							t.Errorf("clarify options %v lack %q", fr.Clarify.Options, want)
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestAgentExplainsAToolError(t *testing.T) {
+	_, c := start(t, Options{})
+	msgs := []openai.ChatCompletionMessage{
+		system(prompts.AgentHeader, ""), user("出 5 道牛顿第一定律的选择题"),
+	}
+	first := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t)
+	msgs = append(msgs,
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: `{"error":"quiz service unavailable"}`})
+	final := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, true).call(t)
+	if final.Function.Name != prompts.FinalResultTool {
+		t.Fatalf("called %s, want final_result", final.Function.Name)
+	}
+	args := argsOf(t, final)
+	if args["status"] != statusAnswer || !strings.Contains(args["message"].(string), "quiz service unavailable") {
+		t.Fatalf("final_result = %v", args)
+	}
+}
+
+func TestAgentDataQuestionWithoutClassAsksWhichClass(t *testing.T) {
+	_, c := start(t, Options{})
+	tn := playAgent(t, c, false, "which students are weakest in grammar?", nil, nil)
+	fr := tn.last()
+	if !slices.Equal(tn.names(), []string{"get_teacher_classes", "final_result"}) || fr.Status != statusClarify ||
+		fr.Clarify == nil || !slices.Equal(fr.Clarify.Options, []string{"1A", "1B"}) {
+		t.Fatalf("calls %v, final %+v", tn.names(), fr)
+	}
+}
+
+func TestAgentToolChoice(t *testing.T) {
+	quiz := []openai.ChatCompletionMessage{system(prompts.AgentHeader, ""), user("Create 3 multiple-choice questions about photosynthesis")}
+	tests := []struct {
+		name     string
+		choice   any
+		wantTool string // "" for text
+		check    func(t *testing.T, r result)
+	}{
+		{
+			name: "forced final_result before any tool", wantTool: prompts.FinalResultTool,
+			choice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: prompts.FinalResultTool}},
+			check: func(t *testing.T, r result) {
+				args := argsOf(t, r.call(t))
+				if args["status"] != statusAnswer || args["message"] == "" {
+					t.Errorf("final_result = %v", args)
+				}
+			},
+		},
+		{
+			name: "forced other tool", wantTool: "get_teacher_classes",
+			choice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: "get_teacher_classes"}},
+		},
+		{name: "auto", choice: "auto", wantTool: "generate_quiz_questions"},
+		{name: "required", choice: "required", wantTool: "generate_quiz_questions"},
+		{
+			name: "none gives text", choice: "none",
+			check: func(t *testing.T, r result) {
+				if r.content == "" || r.finish != openai.FinishReasonStop {
+					t.Errorf("content %q finish %q", r.content, r.finish)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bothModes(t, func(t *testing.T, stream bool) {
+				s, c := start(t, Options{})
+				r := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: quiz, Tools: agentTools(), ToolChoice: tt.choice}, stream)
+				if tt.wantTool == "" {
+					if len(r.calls) != 0 {
+						t.Fatalf("tool calls %v with tool_choice none", r.calls)
+					}
+				} else {
+					if got := r.call(t).Function.Name; got != tt.wantTool {
+						t.Fatalf("called %s, want %s", got, tt.wantTool)
+					}
+					if r.finish != openai.FinishReasonToolCalls {
+						t.Errorf("finish = %q", r.finish)
+					}
+				}
+				if tt.check != nil {
+					tt.check(t, r)
+				}
+				rec := s.Requests()
+				if len(rec) != 1 || rec[0].Kind != KindAgent || len(rec[0].Tools) != len(agentTools()) {
+					t.Fatalf("recorded %+v", rec)
+				}
+			})
+		})
+	}
+}
+
+func TestAgentFinishForcedAfterTools(t *testing.T) {
+	_, c := start(t, Options{})
+	msgs := []openai.ChatCompletionMessage{system(prompts.AgentHeader, ""), user("How did 1A do on the latest assignment?")}
+	first := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t)
+	msgs = append(msgs,
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: fakeTool(first.Function.Name, first.Function.Arguments)})
+	forced := openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: prompts.FinalResultTool}}
+	r := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools(), ToolChoice: forced}, true)
+	args := argsOf(t, r.call(t))
+	if r.calls[0].Function.Name != prompts.FinalResultTool || args["status"] != statusAnswer {
+		t.Fatalf("got %s %v", r.calls[0].Function.Name, args)
+	}
+}

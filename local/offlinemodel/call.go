@@ -1,0 +1,355 @@
+package offlinemodel
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/insightedge/insightedge/shared/prompts"
+)
+
+const finalResultTool = prompts.FinalResultTool
+
+// call is one chat-completions request, read the way the scenarios need it.
+type call struct {
+	req      *chatRequest
+	kind     Kind
+	system   string // the first system message
+	user     string // the last user message, markers removed
+	lastUser int    // index of the last user message, -1 if none
+	lang     lang
+	history  string // the earlier-turns summary (prompts.HistoryHeader), "" if none
+	markers  map[Marker]bool
+	choice   toolChoice
+	jsonMode bool
+	tools    map[string]*schema // offered tools; a nil schema when it does not parse
+}
+
+func newCall(req *chatRequest, choice toolChoice) *call {
+	c := &call{req: req, choice: choice, lastUser: -1, markers: map[Marker]bool{}, tools: map[string]*schema{}}
+	c.jsonMode = req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object"
+	c.kind = KindUnknown
+	seenSystem := false
+	for i, m := range req.Messages {
+		content := string(m.Content)
+		switch m.Role {
+		case "system", "developer":
+			if !seenSystem {
+				seenSystem = true
+				c.system = content
+				c.kind = kindOf(content)
+			}
+			if strings.HasPrefix(strings.TrimSpace(content), prompts.HistoryHeader) {
+				c.history = content
+			}
+		case "user":
+			c.lastUser = i
+		}
+	}
+	if c.lastUser >= 0 {
+		raw := string(req.Messages[c.lastUser].Content)
+		for _, m := range misbehaviours() {
+			if strings.Contains(raw, string(m.marker)) {
+				c.markers[m.marker] = true
+			}
+		}
+		c.user = stripMarkers(raw)
+	}
+	c.lang = detectLang(c.user)
+	for _, t := range req.Tools {
+		var s *schema
+		if len(t.Function.Parameters) > 0 {
+			s = new(schema)
+			if json.Unmarshal(t.Function.Parameters, s) != nil {
+				s = nil
+			}
+		}
+		c.tools[t.Function.Name] = s
+	}
+	return c
+}
+
+// kindOf recognises the kind of call by the first line of the system prompt.
+func kindOf(system string) Kind {
+	first, _, _ := strings.Cut(strings.TrimSpace(system), "\n")
+	switch strings.TrimSpace(first) {
+	case prompts.RouterHeader:
+		return KindRouter
+	case prompts.AgentHeader:
+		return KindAgent
+	case prompts.ChatHeader:
+		return KindChat
+	case prompts.QuizHeader:
+		return KindQuiz
+	}
+	return KindUnknown
+}
+
+// stripMarkers removes every [[offline:…]] marker, known or not, so that
+// the user's words are echoed without them.
+func stripMarkers(s string) string {
+	s = regexp.MustCompile(`\s*\[\[offline:[A-Za-z0-9_-]+\]\]`).ReplaceAllString(s, "")
+	return strings.TrimSpace(s)
+}
+
+func (c *call) has(m Marker) bool { return c.markers[m] }
+
+func (c *call) markerList() []Marker {
+	var out []Marker
+	for _, m := range misbehaviours() {
+		if c.markers[m.marker] {
+			out = append(out, m.marker)
+		}
+	}
+	return out
+}
+
+func (c *call) toolNames() []string {
+	var out []string
+	for _, t := range c.req.Tools {
+		out = append(out, t.Function.Name)
+	}
+	return out
+}
+
+func (c *call) offers(tool string) bool {
+	_, ok := c.tools[tool]
+	return ok
+}
+
+// conversationHash identifies the conversation (not the model, the tools or
+// the stream flag): tool-call ids derive from it.
+func (c *call) conversationHash() [32]byte {
+	b, _ := json.Marshal(c.req.Messages) // our own struct: cannot fail
+	return sha256.Sum256(b)
+}
+
+// respond plays the scenario of the call's kind, then makes the reply obey
+// tool_choice and JSON mode.
+func respond(c *call) reply {
+	var r reply
+	switch c.kind {
+	case KindRouter:
+		r = routerReply(c)
+	case KindAgent:
+		r = agentReply(c)
+	case KindChat:
+		r = chatReply(c)
+	case KindQuiz:
+		r = quizReply(c)
+	default:
+		r = textReply(c.lang.pick(
+			"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",
+			"Hello! I'm the offline stand-in model and didn't recognise this kind of call, so this is only a short reply. Please check the first line of the system prompt."))
+	}
+	return c.conform(r)
+}
+
+// conform makes a reply obey tool_choice and response_format, whatever the
+// scenario chose: a forced function is called, "none" gets text only, and
+// JSON mode gets a JSON object.
+func (c *call) conform(r reply) reply {
+	switch c.choice.Mode {
+	case "none":
+		if len(r.toolCalls) > 0 {
+			r = textReply(textOfCall(c, r.toolCalls[0]))
+		}
+	case "function":
+		if !r.calls(c.choice.Name) {
+			r = callReply(c.choice.Name, c.forcedArgs(c.choice.Name, r))
+		}
+	case "required":
+		if len(r.toolCalls) == 0 {
+			name := finalResultTool
+			if !c.offers(name) {
+				name = c.req.Tools[0].Function.Name
+			}
+			r = callReply(name, c.forcedArgs(name, r))
+		}
+	}
+	if c.jsonMode && len(r.toolCalls) == 0 && !isJSONObject(r.content) {
+		r.content = mustJSON(map[string]string{"message": r.content})
+	}
+	return r
+}
+
+// forcedArgs are the arguments of a tool the scenario did not choose but
+// tool_choice forces: final_result carries the text, others get arguments
+// filled from their schema.
+func (c *call) forcedArgs(name string, r reply) string {
+	if name == finalResultTool {
+		return mustJSON(finalResult{Status: statusAnswer, Message: r.content})
+	}
+	return mustJSON(fillArgs(c.tools[name], c.argHints()))
+}
+
+// textOfCall is what a tool call becomes when tools are not allowed.
+func textOfCall(c *call, tc replyCall) string {
+	if tc.name == finalResultTool {
+		var fr finalResult
+		if json.Unmarshal([]byte(tc.args), &fr) == nil && fr.Message != "" {
+			return fr.Message
+		}
+	}
+	return c.lang.pick("我需要先调用工具 "+tc.name+" 才能完成这个请求。", "I would need to call the tool "+tc.name+" to do this.")
+}
+
+// argHints are values for arguments named like these, used to fill the
+// schema of a tool no scenario knows.
+func (c *call) argHints() map[string]any {
+	topic := topicOf(c.lang, c.user)
+	if topic == "" {
+		topic = c.user
+	}
+	n := questionCount(c.user)
+	if n == 0 {
+		n = 5
+	}
+	return map[string]any{
+		"topic": topic, "title": topic, "subject": subjectOf(c.lang, c.user), "grade": gradeMention(c.user),
+		"language": c.lang.code(), "classid": classMention(c.user), "query": c.user, "prompt": c.user,
+		"request": c.user, "description": c.user, "requirements": c.user, "instructions": c.user,
+		"content": c.user, "count": n, "slidecount": 8, "numslides": 8, "difficulty": difficulty(c.user),
+		"questiontype": questionType(c.user),
+	}
+}
+
+func isJSONObject(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{") && json.Valid([]byte(s))
+}
+
+// mustJSON encodes v without HTML escaping; v is always one of our own
+// values, which cannot fail to encode.
+func mustJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("offlinemodel: encode: " + err.Error())
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// schema is as much of a JSON schema as filling arguments needs.
+type schema struct {
+	Type       json.RawMessage    `json:"type"`
+	Properties map[string]*schema `json:"properties"`
+	Required   []string           `json:"required"`
+	Items      *schema            `json:"items"`
+	Enum       []any              `json:"enum"`
+	Minimum    *float64           `json:"minimum"`
+}
+
+func (s *schema) typ() string {
+	if s == nil {
+		return ""
+	}
+	var one string
+	if json.Unmarshal(s.Type, &one) == nil {
+		return one
+	}
+	var many []string
+	if json.Unmarshal(s.Type, &many) == nil {
+		for _, t := range many {
+			if t != "null" {
+				return t
+			}
+		}
+	}
+	if s.Properties != nil {
+		return "object"
+	}
+	return ""
+}
+
+// keep drops the arguments the schema does not declare, when it declares
+// any, so that a strict tool never sees an unknown field.
+func (s *schema) keep(args map[string]any) map[string]any {
+	if s == nil || len(s.Properties) == 0 {
+		return args
+	}
+	for k := range args {
+		if _, ok := s.Properties[k]; !ok {
+			delete(args, k)
+		}
+	}
+	return args
+}
+
+// fillArgs builds arguments for a schema: each property gets the hint named
+// like it (case and underscores ignored) or a plain value of its type. Depth
+// is bounded, so a recursive schema cannot loop.
+func fillArgs(s *schema, hints map[string]any) map[string]any {
+	out := map[string]any{}
+	if s == nil {
+		return out
+	}
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		v := fillValue(k, s.Properties[k], hints, 0)
+		if v == nil || (v == "" && !slices.Contains(s.Required, k)) {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func fillValue(name string, s *schema, hints map[string]any, depth int) any {
+	key := strings.ToLower(strings.ReplaceAll(name, "_", ""))
+	if s != nil && len(s.Enum) > 0 {
+		if h, ok := hints[key]; ok && slices.Contains(s.Enum, h) {
+			return h
+		}
+		return s.Enum[0]
+	}
+	hint, hasHint := hints[key]
+	switch s.typ() {
+	case "string", "":
+		if hasHint {
+			if str, ok := hint.(string); ok {
+				return str
+			}
+		}
+		return ""
+	case "integer", "number":
+		if n, ok := hint.(int); ok && hasHint {
+			return n
+		}
+		if s.Minimum != nil {
+			return *s.Minimum
+		}
+		return 1
+	case "boolean":
+		return false
+	case "array":
+		if depth > 3 {
+			return []any{}
+		}
+		item := fillValue(strings.TrimSuffix(name, "s"), s.Items, hints, depth+1)
+		if item == nil || item == "" {
+			return []any{}
+		}
+		return []any{item}
+	case "object":
+		if depth > 3 {
+			return map[string]any{}
+		}
+		obj := map[string]any{}
+		for k, p := range s.Properties {
+			if v := fillValue(k, p, hints, depth+1); v != nil && v != "" {
+				obj[k] = v
+			}
+		}
+		return obj
+	}
+	return nil
+}

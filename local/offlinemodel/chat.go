@@ -1,0 +1,65 @@
+package offlinemodel
+
+import (
+	"strings"
+)
+
+// The chat path (prompts.ChatHeader): a plain-text answer, streamed. Small
+// talk, explanations from the small knowledge base, follow-ups on the topic
+// of the history summary, and an honest answer for everything else.
+
+func chatReply(c *call) reply { return textReply(knowledgeAnswer(c)) }
+
+// knowledgeAnswer answers the last user message without tools.
+func knowledgeAnswer(c *call) string {
+	simpler := wantsSimpler(c.user)
+	if t, ok := findTopic(c.user); ok {
+		return t.explain(c.lang, simpler)
+	}
+	if c.history != "" && (simpler || isFollowUpQuestion(c.user)) {
+		if t, ok := findTopicLast(c.history); ok {
+			return t.explain(c.lang, simpler)
+		}
+	}
+	if isSmalltalk(c.user) {
+		return smalltalk(c.lang, c.user)
+	}
+	return honestAnswer(c.lang, c.user)
+}
+
+// isFollowUpQuestion refers back without naming its topic ("能举个例子吗",
+// "explain that again").
+func isFollowUpQuestion(s string) bool {
+	return containsAny(s, "再说", "再讲", "再解释", "刚才", "上面", "这个", "那个", "举个例子") ||
+		matches(`(?i)\b(again|that|it|this|example|more detail)\b`, s)
+}
+
+func smalltalk(l lang, s string) string {
+	low := strings.ToLower(s)
+	switch {
+	case containsAny(low, "谢谢", "多谢", "感谢", "辛苦", "thank"):
+		return l.pick("不客气！还有什么需要帮忙的，随时告诉我。", "You're welcome! Let me know whenever you need anything else.")
+	case containsAny(low, "再见", "拜拜", "晚安", "bye"):
+		return l.pick("再见！祝你上课顺利。", "Goodbye, and good luck with your lessons!")
+	case containsAny(low, "你是谁", "你能做什么", "who are you", "what can you do"):
+		return l.pick(
+			"我是你的 AI 教学助手：可以讲解学科知识、出练习题、查看班级学生的成绩和薄弱点，也能生成课件、文档和成绩分析页面。（当前运行的是离线演示模型，回答来自内置的示例场景。）",
+			"I'm your AI teaching assistant: I can explain topics, create practice questions, look at your classes' results and weak points, and produce slides, documents and analysis pages. (This is the offline demo model, answering from built-in sample scenarios.)")
+	}
+	return l.pick(
+		"你好！我是你的 AI 教学助手，可以帮你讲解知识点、出练习题、查看班级成绩和学生的薄弱点，或者生成课件和分析报告。今天想先做点什么？",
+		"Hello! I'm your AI teaching assistant. I can explain topics, create practice questions, look at your classes' results and students' weak points, or produce slides and analysis reports. What would you like to start with?")
+}
+
+// honestAnswer says plainly that the stand-in does not know.
+func honestAnswer(l lang, question string) string {
+	q := []rune(strings.TrimSpace(question))
+	if len(q) > 40 {
+		q = append(q[:40], '…')
+	}
+	return l.pick(
+		"关于「"+string(q)+"」，我现在没法给出可靠的解答：我是离线演示用的替身模型，只内置了少量示例知识（牛顿第一定律、光合作用、现在完成时、勾股定理）。"+
+			"连接真实模型后就能完整回答这类问题。你也可以让我讲解上面这些知识点、出练习题，或者查看班级数据。",
+		"I can't give a reliable answer to \""+string(q)+"\" right now: I'm the offline stand-in model and only know a few sample topics (Newton's first law, photosynthesis, the present perfect, the Pythagorean theorem). "+
+			"Connected to a real model, this question would get a full answer. Meanwhile I can explain those topics, create practice questions or look at your class data.")
+}

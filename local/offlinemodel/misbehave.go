@@ -1,0 +1,138 @@
+package offlinemodel
+
+import "unicode/utf8"
+
+// Marker selects a misbehaviour when it appears anywhere in the last user
+// message. Markers are removed before the user's words are read or echoed.
+type Marker string
+
+// Markers a test can put in a message.
+const (
+	// MarkerClaimWithoutTool: the agent's first final_result claims
+	// artifact_ready without calling any tool; after a refusal it behaves.
+	MarkerClaimWithoutTool Marker = "[[offline:claim-without-tool]]"
+	// MarkerClaimAlways: artifact_ready without tools on every attempt.
+	MarkerClaimAlways Marker = "[[offline:claim-always]]"
+	// MarkerSkipTools: a generation request is answered in text
+	// (answer_ready, no tool call) on every attempt.
+	MarkerSkipTools Marker = "[[offline:skip-tools]]"
+	// MarkerToolFails: generate_quiz_questions is first called with count 0
+	// (the tool rejects it); artifact_ready is claimed anyway; after a
+	// refusal the tool is called properly.
+	MarkerToolFails Marker = "[[offline:tool-fails]]"
+	// MarkerBadArgs: the first tool call's arguments are truncated JSON;
+	// after the error result the call is made properly.
+	MarkerBadArgs Marker = "[[offline:bad-args]]"
+	// MarkerThrottle: the first request of each distinct body gets 429 with
+	// Retry-After: 0; the identical request later succeeds.
+	MarkerThrottle Marker = "[[offline:429]]"
+	// MarkerCutStream: the first agent stream of each distinct body that
+	// calls final_result is cut half-way through its arguments (no [DONE]).
+	MarkerCutStream Marker = "[[offline:cut-stream]]"
+	// MarkerSlow: every stream chunk is delayed 100ms.
+	MarkerSlow Marker = "[[offline:slow]]"
+)
+
+// planFunc is the agent's normal decision for a state.
+type planFunc func(st *agentState) action
+
+// misbehaviour is one row of the table. Those with steer change the agent's
+// decision; the others act on the transport (server.go) and steer is nil.
+type misbehaviour struct {
+	marker Marker
+	steer  func(st *agentState, sc scenario, plan planFunc) action
+}
+
+// misbehaviours is the table; add a row (and its marker constant) to add one.
+func misbehaviours() []misbehaviour {
+	return []misbehaviour{
+		{MarkerClaimWithoutTool, steerClaimUntilRefused},
+		{MarkerClaimAlways, steerClaimAlways},
+		{MarkerSkipTools, steerSkipTools},
+		{MarkerToolFails, steerToolFails},
+		{MarkerBadArgs, steerBadArgs},
+		{MarkerThrottle, nil},
+		{MarkerCutStream, nil},
+		{MarkerSlow, nil},
+	}
+}
+
+func steerClaimUntilRefused(st *agentState, sc scenario, plan planFunc) action {
+	if st.refused() {
+		return plan(st)
+	}
+	return finish(falseClaim(st.c.lang, sc))
+}
+
+func steerClaimAlways(st *agentState, sc scenario, _ planFunc) action {
+	return finish(falseClaim(st.c.lang, sc))
+}
+
+func steerSkipTools(st *agentState, sc scenario, plan planFunc) action {
+	if sc.artifact() == "" {
+		return plan(st)
+	}
+	return finish(finalResult{Status: statusAnswer, Message: sc.inline(st.c.lang)})
+}
+
+func steerToolFails(st *agentState, sc scenario, plan planFunc) action {
+	q, ok := sc.(*quizScenario)
+	if !ok {
+		return plan(st)
+	}
+	gens := st.callsOf(toolQuiz)
+	switch {
+	case len(gens) == 0:
+		a := plan(st)
+		if a.tool == toolQuiz {
+			a.args = q.argsJSON(st.c, 0)
+		}
+		return a
+	case !st.refused():
+		if gens[len(gens)-1].failed {
+			return finish(falseClaim(st.c.lang, sc))
+		}
+		return plan(st)
+	default:
+		// After the refusal, the deliberately failed call is put behind:
+		// the tool is called again, properly.
+		return plan(st.without(func(_ int, s step) bool { return s.name == toolQuiz && s.failed && s.refusedBefore == 0 }))
+	}
+}
+
+func steerBadArgs(st *agentState, _ scenario, plan planFunc) action {
+	if len(st.steps) == 0 {
+		a := plan(st)
+		if a.final == nil {
+			a.args = truncateJSON(a.args)
+		}
+		return a
+	}
+	return plan(st.without(func(i int, s step) bool { return i == 0 && s.failed }))
+}
+
+// truncateJSON cuts arguments in half, on a rune boundary: never valid JSON,
+// since the closing brace is gone.
+func truncateJSON(s string) string {
+	n := len(s) / 2
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if n == 0 {
+		return "{"
+	}
+	return s[:n]
+}
+
+// falseClaim is a final result that claims an artifact nothing produced.
+func falseClaim(l lang, sc scenario) finalResult {
+	art := sc.artifact()
+	if art == "" {
+		art = "result"
+	}
+	return finalResult{
+		Status:    statusArtifact,
+		Message:   l.pick("已为你生成"+sc.describe(l)+"，请在下方查看。", "Done! I've created "+sc.describe(l)+" for you; take a look below."),
+		Artifacts: []string{art},
+	}
+}

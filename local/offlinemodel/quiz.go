@@ -1,0 +1,226 @@
+package offlinemodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The quiz writer (prompts.QuizHeader, JSON mode): the user message is a
+// JSON object {"topic","count","questionType","difficulty","language",
+// "subject","grade"}; the reply is {"questions":[…]} with exactly count
+// questions (at most 20), streamed in small fragments like any content.
+
+const maxQuestions = 20
+
+// quizSpec is what to write: the quiz writer's input, and the arguments the
+// agent gives generate_quiz_questions.
+type quizSpec struct {
+	Topic        string
+	Count        int
+	QuestionType string
+	Difficulty   string
+	Language     lang
+	Subject      string
+	Grade        string
+}
+
+// quizQuestion is one question of the reply (protocol.Question without the
+// id and index, which the product assigns).
+type quizQuestion struct {
+	Type           string   `json:"type"`
+	Question       string   `json:"question"`
+	Options        []string `json:"options,omitempty"`
+	Answer         string   `json:"answer"`
+	Explanation    string   `json:"explanation"`
+	Difficulty     string   `json:"difficulty"`
+	KnowledgePoint string   `json:"knowledgePoint"`
+}
+
+func quizReply(c *call) reply {
+	spec, ok := quizSpecFromJSON(c.user)
+	if !ok {
+		spec = quizSpecFrom(c)
+	}
+	return textReply(mustJSON(struct {
+		Questions []quizQuestion `json:"questions"`
+	}{quizQuestions(spec)}))
+}
+
+// quizSpecFromJSON reads the quiz writer's JSON input, leniently (a count
+// may come as a string).
+func quizSpecFromJSON(s string) (quizSpec, bool) {
+	var in struct {
+		Topic        string          `json:"topic"`
+		Count        json.RawMessage `json:"count"`
+		QuestionType string          `json:"questionType"`
+		Difficulty   string          `json:"difficulty"`
+		Language     string          `json:"language"`
+		Subject      string          `json:"subject"`
+		Grade        string          `json:"grade"`
+	}
+	if json.Unmarshal([]byte(strings.TrimSpace(s)), &in) != nil {
+		return quizSpec{}, false
+	}
+	spec := quizSpec{Topic: strings.TrimSpace(in.Topic), Count: 5, QuestionType: in.QuestionType,
+		Difficulty: in.Difficulty, Subject: in.Subject, Grade: in.Grade}
+	if raw := strings.Trim(string(in.Count), `" `); raw != "" && raw != "null" {
+		n, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return quizSpec{}, false
+		}
+		spec.Count = int(n)
+	}
+	spec.Count = max(0, min(spec.Count, maxQuestions))
+	switch lowLang := strings.ToLower(in.Language); {
+	case strings.HasPrefix(lowLang, "zh"), strings.Contains(lowLang, "chinese"), strings.Contains(in.Language, "中"):
+		spec.Language = zh
+	case strings.HasPrefix(lowLang, "en"):
+		spec.Language = en
+	default:
+		spec.Language = detectLang(spec.Topic + spec.Subject)
+	}
+	switch spec.QuestionType {
+	case singleChoice, multipleChoice, trueFalse, fillBlank, shortAnswer:
+	default:
+		spec.QuestionType = questionType(spec.QuestionType)
+	}
+	switch spec.Difficulty {
+	case "easy", "medium", "hard":
+	default:
+		spec.Difficulty = difficulty(spec.Difficulty)
+	}
+	if spec.Topic == "" {
+		spec.Topic = spec.Language.pick("本单元内容", "this unit")
+	}
+	return spec, true
+}
+
+// quizSpecFrom reads a quiz request in the teacher's words; a follow-up
+// ("再出 3 道") takes its topic from the history summary.
+func quizSpecFrom(c *call) quizSpec {
+	l, text := c.lang, c.user
+	topic, line := topicOf(l, text), text
+	if topic == "" && c.history != "" && isFollowUpMore(text) {
+		topic, line = historyTopic(l, c.history)
+	}
+	spec := quizSpec{Topic: topic, Count: questionCount(text), Difficulty: difficulty(text), Language: l}
+	if spec.Count == 0 {
+		spec.Count = 5
+	}
+	spec.Count = min(spec.Count, maxQuestions)
+	var ok bool
+	if spec.QuestionType, ok = questionTypeIn(text); !ok {
+		spec.QuestionType = questionType(line)
+	}
+	spec.Subject = subjectOf(l, topic+" "+text+" "+line)
+	if spec.Grade = gradeMention(text); spec.Grade == "" {
+		spec.Grade = gradeMention(line)
+	}
+	return spec
+}
+
+// describe names the questions: "5 道关于「牛顿第一定律」的单选题",
+// "3 multiple-choice questions on photosynthesis".
+func (q quizSpec) describe(l lang) string {
+	if l == zh {
+		return fmt.Sprintf("%d 道关于「%s」的%s", q.Count, q.Topic, typeName(zh, q.QuestionType, q.Count))
+	}
+	return fmt.Sprintf("%d %s on %s", q.Count, typeName(en, q.QuestionType, q.Count), q.Topic)
+}
+
+func typeName(l lang, t string, n int) string {
+	names := map[string][2]string{
+		singleChoice:   {"单选题", "multiple-choice question"},
+		multipleChoice: {"多选题", "multiple-answer question"},
+		trueFalse:      {"判断题", "true/false question"},
+		fillBlank:      {"填空题", "fill-in-the-blank question"},
+		shortAnswer:    {"简答题", "short-answer question"},
+	}
+	name, ok := names[t]
+	if !ok {
+		name = names[singleChoice]
+	}
+	if l == zh {
+		return name[0]
+	}
+	if n == 1 {
+		return name[1]
+	}
+	return name[1] + "s"
+}
+
+func difficultyName(l lang, d string) string {
+	names := map[string][2]string{"easy": {"简单", "easy"}, "medium": {"中等", "medium"}, "hard": {"较难", "hard"}}
+	n, ok := names[d]
+	if !ok {
+		n = names["medium"]
+	}
+	return l.pick(n[0], n[1])
+}
+
+// quizQuestions writes exactly spec.Count questions: from the bank when the
+// topic is known in that language, then from templates that name the topic.
+func quizQuestions(spec quizSpec) []quizQuestion {
+	l := spec.Language
+	out := make([]quizQuestion, 0, spec.Count)
+	for _, b := range questionBank(spec.Topic, l) {
+		if len(out) == spec.Count {
+			break
+		}
+		if b.typ == spec.QuestionType {
+			out = append(out, b.render(l, 0))
+		}
+	}
+	for i := 0; len(out) < spec.Count; i++ {
+		out = append(out, templateQuestion(l, spec, i))
+	}
+	for i := range out {
+		out[i].Difficulty = spec.Difficulty
+		if out[i].KnowledgePoint == "" {
+			out[i].KnowledgePoint = spec.Topic
+		}
+	}
+	return out
+}
+
+// bankQuestion is a question as written in the bank: options without
+// letters, the answer as letters for choice types.
+type bankQuestion struct {
+	typ         string
+	question    string
+	options     []string
+	answer      string
+	explanation string
+	point       string
+}
+
+// render letters the options, rotated by rotate places (the answer letters
+// follow), so that templates do not always put the answer first.
+func (b bankQuestion) render(l lang, rotate int) quizQuestion {
+	q := quizQuestion{Type: b.typ, Question: b.question, Answer: b.answer, Explanation: b.explanation, KnowledgePoint: b.point}
+	switch b.typ {
+	case singleChoice, multipleChoice:
+		n := len(b.options)
+		rotated := make([]string, n)
+		for i, o := range b.options {
+			rotated[(i+rotate)%n] = o
+		}
+		for i, o := range rotated {
+			q.Options = append(q.Options, fmt.Sprintf("%c. %s", 'A'+i, o))
+		}
+		var letters []string
+		for _, r := range b.answer {
+			if r >= 'A' && r < 'A'+rune(n) {
+				letters = append(letters, string('A'+(r-'A'+rune(rotate))%rune(n)))
+			}
+		}
+		slices.Sort(letters)
+		q.Answer = strings.Join(letters, l.pick("、", ", "))
+	case trueFalse:
+		q.Options = []string{l.pick("正确", "True"), l.pick("错误", "False")}
+	}
+	return q
+}

@@ -1,0 +1,156 @@
+package offlinemodel
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// The router (prompts.RouterHeader): classify the last user message into a
+// RouterResult, naming as candidate tools only generation tools that the
+// router's prompt lists.
+
+// Intents of RouterResult (seed 000 §7.3 step 2).
+const (
+	intentSmalltalk = "chat_smalltalk"
+	intentQA        = "chat_qa"
+	intentData      = "data_query"
+	intentQuiz      = "quiz_generate"
+	intentContent   = "content_create"
+	intentBuild     = "build_workflow"
+	intentClarify   = "clarify"
+)
+
+// routeCase is one row of the router's decision table: the first whose
+// test holds decides the result.
+type routeCase struct {
+	intent   string
+	test     func(c *call) bool
+	mode     string
+	tier     string
+	strategy string
+}
+
+func routeCases() []routeCase {
+	return []routeCase{
+		{intentClarify, func(c *call) bool { return isVague(c.user) }, workflow.ExpectClarify, "standard", "ask what the teacher needs"},
+		{intentQuiz, wantsQuiz, workflow.ExpectArtifact, "standard", "generate quiz questions with the quiz tool"},
+		{intentContent, wantsContent, workflow.ExpectArtifact, "strong", "draft the content with a generation tool"},
+		{intentBuild, func(c *call) bool { return wantsAnalysis(c.user) }, workflow.ExpectAnswer, "standard", "build an analysis page from the class's results"},
+		{intentData, func(c *call) bool { return isDataQuestion(c.user) }, workflow.ExpectAnswer, "standard", "look up the teacher's data, then answer"},
+		{intentSmalltalk, func(c *call) bool { return isSmalltalk(c.user) }, workflow.ExpectAnswer, "fast", "reply briefly and offer help"},
+		{intentQA, func(*call) bool { return true }, workflow.ExpectAnswer, "standard", "answer the question directly"},
+	}
+}
+
+func routerReply(c *call) reply {
+	var rc routeCase
+	for _, r := range routeCases() {
+		if r.test(c) {
+			rc = r
+			break
+		}
+	}
+	res := workflow.RouterResult{
+		Intent:         rc.intent,
+		Confidence:     routeConfidence(c, rc.intent),
+		CandidateTools: candidateTools(c, rc.intent),
+		ModelTier:      rc.tier,
+		ExpectedMode:   rc.mode,
+		Strategy:       rc.strategy,
+		SafetyFlags:    []string{},
+	}
+	if rc.intent == intentClarify {
+		res.ClarifyNeeded = true
+		res.Clarify = &workflow.Clarify{
+			Question: c.lang.pick("想让我帮你做什么呢？可以具体说说。", "What would you like me to help with? Tell me a bit more."),
+			Options: []string{
+				c.lang.pick("出一份练习题", "Create a practice quiz"),
+				c.lang.pick("分析班级成绩", "Analyse a class's results"),
+				c.lang.pick("讲解一个知识点", "Explain a topic"),
+			},
+		}
+	}
+	return textReply(mustJSON(res))
+}
+
+func routeConfidence(c *call, intent string) float64 {
+	switch intent {
+	case intentSmalltalk:
+		return 0.95
+	case intentQuiz:
+		if quizSpecFrom(c).Topic == "" {
+			return 0.7
+		}
+		return 0.92
+	case intentContent:
+		return 0.88
+	case intentBuild:
+		return 0.86
+	case intentData:
+		return 0.85
+	case intentClarify:
+		return 0.6
+	}
+	if _, ok := findTopic(c.user); ok {
+		return 0.9
+	}
+	return 0.75
+}
+
+// candidateTools picks the generation tools an intent calls for, among
+// those the router's prompt lists; never a name the prompt does not list.
+func candidateTools(c *call, intent string) []string {
+	var want []string
+	switch intent {
+	case intentQuiz:
+		want = []string{toolQuiz}
+	case intentContent:
+		switch contentScenarioFrom(c).kind {
+		case slides:
+			want = []string{toolOutline, toolPptx}
+		case interactive:
+			want = []string{toolInteractive, toolHTML}
+		default:
+			want = []string{toolDocx, toolPDF}
+		}
+	}
+	listed := listedTools(c.system)
+	out := []string{}
+	for _, w := range want {
+		if slices.Contains(listed, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// listedTools reads the router prompt's generation tools, one per line as
+// "- <tool_name>: <description>". Lines under a heading that mentions tools
+// are taken; when no heading does, every such line is, except intent names.
+func listedTools(system string) []string {
+	item := regexp.MustCompile(`^\s*[-*]\s*` + "`?" + `([a-z][a-z0-9_]*)` + "`?" + `\s*[:：]`)
+	var inSection, anySection []string
+	section := false
+	for _, line := range strings.Split(system, "\n") {
+		m := item.FindStringSubmatch(line)
+		if m == nil {
+			if t := strings.TrimSpace(line); t != "" {
+				low := strings.ToLower(t)
+				section = strings.Contains(low, "tool") || strings.Contains(t, "工具")
+			}
+			continue
+		}
+		anySection = append(anySection, m[1])
+		if section {
+			inSection = append(inSection, m[1])
+		}
+	}
+	if len(inSection) > 0 {
+		return inSection
+	}
+	intents := []string{intentSmalltalk, intentQA, intentData, intentQuiz, intentContent, intentBuild, intentClarify}
+	return slices.DeleteFunc(anySection, func(n string) bool { return slices.Contains(intents, n) })
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/insightedge/insightedge/infra"
+	"github.com/insightedge/insightedge/local/offlinemodel"
+	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// options configure a local server.
+type options struct {
+	Addr    string
+	DataDir string
+	Getenv  func(string) string
+	Logger  *slog.Logger
+	// Metrics receives EMF lines (io.Discard when nil).
+	Metrics io.Writer
+}
+
+// localServer is the whole product in one process.
+type localServer struct {
+	URL     string
+	Offline *offlinemodel.Server // nil when a real model is configured
+	App     *wire.App
+	Edge    *edge.Server
+	runner  *runner
+	db      *boltstore.DB
+	http    *http.Server
+	closers []func(context.Context) error
+}
+
+// start brings up the embedded store, the offline model (unless
+// OPENAI_BASE_URL is set), the data service, the workflow interpreter and the
+// HTTP edge on o.Addr.
+func start(ctx context.Context, o options) (s *localServer, err error) {
+	s = &localServer{}
+	defer func() {
+		if err != nil {
+			_ = s.Close(context.Background())
+		}
+	}()
+	env := overlay(o.Getenv)
+	if o.Getenv("OPENAI_BASE_URL") == "" {
+		if err := s.startOfflineModel(ctx, o.Logger, env); err != nil {
+			return s, err
+		}
+	}
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return s, fmt.Errorf("local: data dir: %w", err)
+	}
+	s.db, err = boltstore.Open(filepath.Join(o.DataDir, "insight.db"), boltstore.Options{NoSync: true})
+	if err != nil {
+		return s, err
+	}
+	s.closers = append(s.closers, func(context.Context) error { return s.db.Close() })
+	data, err := s.startData(ctx, o, env)
+	if err != nil {
+		return s, err
+	}
+	cfg, err := wire.ConfigFromEnv(env.get)
+	if err != nil {
+		return s, err
+	}
+	metrics := o.Metrics
+	if metrics == nil {
+		metrics = io.Discard
+	}
+	s.App, err = wire.New(cfg, wire.Backends{Store: s.db.Sessions(), Log: s.db.Events(), Tools: data,
+		Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
+	if err != nil {
+		return s, err
+	}
+	s.runner, err = newRunner(infra.ConversationASL, s.App.ConversationTasks(), cfg.TurnTimeout, o.Logger)
+	if err != nil {
+		return s, err
+	}
+	s.runner.onFail = s.closeFailed
+	s.closers = append(s.closers, s.runner.Shutdown)
+	s.Edge = s.App.Edge(s.runner, s.checks())
+	return s, s.serve(o)
+}
+
+func (s *localServer) startOfflineModel(ctx context.Context, log *slog.Logger, env *envOverlay) error {
+	s.Offline = offlinemodel.New(offlinemodel.Options{Logger: log})
+	url, stop, err := s.Offline.Start(ctx, "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("local: offline model: %w", err)
+	}
+	s.closers = append(s.closers, stop)
+	env.set("OPENAI_BASE_URL", url)
+	env.set("OPENAI_API_KEY", "offline")
+	env.set("LLM_MODEL_FAST", "offline-fast")
+	env.set("LLM_MODEL_STANDARD", "offline-standard")
+	env.set("LLM_MODEL_STRONG", "offline-strong")
+	return nil
+}
+
+func (s *localServer) serve(o options) error {
+	mux := http.NewServeMux()
+	s.Edge.Mount(mux)
+	mux.HandleFunc("GET /{$}", console)
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("local: listen on %s: %w", o.Addr, err)
+	}
+	s.URL = "http://" + ln.Addr().String()
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			o.Logger.Error("http server stopped", "err", err)
+		}
+	}()
+	s.Edge.SetReady(true)
+	return nil
+}
+
+func (s *localServer) checks() []edge.Check {
+	cs := []edge.Check{{Name: "store", Check: func(ctx context.Context) error {
+		_, err := s.db.Sessions().GetSession(ctx, "health-probe")
+		if err != nil && !errors.Is(err, session.ErrNotFound) {
+			return err
+		}
+		return nil
+	}}}
+	if s.Offline != nil {
+		cs = append(cs, edge.Check{Name: "model", Check: func(context.Context) error { return nil }})
+	}
+	return cs
+}
+
+// closeFailed runs the Finish step for an execution that failed outside
+// every Catch, so its stream still closes with an error and finish.
+func (s *localServer) closeFailed(ctx context.Context, input json.RawMessage, errName, cause string) {
+	var st workflow.FinishInput
+	if err := json.Unmarshal(input, &st); err != nil {
+		return
+	}
+	st.Error = &workflow.ErrorInfo{Error: errName, Cause: cause}
+	if _, err := s.App.Agent.Finish(ctx, st); err != nil {
+		s.App.Logger.Error("could not close failed turn", "turnId", st.Turn.TurnID, "err", err)
+	}
+}
+
+// Close stops the server and everything it started, newest first.
+func (s *localServer) Close(ctx context.Context) error {
+	var errs []error
+	if s.http != nil {
+		errs = append(errs, s.http.Shutdown(ctx))
+	}
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i](ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// envOverlay is the environment with the local defaults laid over it.
+type envOverlay struct {
+	base func(string) string
+	over map[string]string
+}
+
+func overlay(base func(string) string) *envOverlay {
+	return &envOverlay{base: base, over: map[string]string{}}
+}
+
+func (e *envOverlay) set(k, v string) { e.over[k] = v }
+
+func (e *envOverlay) get(k string) string {
+	if v, ok := e.over[k]; ok {
+		return v
+	}
+	return e.base(k)
+}

@@ -1,0 +1,84 @@
+// Package agent implements the conversation workflow's steps: Route (the
+// router model), Turn (one streamed model round of the agent loop), RunTool
+// (one tool call), Validate (validate_terminal_state and the retry contract of
+// seed 000 §7.3) and Finish (the closing events). Each step is plain Go,
+// func(ctx, In) (Out, error): the Lambda functions and the local interpreter
+// call the same methods.
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/tools"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Model is the language model as the agent uses it.
+type Model interface {
+	Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error)
+}
+
+// Metrics receives the acceptance figures of seed 000 §7.8.
+type Metrics interface {
+	Count(name string, value float64, dims map[string]string)
+}
+
+// Agent holds the dependencies of the conversation steps.
+type Agent struct {
+	Model   Model
+	Tools   *tools.Registry
+	Store   session.Store
+	Log     eventlog.Appender
+	Logger  *slog.Logger
+	Metrics Metrics
+	// MaxRounds bounds the model rounds of one attempt; the last round is
+	// forced to call final_result (seed 000 §7.4.8).
+	MaxRounds int
+	// HistoryTurns bounds the earlier turns summarised for the model.
+	HistoryTurns int
+	Now          func() time.Time
+}
+
+// Options configure New.
+type Options struct {
+	Logger       *slog.Logger
+	Metrics      Metrics
+	MaxRounds    int
+	HistoryTurns int
+	Now          func() time.Time
+}
+
+// New returns an Agent.
+func New(m Model, reg *tools.Registry, store session.Store, log eventlog.Appender, o Options) *Agent {
+	a := &Agent{Model: m, Tools: reg, Store: store, Log: log, Logger: o.Logger, Metrics: o.Metrics,
+		MaxRounds: o.MaxRounds, HistoryTurns: o.HistoryTurns, Now: o.Now}
+	if a.Logger == nil {
+		a.Logger = slog.New(slog.DiscardHandler)
+	}
+	if a.Metrics == nil {
+		a.Metrics = nopMetrics{}
+	}
+	if a.MaxRounds <= 0 {
+		a.MaxRounds = 6
+	}
+	if a.HistoryTurns <= 0 {
+		a.HistoryTurns = 10
+	}
+	if a.Now == nil {
+		a.Now = time.Now
+	}
+	return a
+}
+
+type nopMetrics struct{}
+
+func (nopMetrics) Count(string, float64, map[string]string) {}
+
+func (a *Agent) stream(turnID string) emitter {
+	return emitter{log: a.Log, stream: workflow.TurnStream(turnID)}
+}

@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Finish is the Finish step and every Catch's target: it records the turn's
+// outcome in the session and closes the stream. A turn already ended (a stop)
+// is left as it is.
+func (a *Agent) Finish(ctx context.Context, in workflow.FinishInput) (workflow.FinishOutput, error) {
+	t := in.Turn
+	em := a.stream(t.TurnID)
+	out, status, chunks, err := a.closing(ctx, in)
+	if err != nil {
+		return workflow.FinishOutput{}, err
+	}
+	if err := a.Store.EndTurn(ctx, t.SessionID, t.TurnID, status, out); err != nil {
+		if errors.Is(err, session.ErrConflict) {
+			return workflow.FinishOutput{Status: "already-ended"}, nil
+		}
+		return workflow.FinishOutput{}, fmt.Errorf("agent: end turn: %w", err)
+	}
+	fin := protocol.Finish{FinishReason: protocol.FinishStop}
+	if status == session.TurnFailed {
+		fin.FinishReason = protocol.FinishError
+	}
+	if len(out.Warnings) > 0 {
+		fin.MessageMetadata = &protocol.MessageMetadata{ConversationID: t.SessionID, TurnID: t.TurnID, Warnings: out.Warnings}
+	}
+	if err := em.closeWith(ctx, append(chunks, fin)...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
+		return workflow.FinishOutput{}, err
+	}
+	a.Metrics.Count("Turn", 1, map[string]string{"status": string(status), "action": out.Action})
+	return workflow.FinishOutput{Status: string(status)}, nil
+}
+
+// closing decides the outcome and the chunks that precede finish.
+func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
+	var out session.Outcome
+	if in.Route != nil {
+		out.Intent = in.Route.Result.Intent
+	}
+	switch {
+	case in.Error != nil:
+		a.Logger.ErrorContext(ctx, "turn failed", "turn", in.Turn.TurnID, "error", in.Error.Error, "cause", in.Error.Cause)
+		code, msg := userError(*in.Error)
+		out.Action, out.Error, out.ErrorCode = "chat", msg, string(code)
+		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
+	case in.Route == nil:
+		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: "internal error"}}, nil
+	case in.Route.Path == workflow.PathClarify:
+		c := in.Route.Result.Clarify
+		out.Action, out.Text = "clarify", c.Question
+		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
+		chunks, err := clarifyChunks("text-clarify", *c)
+		return out, session.TurnCompleted, chunks, err
+	case in.Route.Path == workflow.PathBuild:
+		out.Action = "build"
+		out.Text = buildNotice(in.Turn.Message)
+		return out, session.TurnCompleted, textChunks("text-build", out.Text), nil
+	}
+	var rec finalRecord
+	if _, err := getJSON(ctx, a.Store, in.Turn.SessionID, finalKey(in.Turn.TurnID, in.Attempt), &rec); err != nil {
+		return out, "", nil, err
+	}
+	out.Action, out.Text, out.Artifacts = "chat", rec.Result.Message, rec.Result.Artifacts
+	if in.Validation != nil {
+		switch in.Validation.Verdict {
+		case workflow.VerdictGiveUp:
+			msg := "抱歉，这次没能完成您要的内容（结果未通过校验），请稍后重试或换个说法。Sorry, the result could not be verified; please try again."
+			out.Text, out.Error, out.ErrorCode = "", msg, string(apperr.AIError)
+			return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
+		case workflow.VerdictAccept:
+			out.Warnings = append(out.Warnings, in.Validation.Reason)
+		}
+	}
+	var chunks []protocol.Chunk
+	if rec.Result.Status == StatusClarifyNeeded && rec.Result.Clarify != nil {
+		out.Action = "clarify"
+		c := *rec.Result.Clarify
+		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
+		var err error
+		if chunks, err = clarifyChunks(rec.TextID, c); err != nil {
+			return out, "", nil, err
+		}
+	}
+	return out, session.TurnCompleted, chunks, nil
+}
+
+func clarifyChunks(textID string, c workflow.Clarify) ([]protocol.Chunk, error) {
+	d, err := protocol.NewData(protocol.DataClarify, "", protocol.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint})
+	if err != nil {
+		return nil, err
+	}
+	return append(textChunks(textID, c.Question), d), nil
+}
+
+func textChunks(id, text string) []protocol.Chunk {
+	return []protocol.Chunk{protocol.TextStart{ID: id}, protocol.TextDelta{ID: id, Delta: text}, protocol.TextEnd{ID: id}}
+}
+
+func buildNotice(msg string) string {
+	return "这是一个数据分析页面的请求：请使用「生成页面」按钮来构建它。This request builds a data-analysis page; use the Build button to generate it. (" + clip(strings.TrimSpace(msg), 80) + ")"
+}
+
+// userError turns a caught step error into a code and a message for the teacher.
+func userError(e workflow.ErrorInfo) (apperr.Code, string) {
+	switch {
+	case strings.Contains(e.Cause, string(apperr.DataError)):
+		return apperr.DataError, "数据服务暂时无法获取数据，请稍后再试。The data service is unavailable; please try again."
+	case strings.Contains(e.Error, "Timeout"):
+		return apperr.AIError, "处理超时，请稍后再试。The request timed out; please try again."
+	default:
+		return apperr.AIError, "AI 服务暂时不可用，请稍后再试。The AI service is temporarily unavailable; please try again."
+	}
+}

@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// historySummary is format_history_for_prompt of seed 000 §7.3.2.1: earlier
+// turns of the session as text, never their raw tool calls, so that one
+// scene's tools do not leak into the next.
+func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
+	turns, err := a.Store.ListTurns(ctx, t.SessionID)
+	if err != nil {
+		a.Logger.WarnContext(ctx, "history unavailable; continuing without it", "err", err)
+		return ""
+	}
+	var done []session.Turn
+	for _, x := range turns {
+		if x.ID != t.TurnID && x.Status != session.TurnRunning {
+			done = append(done, x)
+		}
+	}
+	if len(done) > a.HistoryTurns {
+		done = done[len(done)-a.HistoryTurns:]
+	}
+	if len(done) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(prompts.HistoryHeader + "\n")
+	for _, x := range done {
+		fmt.Fprintf(&b, "Teacher: %s\n", clip(x.Message, 500))
+		reply := x.Outcome.Text
+		switch {
+		case x.Outcome.Clarify != nil:
+			reply = "(asked) " + x.Outcome.Clarify.Question
+		case x.Status == session.TurnStopped:
+			reply = "(stopped by the teacher)"
+		case x.Outcome.Error != "":
+			reply = "(failed) " + x.Outcome.Error
+		}
+		fmt.Fprintf(&b, "Assistant: %s\n", clip(reply, 500))
+		if len(x.Outcome.Artifacts) > 0 {
+			fmt.Fprintf(&b, "Artifacts: %s\n", strings.Join(x.Outcome.Artifacts, ", "))
+		}
+	}
+	return b.String()
+}
+
+// initialHistory starts an attempt's message history.
+func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, system string) []openai.ChatCompletionMessage {
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}
+	if h := a.historySummary(ctx, in.Turn); h != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: h})
+	}
+	user := in.Turn.Message
+	if len(in.Turn.Context) > 0 {
+		user += fmt.Sprintf("\n\n(selection: %v)", in.Turn.Context)
+	}
+	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: user})
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/tools"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Intents of the router (seed 000 §7.3 step 2).
+const (
+	IntentSmalltalk = "chat_smalltalk"
+	IntentQA        = "chat_qa"
+	IntentData      = "data_query"
+	IntentQuiz      = "quiz_generate"
+	IntentContent   = "content_create"
+	IntentBuild     = "build_workflow"
+	IntentClarify   = "clarify"
+)
+
+// Route is the router step: the model classifies the message; the path
+// follows from its classification. A router failure does not fail the turn:
+// the agent path with every tool lets the agent decide.
+func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: a.routerPrompt()}}
+	if h := a.historySummary(ctx, in.Turn); h != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: h})
+	}
+	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in.Turn.Message})
+	resp, err := a.Model.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true}, llm.Handler{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return workflow.RouteOutput{}, err
+		}
+		a.Logger.WarnContext(ctx, "router model failed; the agent decides", "err", err)
+		a.Metrics.Count("RouterFallback", 1, nil)
+		return a.fallbackRoute("router unavailable"), nil
+	}
+	var r workflow.RouterResult
+	if err := json.Unmarshal([]byte(stripFence(resp.Message.Content)), &r); err != nil {
+		a.Logger.WarnContext(ctx, "router answer is not a RouterResult; the agent decides", "err", err)
+		a.Metrics.Count("RouterFallback", 1, nil)
+		return a.fallbackRoute("router answer unreadable"), nil
+	}
+	r = a.normalizeRoute(r)
+	out := workflow.RouteOutput{Path: pathOf(r), Result: r}
+	a.Logger.InfoContext(ctx, "routed", "intent", r.Intent, "path", out.Path, "tools", r.CandidateTools, "tier", r.ModelTier)
+	return out, nil
+}
+
+func (a *Agent) routerPrompt() string {
+	var b strings.Builder
+	b.WriteString(prompts.Router)
+	for _, n := range a.Tools.Names(tools.Generation) {
+		t, _ := a.Tools.Get(n)
+		fmt.Fprintf(&b, "- %s: %s\n", t.Name, t.Description)
+	}
+	return b.String()
+}
+
+func (a *Agent) fallbackRoute(why string) workflow.RouteOutput {
+	return workflow.RouteOutput{Path: workflow.PathAgent, Result: workflow.RouterResult{
+		Intent: "unknown", Confidence: 0, CandidateTools: []string{}, ModelTier: string(llm.TierStandard),
+		ExpectedMode: workflow.ExpectAnswer, Strategy: why + ": agent with every tool", SafetyFlags: []string{},
+	}}
+}
+
+// normalizeRoute keeps the router's answer within what exists.
+func (a *Agent) normalizeRoute(r workflow.RouterResult) workflow.RouterResult {
+	r.CandidateTools = slices.DeleteFunc(r.CandidateTools, func(n string) bool {
+		t, ok := a.Tools.Get(n)
+		return !ok || t.Kind != tools.Generation
+	})
+	if r.CandidateTools == nil {
+		r.CandidateTools = []string{}
+	}
+	if r.SafetyFlags == nil {
+		r.SafetyFlags = []string{}
+	}
+	switch llm.Tier(r.ModelTier) {
+	case llm.TierFast, llm.TierStandard, llm.TierStrong:
+	default:
+		r.ModelTier = string(llm.TierStandard)
+	}
+	switch r.ExpectedMode {
+	case workflow.ExpectAnswer, workflow.ExpectArtifact, workflow.ExpectClarify:
+	default:
+		r.ExpectedMode = workflow.ExpectAnswer
+	}
+	r.Confidence = min(max(r.Confidence, 0), 1)
+	if r.Intent == IntentClarify {
+		r.ClarifyNeeded = true
+	}
+	if r.ClarifyNeeded && (r.Clarify == nil || r.Clarify.Question == "") {
+		// A clarify route without a question cannot be shown: let the agent ask.
+		r.ClarifyNeeded = false
+		r.Intent = "unknown"
+	}
+	return r
+}
+
+// pathOf maps the router's classification to a workflow path.
+func pathOf(r workflow.RouterResult) string {
+	switch {
+	case r.ClarifyNeeded:
+		return workflow.PathClarify
+	case r.Intent == IntentSmalltalk || r.Intent == IntentQA:
+		return workflow.PathChat
+	case r.Intent == IntentBuild:
+		return workflow.PathBuild
+	default:
+		return workflow.PathAgent
+	}
+}
+
+// stripFence removes a Markdown code fence some models wrap JSON in.
+func stripFence(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(s, "```")
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,137 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/tools"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// RunTool is the tool step, one iteration of the Tools map: it runs one tool
+// call, brackets it with data-tool-progress (running → success | empty |
+// error, same id so the client updates the part in place) and stores the
+// result for the next round. A tool's own failure is data for the model, not
+// a step failure. Re-running a call whose result is stored does nothing more
+// (a redelivered step never makes a second artifact).
+func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.ToolOutput, error) {
+	t := in.Turn
+	key := toolKey(t.TurnID, in.Attempt, in.Call.ID)
+	var done toolRecord
+	if found, err := getJSON(ctx, a.Store, t.SessionID, key, &done); err != nil || found {
+		return workflow.ToolOutput{Status: done.Status}, err
+	}
+	args, err := a.callArguments(ctx, in)
+	if err != nil {
+		return workflow.ToolOutput{}, err
+	}
+	em := a.stream(t.TurnID)
+	tool, known := a.Tools.Get(in.Call.Name)
+	running := "…"
+	if known && tool.Running != "" {
+		running = tool.Running
+	}
+	if err := a.progress(ctx, em, in.Call, protocol.ToolRunning, running); err != nil {
+		return workflow.ToolOutput{}, err
+	}
+	rec := toolRecord{Name: in.Call.Name}
+	call := tools.Call{TeacherID: t.TeacherID, SessionID: t.SessionID, TurnID: t.TurnID, CallID: in.Call.ID,
+		Language: t.Language, TraceID: t.TraceID,
+		Emit: func(ctx context.Context, c protocol.Chunk) error {
+			if err := em.emit(ctx, c); err != nil {
+				return err
+			}
+			rec.Emitted = append(rec.Emitted, c.ChunkType())
+			return nil
+		}}
+	var res tools.Result
+	if known {
+		res, err = tool.Run(ctx, call, args)
+	} else {
+		err = fmt.Errorf("unknown tool %q", in.Call.Name)
+	}
+	if errors.Is(err, eventlog.ErrClosed) || ctx.Err() != nil {
+		return workflow.ToolOutput{}, fmt.Errorf("agent: tool %s: %w", in.Call.Name, errors.Join(err, ctx.Err()))
+	}
+	rec.Status, rec.Output = a.toolOutcome(ctx, in.Call, res, err)
+	a.Metrics.Count("ToolCall", 1, map[string]string{"tool": in.Call.Name, "status": rec.Status})
+	msg := res.Message
+	if err != nil {
+		msg = userToolError(err)
+	}
+	if err := putJSON(ctx, a.Store, t.SessionID, key, rec); err != nil {
+		return workflow.ToolOutput{}, err
+	}
+	if err := a.progress(ctx, em, in.Call, protocol.ToolStatus(rec.Status), msg); err != nil {
+		return workflow.ToolOutput{}, err
+	}
+	return workflow.ToolOutput{Status: rec.Status}, nil
+}
+
+func (a *Agent) progress(ctx context.Context, em emitter, c workflow.ToolCallRef, s protocol.ToolStatus, msg string) error {
+	d, err := protocol.NewData(protocol.DataToolProgress, c.ID, protocol.ToolProgress{Tool: c.Name, Status: s, Message: msg})
+	if err != nil {
+		return err
+	}
+	return em.emit(ctx, d)
+}
+
+// toolOutcome is the status and the model-facing output of a call.
+func (a *Agent) toolOutcome(ctx context.Context, c workflow.ToolCallRef, res tools.Result, err error) (string, string) {
+	if err != nil {
+		a.Logger.WarnContext(ctx, "tool failed", "tool", c.Name, "call", c.ID, "err", err)
+		b, _ := json.Marshal(map[string]string{"error": err.Error()})
+		return string(protocol.ToolError), string(b)
+	}
+	status := res.Status
+	if status == "" {
+		status = protocol.ToolSuccess
+	}
+	b, merr := json.Marshal(res.Output)
+	if merr != nil {
+		b, _ = json.Marshal(map[string]string{"error": "the tool's output could not be encoded"})
+		status = protocol.ToolError
+	}
+	return string(status), string(b)
+}
+
+// userToolError is the progress message of a failed tool: short, no internals.
+func userToolError(err error) string {
+	var ae *tools.ArgumentError
+	if errors.As(err, &ae) {
+		return "参数有误，正在重试 / invalid arguments"
+	}
+	msg := err.Error()
+	if len([]rune(msg)) > 160 {
+		msg = string([]rune(msg)[:160]) + "…"
+	}
+	return msg
+}
+
+// callArguments finds the call's arguments in the attempt's history.
+func (a *Agent) callArguments(ctx context.Context, in workflow.ToolInput) (json.RawMessage, error) {
+	h, ok, err := a.loadHistory(ctx, in.Turn.SessionID, in.Turn.TurnID, in.Attempt)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("agent: no history for turn %s attempt %d", in.Turn.TurnID, in.Attempt)
+	}
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role != openai.ChatMessageRoleAssistant {
+			continue
+		}
+		for _, c := range h[i].ToolCalls {
+			if c.ID == in.Call.ID {
+				return json.RawMessage(c.Function.Arguments), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("agent: tool call %s not in the history", in.Call.ID)
+}

@@ -1,0 +1,313 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai/jsonschema"
+
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// interruptedTries bounds the calls of one round when the model's stream
+// breaks after it started (the text already sent is never sent twice).
+const interruptedTries = 2
+
+// Turn is the AgentTurn step: one streamed model round of the agent loop (or
+// the chat path's single answer). It returns the tool calls to run, or
+// "final" once the agent called final_result, or "reply" for a chat answer.
+func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.AgentOutput, error) {
+	chat := in.Route.Path == workflow.PathChat
+	system := prompts.Agent
+	if chat {
+		system = prompts.Chat
+	}
+	hist, err := a.attemptHistory(ctx, in, system)
+	if err != nil {
+		return workflow.AgentOutput{}, err
+	}
+	em := a.stream(in.Turn.TurnID)
+	if in.Prev.Next == workflow.NextTools {
+		if err := em.emit(ctx, protocol.FinishStep{}); err != nil {
+			return workflow.AgentOutput{}, err
+		}
+	}
+	round := in.Prev.Round + 1
+	if err := em.emit(ctx, protocol.StartStep{}); err != nil {
+		return workflow.AgentOutput{}, err
+	}
+	r := &round1{a: a, in: in, chat: chat, round: round, em: em,
+		text: newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.Now)}
+	if !chat {
+		recs, err := a.attemptTools(ctx, in.Turn.SessionID, in.Turn.TurnID, in.Attempt)
+		if err != nil {
+			return workflow.AgentOutput{}, err
+		}
+		r.emitted, r.called = evidence(recs)
+	}
+	resp, err := r.call(ctx, hist)
+	if err != nil {
+		return workflow.AgentOutput{}, err
+	}
+	hist = append(hist, resp.Message)
+	if err := a.saveHistory(ctx, in.Turn.SessionID, in.Turn.TurnID, in.Attempt, hist); err != nil {
+		return workflow.AgentOutput{}, err
+	}
+	return r.conclude(ctx, resp.Message)
+}
+
+// round1 is the state of one model round.
+type round1 struct {
+	a       *Agent
+	in      workflow.AgentInput
+	chat    bool
+	round   int
+	em      emitter
+	text    *textWriter
+	emitted map[string]bool
+	called  map[string]bool
+
+	ext     llm.TextExtractor // across interrupted tries: nothing is sent twice
+	decided bool              // the final_result status has been seen
+	live    bool              // the message streams as it arrives
+}
+
+func (r *round1) call(ctx context.Context, hist []openai.ChatCompletionMessage) (llm.Response, error) {
+	req := llm.Request{Tier: tierOf(r.in.Route.Result.ModelTier), Messages: hist}
+	if !r.chat {
+		req.Tools = r.a.toolDefs(r.in.Route.Result.CandidateTools)
+		if r.round >= r.a.MaxRounds {
+			req.ToolChoice = openai.ToolChoice{Type: openai.ToolTypeFunction,
+				Function: openai.ToolFunction{Name: prompts.FinalResultTool}}
+		}
+	}
+	var lastErr error
+	for try := 0; try < interruptedTries; try++ {
+		var content string
+		h := llm.Handler{
+			OnContent: func(d string) error {
+				content += d
+				if !r.chat {
+					return nil // the agent speaks through final_result only
+				}
+				return r.text.Write(ctx, r.ext.Feed(content))
+			},
+			OnToolCall: func(_ int, _, name, args string) error {
+				if name != prompts.FinalResultTool {
+					return nil
+				}
+				return r.feedFinal(ctx, args)
+			},
+		}
+		resp, err := r.a.Model.Stream(ctx, req, h)
+		if err == nil {
+			return resp, nil
+		}
+		lastErr = err
+		if !errors.Is(err, llm.ErrInterrupted) || ctx.Err() != nil {
+			break
+		}
+		r.a.Logger.WarnContext(ctx, "model stream interrupted; calling again", "try", try+1, "err", err)
+	}
+	return llm.Response{}, fmt.Errorf("agent: model round %d: %w", r.round, lastErr)
+}
+
+// feedFinal streams FinalResult.message out of the final_result arguments as
+// they arrive, once the status shows the result will be accepted.
+func (r *round1) feedFinal(ctx context.Context, args string) error {
+	if !r.decided {
+		status, done := llm.PartialString(args, "status")
+		if !done {
+			return nil
+		}
+		r.decided = true
+		// A clarify question is shown with its options, after validation.
+		r.live = status != StatusClarifyNeeded && r.accepts(FinalResult{Status: status, Message: "-"})
+	}
+	if !r.live {
+		return nil
+	}
+	msg, _ := llm.PartialString(args, "message")
+	return r.text.Write(ctx, r.ext.Feed(msg))
+}
+
+func (r *round1) accepts(f FinalResult) bool {
+	err := ValidateTerminalState(f, r.emitted, r.called, r.in.Route.Result.ExpectedMode)
+	return accepted(Decide(err, r.in.Attempt))
+}
+
+// conclude turns the model's message into the step's output.
+func (r *round1) conclude(ctx context.Context, m openai.ChatCompletionMessage) (workflow.AgentOutput, error) {
+	out := workflow.AgentOutput{Round: r.round, ToolCalls: []workflow.ToolCallRef{}}
+	if r.chat {
+		if err := r.finishText(ctx, m.Content, true); err != nil {
+			return out, err
+		}
+		out.Next = workflow.NextReply
+		return out, r.record(ctx, finalRecord{Result: FinalResult{Status: StatusAnswerReady, Message: m.Content},
+			TextID: r.text.id, TextEmitted: true})
+	}
+	var final *openai.ToolCall
+	for i, c := range m.ToolCalls {
+		if c.Function.Name == prompts.FinalResultTool {
+			final = &m.ToolCalls[i]
+			break
+		}
+		out.ToolCalls = append(out.ToolCalls, workflow.ToolCallRef{ID: c.ID, Name: c.Function.Name})
+	}
+	if final == nil && len(out.ToolCalls) > 0 && r.round < r.a.MaxRounds+1 {
+		out.Next = workflow.NextTools
+		return out, nil
+	}
+	rec := finalRecord{TextID: r.text.id}
+	if final != nil {
+		if err := json.Unmarshal([]byte(final.Function.Arguments), &rec.Result); err != nil {
+			rec.Malformed = err.Error()
+		}
+	} else {
+		// A model that answers in plain text is taken at its word.
+		rec.Result = FinalResult{Status: StatusAnswerReady, Message: m.Content}
+	}
+	show := rec.Malformed == "" && rec.Result.Status != StatusClarifyNeeded && r.accepts(rec.Result)
+	if err := r.finishText(ctx, rec.Result.Message, show); err != nil {
+		return out, err
+	}
+	rec.TextEmitted = r.text.started
+	out.ToolCalls = []workflow.ToolCallRef{}
+	out.Next = workflow.NextFinal
+	return out, r.record(ctx, rec)
+}
+
+// finishText completes the text part: the rest of the message if it was
+// streaming, all of it if it was held back and is now accepted.
+func (r *round1) finishText(ctx context.Context, message string, show bool) error {
+	if show {
+		if err := r.text.Write(ctx, r.ext.Feed(message)); err != nil {
+			return err
+		}
+	}
+	if err := r.text.End(ctx); err != nil {
+		return err
+	}
+	return r.em.emit(ctx, protocol.FinishStep{})
+}
+
+func (r *round1) record(ctx context.Context, rec finalRecord) error {
+	t := r.in.Turn
+	return putJSON(ctx, r.a.Store, t.SessionID, finalKey(t.TurnID, r.in.Attempt), rec)
+}
+
+// attemptHistory loads the attempt's history, starting it when new: from the
+// previous attempt's full history on the retry (seed 000 §7.3.2), fresh
+// otherwise. After a tools round it appends the stored tool results.
+func (a *Agent) attemptHistory(ctx context.Context, in workflow.AgentInput, system string) ([]openai.ChatCompletionMessage, error) {
+	t := in.Turn
+	h, ok, err := a.loadHistory(ctx, t.SessionID, t.TurnID, in.Attempt)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if in.Prev.Next == workflow.NextTools && pendingCalls(h, in.Prev.ToolCalls) {
+			return a.appendToolResults(ctx, in, h)
+		}
+		return h, nil
+	}
+	if in.Attempt > 1 {
+		prev, ok, err := a.loadHistory(ctx, t.SessionID, t.TurnID, in.Attempt-1)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return withRefusal(prev, in.Retry), nil
+		}
+	}
+	return a.initialHistory(ctx, in, system), nil
+}
+
+// pendingCalls reports whether the history ends with the assistant message
+// that made calls (and so still lacks their results).
+func pendingCalls(h []openai.ChatCompletionMessage, calls []workflow.ToolCallRef) bool {
+	if len(h) == 0 || len(calls) == 0 {
+		return false
+	}
+	last := h[len(h)-1]
+	return last.Role == openai.ChatMessageRoleAssistant && len(last.ToolCalls) > 0 && last.ToolCalls[0].ID == calls[0].ID
+}
+
+func (a *Agent) appendToolResults(ctx context.Context, in workflow.AgentInput, h []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+	t := in.Turn
+	for _, c := range in.Prev.ToolCalls {
+		var rec toolRecord
+		found, err := getJSON(ctx, a.Store, t.SessionID, toolKey(t.TurnID, in.Attempt, c.ID), &rec)
+		if err != nil {
+			return nil, err
+		}
+		content := rec.Output
+		if !found {
+			content = `{"error":"the tool did not run"}`
+		}
+		h = append(h, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Name: c.Name, Content: content})
+	}
+	return h, nil
+}
+
+// withRefusal continues a refused attempt's history: every call of its last
+// message gets an answer, the final_result call the reason of the refusal.
+func withRefusal(h []openai.ChatCompletionMessage, why *workflow.RetryReason) []openai.ChatCompletionMessage {
+	reason := "the result was not accepted"
+	if why != nil && why.Reason != "" {
+		reason = why.Reason
+	}
+	note := fmt.Sprintf("%s %s. Call the tools you need (a claimed artifact must come from a tool in this attempt), then call final_result again.", prompts.RefusedPrefix, reason)
+	h = append([]openai.ChatCompletionMessage(nil), h...)
+	last := h[len(h)-1]
+	if last.Role != openai.ChatMessageRoleAssistant || len(last.ToolCalls) == 0 {
+		return append(h, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: note})
+	}
+	for _, c := range last.ToolCalls {
+		content := "not run: final_result ended the round"
+		if c.Function.Name == prompts.FinalResultTool {
+			content = note
+		}
+		h = append(h, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Name: c.Function.Name, Content: content})
+	}
+	return h
+}
+
+// toolDefs is the agent's tool list: base tools, candidate generation tools
+// (a priority set, not a whitelist) and final_result.
+func (a *Agent) toolDefs(candidates []string) []openai.Tool {
+	var defs []openai.Tool
+	for _, t := range a.Tools.ForTurn(candidates) {
+		schema := t.Schema
+		defs = append(defs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	return append(defs, finalResultTool())
+}
+
+func finalResultTool() openai.Tool {
+	schema, err := jsonschema.GenerateSchemaForType(FinalResult{})
+	if err != nil {
+		panic(err) // FinalResult is a fixed type; a test covers it
+	}
+	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name:        prompts.FinalResultTool,
+		Description: "End the turn: call exactly once, after any tools, with what the teacher should read.",
+		Parameters:  schema,
+	}}
+}
+
+func tierOf(s string) llm.Tier {
+	switch t := llm.Tier(s); t {
+	case llm.TierFast, llm.TierStandard, llm.TierStrong:
+		return t
+	}
+	return llm.TierStandard
+}

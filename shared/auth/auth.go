@@ -1,0 +1,129 @@
+// Package auth turns a request into a teacher identity: a verified JWT in
+// production, or a clearly logged development mode locally.
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+)
+
+// Identity is who is calling.
+type Identity struct {
+	TeacherID string
+	// Dev is true when the identity was taken without verification.
+	Dev bool
+}
+
+// teacherIDPattern keeps ids safe to use in keys and paths.
+var teacherIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ValidTeacherID reports whether id is a well-formed teacher id.
+func ValidTeacherID(id string) bool { return teacherIDPattern.MatchString(id) }
+
+// JWT verifies HS256 bearer tokens: signature, expiry, issuer and audience.
+type JWT struct {
+	Secret   []byte
+	Issuer   string
+	Audience string
+	// Claim holds the teacher id; default "teacherId", then "sub".
+	Claim string
+}
+
+// Authenticate implements the edge's Authenticator.
+func (j JWT) Authenticate(r *http.Request) (Identity, error) {
+	raw, ok := bearer(r)
+	if !ok {
+		return Identity{}, apperr.New(apperr.AuthError, "missing bearer token").WithStatus(http.StatusUnauthorized)
+	}
+	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired()}
+	if j.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(j.Issuer))
+	}
+	if j.Audience != "" {
+		opts = append(opts, jwt.WithAudience(j.Audience))
+	}
+	claims := jwt.MapClaims{}
+	if _, err := jwt.ParseWithClaims(raw, claims, func(*jwt.Token) (any, error) { return j.Secret, nil }, opts...); err != nil {
+		return Identity{}, apperr.Wrap(err, apperr.AuthError, "invalid token").WithStatus(http.StatusUnauthorized)
+	}
+	id := claimString(claims, j.Claim)
+	if id == "" {
+		id = claimString(claims, "teacherId")
+	}
+	if id == "" {
+		id, _ = claims.GetSubject()
+	}
+	if !ValidTeacherID(id) {
+		return Identity{}, apperr.New(apperr.AuthError, "token has no valid teacher id").WithStatus(http.StatusUnauthorized)
+	}
+	return Identity{TeacherID: id}, nil
+}
+
+func claimString(c jwt.MapClaims, name string) string {
+	if name == "" {
+		return ""
+	}
+	s, _ := c[name].(string)
+	return s
+}
+
+// Dev is the local development mode: the teacher id comes from the
+// X-Teacher-Id header, or a "Bearer dev:<id>" token, or Default. Nothing is
+// verified, which is why New logs it loudly.
+type Dev struct {
+	Default string
+}
+
+// NewDev returns the development authenticator and logs that it is in use.
+func NewDev(def string, log *slog.Logger) Dev {
+	if def == "" {
+		def = "t-001"
+	}
+	log.Warn("auth: development mode, identities are NOT verified (set AUTH_JWT_SECRET to require tokens)", "defaultTeacher", def)
+	return Dev{Default: def}
+}
+
+// Authenticate implements the edge's Authenticator.
+func (d Dev) Authenticate(r *http.Request) (Identity, error) {
+	id := strings.TrimSpace(r.Header.Get("X-Teacher-Id"))
+	if id == "" {
+		if raw, ok := bearer(r); ok {
+			id = strings.TrimPrefix(raw, "dev:")
+		}
+	}
+	if id == "" {
+		id = d.Default
+	}
+	if !ValidTeacherID(id) {
+		return Identity{}, apperr.New(apperr.AuthError, "invalid teacher id %q", id).WithStatus(http.StatusUnauthorized)
+	}
+	return Identity{TeacherID: id, Dev: true}, nil
+}
+
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	const p = "Bearer "
+	if len(h) <= len(p) || !strings.EqualFold(h[:len(p)], p) {
+		return "", false
+	}
+	return strings.TrimSpace(h[len(p):]), true
+}
+
+// ErrForbidden is returned by Check when a resource belongs to another teacher.
+var ErrForbidden = errors.New("auth: resource belongs to another teacher")
+
+// Check returns ErrForbidden unless owner is the identity's teacher.
+func Check(id Identity, owner string) error {
+	if id.TeacherID != owner {
+		return fmt.Errorf("%w", ErrForbidden)
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+// Package boltstore is the embedded store of the local run: the session Store
+// and the event log in one bbolt file, so that sessions, turns and streams
+// survive a restart of `go run ./local`.
+//
+// bbolt runs one read-write transaction at a time, so every conditional write
+// of the contracts (one active turn, a turn ends once, nothing after a
+// stream's close) is a read, a check and a write inside one Update: no two
+// writers can both win.
+//
+// Layout (values are JSON except events and records, see below):
+//
+//	sessions               session id → Session
+//	turns/<session id>     8-byte big-endian index → Turn
+//	turn-ids/<session id>  turn id → 8-byte big-endian index
+//	records/<session id>   record key → value as given
+//	streams                stream name → streamMeta (last seq, closed, expiry)
+//	events/<stream>        8-byte big-endian seq → flags byte + data
+//
+// A name/ entry is a nested bucket, which plays the part of a DynamoDB
+// partition: a session's turns or a stream's events are one ordered range
+// with no prefix to get wrong (session "a" and session "a/b" cannot mix).
+// Big-endian integer keys sort like the numbers they hold, as zero-padded
+// text would, in 8 bytes.
+//
+// Event data is stored byte for byte after one flags byte, not as JSON:
+// encoding/json would compact it and escape <, > and &, and the edge writes
+// Data as the SSE data line, so the bytes read must be the bytes appended.
+// Records are the caller's opaque bytes for the same reason.
+//
+// # Durability and NoSync
+//
+// With NoSync a commit returns once its pages are written to the file, before
+// they reach the disk: an Append costs microseconds instead of an fsync
+// (milliseconds). A crash or kill of the process loses nothing, because the
+// written pages are in the operating system's cache. An operating-system crash
+// or power loss can lose the last commits and, since without fsync nothing
+// orders bbolt's meta page after the data pages it points to, can leave a
+// file that no longer opens; for a development machine's sessions that is an
+// acceptable price (delete the file). Close syncs, so a clean shutdown is
+// durable. Production uses DynamoDB, not this package.
+package boltstore
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/session"
+)
+
+// Bucket names.
+const (
+	bucketSessions = "sessions"
+	bucketTurns    = "turns"
+	bucketTurnIDs  = "turn-ids"
+	bucketRecords  = "records"
+	bucketStreams  = "streams"
+	bucketEvents   = "events"
+)
+
+// lockTimeout bounds the wait for the file lock: a second process on the same
+// file fails to open instead of hanging.
+const lockTimeout = 2 * time.Second
+
+// Options configure Open.
+type Options struct {
+	// NoSync skips the fsync after each commit (see the package comment);
+	// the local server sets it for latency and relies on Close to sync.
+	NoSync bool
+	// TTL, when positive, is the lifetime of sessions created without an
+	// ExpiresAt and of event streams, counted from their last write (a
+	// session's from its last BeginTurn). Sweep deletes what has expired.
+	TTL time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// DB is an open store file.
+type DB struct {
+	bolt   *bbolt.DB
+	ttl    time.Duration
+	now    func() time.Time
+	notify *eventlog.SharedNotifier
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens or creates the store file at path, creating its directory.
+func Open(path string, opts Options) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
+	}
+	b, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:      lockTimeout,
+		NoSync:       opts.NoSync,
+		FreelistType: bbolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
+	}
+	err = b.Update(func(tx *bbolt.Tx) error {
+		for _, name := range []string{bucketSessions, bucketTurns, bucketTurnIDs, bucketRecords, bucketStreams, bucketEvents} {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return fmt.Errorf("bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("boltstore: open %s: %w", path, err), b.Close())
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &DB{bolt: b, ttl: opts.TTL, now: now, notify: eventlog.NewNotifier()}, nil
+}
+
+// Close syncs the file (writes made with NoSync reach the disk) and closes
+// it. Later calls return the first call's result.
+func (d *DB) Close() error {
+	d.closeOnce.Do(func() {
+		d.closeErr = errors.Join(d.bolt.Sync(), d.bolt.Close())
+		if d.closeErr != nil {
+			d.closeErr = fmt.Errorf("boltstore: close: %w", d.closeErr)
+		}
+	})
+	return d.closeErr
+}
+
+// Sessions returns the session store of the file.
+func (d *DB) Sessions() *SessionStore { return &SessionStore{db: d} }
+
+// Events returns the event log of the file. It is also an eventlog.Notifier
+// for tailers in this process.
+func (d *DB) Events() *EventLog { return &EventLog{db: d} }
+
+// expiry returns the time something written now expires, or zero without a TTL.
+func (d *DB) expiry(now time.Time) time.Time {
+	if d.ttl <= 0 {
+		return time.Time{}
+	}
+	return now.Add(d.ttl)
+}
+
+// Sweep deletes the sessions (with their turns and records) and the event
+// streams whose expiry has passed, and returns how many of each it deleted.
+// The local server calls it now and then; DynamoDB's TTL does this in AWS.
+func (d *DB) Sweep(ctx context.Context) (sessions, streams int, err error) {
+	if err := ctx.Err(); err != nil {
+		return 0, 0, fmt.Errorf("boltstore: sweep: %w", err)
+	}
+	now := d.now()
+	err = d.bolt.Update(func(tx *bbolt.Tx) error {
+		expired, err := expiredKeys(tx.Bucket([]byte(bucketSessions)), now, func(v []byte) (time.Time, error) {
+			var s session.Session
+			err := json.Unmarshal(v, &s)
+			return s.ExpiresAt, err
+		})
+		if err != nil {
+			return err
+		}
+		for _, id := range expired {
+			if err := tx.Bucket([]byte(bucketSessions)).Delete(id); err != nil {
+				return err
+			}
+			if err := deleteNested(tx, id, bucketTurns, bucketTurnIDs, bucketRecords); err != nil {
+				return err
+			}
+		}
+		sessions = len(expired)
+
+		expired, err = expiredKeys(tx.Bucket([]byte(bucketStreams)), now, func(v []byte) (time.Time, error) {
+			var m streamMeta
+			err := json.Unmarshal(v, &m)
+			return m.ExpiresAt, err
+		})
+		if err != nil {
+			return err
+		}
+		for _, name := range expired {
+			if err := tx.Bucket([]byte(bucketStreams)).Delete(name); err != nil {
+				return err
+			}
+			if err := deleteNested(tx, name, bucketEvents); err != nil {
+				return err
+			}
+		}
+		streams = len(expired)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("boltstore: sweep: %w", err)
+	}
+	return sessions, streams, nil
+}
+
+// expiredKeys returns the keys of b whose value has an expiry before now.
+// They are collected first because a bbolt cursor must not delete as it goes.
+func expiredKeys(b *bbolt.Bucket, now time.Time, expiresAt func([]byte) (time.Time, error)) ([][]byte, error) {
+	var keys [][]byte
+	err := b.ForEach(func(k, v []byte) error {
+		exp, err := expiresAt(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		if !exp.IsZero() && now.After(exp) {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+		return nil
+	})
+	return keys, err
+}
+
+// deleteNested deletes the nested bucket name from each parent, if there.
+func deleteNested(tx *bbolt.Tx, name []byte, parents ...string) error {
+	for _, p := range parents {
+		err := tx.Bucket([]byte(p)).DeleteBucket(name)
+		if err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
+			return fmt.Errorf("%s/%s: %w", p, name, err)
+		}
+	}
+	return nil
+}
+
+// u64key encodes n as a key that sorts like the number.
+func u64key(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+
+func keyU64(k []byte) (int64, bool) {
+	if len(k) != 8 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(k)), true
+}

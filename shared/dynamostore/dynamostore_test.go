@@ -1,0 +1,352 @@
+package dynamostore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/eventlog/eventlogtest"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/session/sessiontest"
+)
+
+func TestSessionsContract(t *testing.T) {
+	srv := dynamotest.Start(t)
+	sessiontest.Run(t, func(t *testing.T) session.Store {
+		return dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{}).Sessions()
+	})
+}
+
+func TestEventsContract(t *testing.T) {
+	srv := dynamotest.Start(t)
+	eventlogtest.Run(t, func(t *testing.T) eventlog.Log {
+		return dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{}).Events()
+	})
+}
+
+// clock is a settable clock for Options.Now.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// fixture is a fresh table with a settable clock.
+type fixture struct {
+	srv   *dynamotest.Server
+	table string
+	clock *clock
+	store *dynamostore.Table
+}
+
+func newFixture(t *testing.T, srv *dynamotest.Server) *fixture {
+	f := &fixture{srv: srv, table: srv.NewTable(t), clock: &clock{now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}}
+	f.store = dynamostore.New(srv.Client, f.table, dynamostore.Options{
+		TTL: 48 * time.Hour, OrphanAfter: time.Minute, GapTimeout: 30 * time.Second, Now: f.clock.Now,
+	})
+	return f
+}
+
+func (f *fixture) update(t *testing.T, in *dynamodb.UpdateItemInput) {
+	t.Helper()
+	in.TableName = aws.String(f.table)
+	if _, err := f.srv.Client.UpdateItem(context.Background(), in); err != nil {
+		t.Fatalf("UpdateItem: %v", err)
+	}
+}
+
+func (f *fixture) scan(t *testing.T) []map[string]types.AttributeValue {
+	t.Helper()
+	out, err := f.srv.Client.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(f.table)})
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	return out.Items
+}
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk},
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStore runs the store's own cases (beyond the contracts) on one server.
+func TestStore(t *testing.T) {
+	srv := dynamotest.Start(t)
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, f *fixture)
+	}{
+		{"TTLOnEveryItem", testTTLOnEveryItem},
+		{"KeySchema", testKeySchema},
+		{"RepairCrashInBeginTurn", testRepairCrashInBeginTurn},
+		{"RepairCrashInEndTurn", testRepairCrashInEndTurn},
+		{"GapWaitsThenFails", testGapWaitsThenFails},
+		{"UnwrittenTail", testUnwrittenTail},
+		{"ReadPagesPastLimit", testReadPagesPastLimit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newFixture(t, srv)) })
+	}
+}
+
+// testTTLOnEveryItem writes one of each item and checks that each carries
+// the TTL attribute as epoch seconds: the session's own expiry, or now+TTL.
+func testTTLOnEveryItem(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	ss, log := f.store.Sessions(), f.store.Events()
+	expires := time.Date(2027, 1, 2, 3, 4, 5, 0, time.UTC)
+	must(t, ss.CreateSession(ctx, session.Session{ID: "s1", TeacherID: "teacher-1", ExpiresAt: expires}))
+	must(t, ss.CreateSession(ctx, session.Session{ID: "s2", TeacherID: "teacher-1"}))
+	_, err := ss.BeginTurn(ctx, session.Turn{SessionID: "s1", ID: "t1", Message: "hi"})
+	must(t, err)
+	must(t, ss.PutRecord(ctx, "s1", "history/t1", []byte("[]")))
+	must(t, ss.PutRecord(ctx, "s1", "empty", nil))
+	_, err = log.Append(ctx, "turn/t1", eventlog.Event{Data: json.RawMessage(`1`)}, eventlog.Event{Data: json.RawMessage(`2`), Close: true})
+	must(t, err)
+
+	later := f.clock.Now().Add(48 * time.Hour).Unix()
+	want := map[string]int64{
+		"SESSION#s1/META":                expires.Unix(),
+		"SESSION#s2/META":                later,
+		"SESSION#s1/TURN#t1":             expires.Unix(), // a turn lives as long as its session
+		"SESSION#s1/REC#history/t1":      later,
+		"SESSION#s1/REC#empty":           later,
+		"STREAM#turn/t1/HEAD":            later,
+		"STREAM#turn/t1/EV#000000000001": later,
+		"STREAM#turn/t1/EV#000000000002": later,
+	}
+	items := f.scan(t)
+	if len(items) != len(want) {
+		t.Errorf("the table holds %d items, want %d", len(items), len(want))
+	}
+	for _, it := range items {
+		k := it["PK"].(*types.AttributeValueMemberS).Value + "/" + it["SK"].(*types.AttributeValueMemberS).Value
+		ttl, ok := it[dynamostore.AttrTTL].(*types.AttributeValueMemberN)
+		if !ok {
+			t.Errorf("item %s has no numeric %s attribute", k, dynamostore.AttrTTL)
+			continue
+		}
+		if got := ttl.Value; got != fmt.Sprint(want[k]) {
+			t.Errorf("item %s: ttl = %s, want %d", k, got, want[k])
+		}
+	}
+	if got, _ := ss.GetSession(ctx, "s2"); !got.ExpiresAt.Equal(time.Unix(later, 0)) {
+		t.Errorf("session without ExpiresAt expires at %v, want now+TTL %v", got.ExpiresAt, time.Unix(later, 0))
+	}
+}
+
+// testKeySchema pins the definition template.yaml must match (test/aws
+// checks the template against CreateTableInput).
+func testKeySchema(t *testing.T, f *fixture) {
+	out, err := f.srv.Client.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(f.table)})
+	must(t, err)
+	var got []string
+	for _, k := range out.Table.KeySchema {
+		got = append(got, aws.ToString(k.AttributeName)+":"+string(k.KeyType))
+	}
+	if want := []string{"PK:HASH", "SK:RANGE"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("key schema = %v, want %v", got, want)
+	}
+}
+
+// testRepairCrashInBeginTurn leaves a session naming an active turn with no
+// item, as a BeginTurn that died between its two writes would: the session
+// stays busy while that turn's item may still come, and is freed after
+// OrphanAfter, with the turn indexes kept contiguous.
+func testRepairCrashInBeginTurn(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	ss := f.store.Sessions()
+	must(t, ss.CreateSession(ctx, session.Session{ID: "s1", TeacherID: "teacher-1"}))
+	f.update(t, &dynamodb.UpdateItemInput{
+		Key:              key("SESSION#s1", "META"),
+		UpdateExpression: aws.String("SET activeTurn = :t, updatedAt = :now ADD turns :one, version :one"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberS{Value: "t-lost"}, ":one": &types.AttributeValueMemberN{Value: "1"},
+			":now": &types.AttributeValueMemberS{Value: f.clock.Now().Format(time.RFC3339Nano)},
+		},
+	})
+	if _, err := ss.BeginTurn(ctx, session.Turn{SessionID: "s1", ID: "t2"}); !errors.Is(err, session.ErrConflict) {
+		t.Fatalf("BeginTurn right after the lost one: %v, want ErrConflict", err)
+	}
+	f.clock.Add(2 * time.Minute)
+	got, err := ss.BeginTurn(ctx, session.Turn{SessionID: "s1", ID: "t2"})
+	if err != nil {
+		t.Fatalf("BeginTurn after OrphanAfter: %v", err)
+	}
+	if got.Index != 1 {
+		t.Fatalf("the repaired session gave index %d, want 1", got.Index)
+	}
+	if sess, _ := ss.GetSession(ctx, "s1"); sess.ActiveTurn != "t2" || sess.Turns != 1 {
+		t.Fatalf("session: active %q, turns %d; want t2, 1", sess.ActiveTurn, sess.Turns)
+	}
+}
+
+// testRepairCrashInEndTurn leaves a session naming a turn that has ended,
+// as an EndTurn that died between its two writes would: the next BeginTurn
+// frees the session at once.
+func testRepairCrashInEndTurn(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	ss := f.store.Sessions()
+	must(t, ss.CreateSession(ctx, session.Session{ID: "s1", TeacherID: "teacher-1"}))
+	_, err := ss.BeginTurn(ctx, session.Turn{SessionID: "s1", ID: "t1"})
+	must(t, err)
+	f.update(t, &dynamodb.UpdateItemInput{
+		Key:                      key("SESSION#s1", "TURN#t1"),
+		UpdateExpression:         aws.String("SET #s = :done"),
+		ExpressionAttributeNames: map[string]string{"#s": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":done": &types.AttributeValueMemberS{Value: string(session.TurnCompleted)},
+		},
+	})
+	before, err := ss.GetSession(ctx, "s1")
+	must(t, err)
+	got, err := ss.BeginTurn(ctx, session.Turn{SessionID: "s1", ID: "t2"})
+	if err != nil {
+		t.Fatalf("BeginTurn after the half-ended turn: %v", err)
+	}
+	after, err := ss.GetSession(ctx, "s1")
+	must(t, err)
+	if got.Index != 2 || after.ActiveTurn != "t2" || after.Version <= before.Version {
+		t.Fatalf("after repair: index %d, active %q, version %d→%d", got.Index, after.ActiveTurn, before.Version, after.Version)
+	}
+}
+
+// allocate moves a stream's counter on by n without writing the events, as
+// an appender that died between its two writes would.
+func (f *fixture) allocate(t *testing.T, stream string, n int) {
+	t.Helper()
+	f.update(t, &dynamodb.UpdateItemInput{
+		Key:                       key("STREAM#"+stream, "HEAD"),
+		UpdateExpression:          aws.String("ADD #last :n"),
+		ExpressionAttributeNames:  map[string]string{"#last": "last"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}},
+	})
+}
+
+func seqs(evs []eventlog.Event) []int64 {
+	out := make([]int64, len(evs))
+	for i, e := range evs {
+		out[i] = e.Seq
+	}
+	return out
+}
+
+// testGapWaitsThenFails makes seq 3 missing while 4 exists: Read stops
+// before the gap, keeps stopping within GapTimeout, then fails with ErrGap;
+// once the event arrives the stream reads on.
+func testGapWaitsThenFails(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	log := f.store.Events()
+	const s = "turn/gap"
+	_, err := log.Append(ctx, s, eventlog.Event{Data: json.RawMessage(`1`)}, eventlog.Event{Data: json.RawMessage(`2`)})
+	must(t, err)
+	f.allocate(t, s, 1)
+	last, err := log.Append(ctx, s, eventlog.Event{Data: json.RawMessage(`4`)})
+	must(t, err)
+	if last != 4 {
+		t.Fatalf("Append after the allocation returned %d, want 4", last)
+	}
+
+	evs, err := log.Read(ctx, s, 0, 0)
+	if err != nil || fmt.Sprint(seqs(evs)) != "[1 2]" {
+		t.Fatalf("Read = %v, %v; want [1 2] (stop before the gap)", seqs(evs), err)
+	}
+	for _, step := range []time.Duration{0, 10 * time.Second, 20 * time.Second} {
+		f.clock.Add(step)
+		if evs, err := log.Read(ctx, s, 2, 0); err != nil || len(evs) != 0 {
+			t.Fatalf("Read at the gap within GapTimeout = %v, %v; want nothing, nil", seqs(evs), err)
+		}
+	}
+	f.clock.Add(time.Second)
+	if _, err := log.Read(ctx, s, 2, 0); !errors.Is(err, dynamostore.ErrGap) {
+		t.Fatalf("Read at a gap older than GapTimeout: %v, want ErrGap", err)
+	}
+
+	// The late writer arrives: the stream reads on, and the gap is forgotten.
+	_, err = f.srv.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "STREAM#" + s}, "SK": &types.AttributeValueMemberS{Value: "EV#000000000003"},
+		"data": &types.AttributeValueMemberB{Value: []byte(`3`)}, "ttl": &types.AttributeValueMemberN{Value: "1"},
+	}})
+	must(t, err)
+	evs, err = log.Read(ctx, s, 2, 0)
+	if err != nil || fmt.Sprint(seqs(evs)) != "[3 4]" {
+		t.Fatalf("Read after the gap filled = %v, %v; want [3 4]", seqs(evs), err)
+	}
+}
+
+// testUnwrittenTail allocates the last seqs without writing them: nothing
+// shows the gap, so Read returns the run before it and no error (the
+// tailer's wait bound ends such a stream).
+func testUnwrittenTail(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	log := f.store.Events()
+	const s = "turn/tail"
+	_, err := log.Append(ctx, s, eventlog.Event{Data: json.RawMessage(`1`)})
+	must(t, err)
+	f.allocate(t, s, 2)
+	f.clock.Add(time.Hour)
+	evs, err := log.Read(ctx, s, 0, 10)
+	if err != nil || fmt.Sprint(seqs(evs)) != "[1]" {
+		t.Fatalf("Read = %v, %v; want [1]", seqs(evs), err)
+	}
+	if last, err := log.Append(ctx, s); err != nil || last != 3 {
+		t.Fatalf("empty Append = %d, %v; want the allocated last seq 3", last, err)
+	}
+}
+
+// testReadPagesPastLimit reads a stream larger than one DynamoDB page
+// (1 MB) in one Read, with and without a limit.
+func testReadPagesPastLimit(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	log := f.store.Events()
+	const s = "turn/big"
+	big := json.RawMessage(`"` + strings.Repeat("x", 100_000) + `"`)
+	const n = 25 // 2.5 MB: three pages
+	evs := make([]eventlog.Event, n)
+	for i := range evs {
+		evs[i] = eventlog.Event{Data: big}
+	}
+	_, err := log.Append(ctx, s, evs...)
+	must(t, err)
+	for _, tt := range []struct {
+		after int64
+		limit int
+		want  int
+	}{{0, 0, n}, {0, 20, 20}, {3, 15, 15}, {20, 100, 5}} {
+		got, err := log.Read(ctx, s, tt.after, tt.limit)
+		if err != nil || len(got) != tt.want || (len(got) > 0 && got[0].Seq != tt.after+1) {
+			t.Fatalf("Read(%d, %d) = %d events from %v, %v; want %d from %d", tt.after, tt.limit, len(got), seqs(got[:min(1, len(got))]), err, tt.want, tt.after+1)
+		}
+	}
+}

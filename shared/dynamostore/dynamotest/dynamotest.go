@@ -1,0 +1,199 @@
+// Package dynamotest runs a local DynamoDB-compatible server for tests:
+// dynalite, the npm package pinned in test/js (install it with `npm ci
+// --prefix test/js`). It listens on 127.0.0.1 only and keeps its data in
+// memory; it has no transactions and no TTL deletion (TOOLING.md).
+//
+// A test that needs it is skipped when node or dynalite is missing, and
+// fails instead when CI=true, so that CI cannot pass by skipping.
+package dynamotest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/insightedge/insightedge/shared/dynamostore"
+)
+
+// Region and credentials the local server accepts (it checks neither).
+const (
+	Region    = "us-east-1"
+	AccessKey = "local"
+	SecretKey = "local"
+)
+
+// startBound bounds the wait for the server to listen.
+const startBound = 20 * time.Second
+
+// Server is a running dynalite.
+type Server struct {
+	// Endpoint is its URL, e.g. http://127.0.0.1:41234.
+	Endpoint string
+	// Client is a DynamoDB client for it.
+	Client *dynamodb.Client
+	tables atomic.Int64
+}
+
+// Require skips t, or fails it when CI=true, with why.
+func Require(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s (CI=true: a missing test tool is a failure)", why)
+	}
+	t.Skip(why)
+}
+
+// RepoRoot returns the directory of the repository's go.mod, found from the
+// test's working directory upwards.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Dynalite returns the path of the dynalite command, or skips (fails on CI).
+func Dynalite(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		Require(t, "node is not installed: "+err.Error())
+	}
+	bin := filepath.Join(RepoRoot(t), "test", "js", "node_modules", ".bin", "dynalite")
+	if _, err := os.Stat(bin); err != nil {
+		Require(t, "dynalite is not installed (npm ci --prefix test/js): "+err.Error())
+	}
+	return bin
+}
+
+// Start starts dynalite for the test and stops it at cleanup.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin := Dynalite(t)
+	var lastErr error
+	// The free port is found by binding it and letting it go, so another
+	// process can take it before dynalite does: try a few ports.
+	for range 3 {
+		endpoint, err := start(t, bin)
+		if err == nil {
+			return &Server{Endpoint: endpoint, Client: NewClient(endpoint)}
+		}
+		lastErr = err
+	}
+	t.Fatalf("dynalite did not start: %v", lastErr)
+	return nil
+}
+
+func start(t testing.TB, bin string) (string, error) {
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
+	listening := &watcher{want: "listening at", found: make(chan struct{})}
+	cmd.Stdout = listening
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	select {
+	case <-listening.found:
+	case err := <-exited:
+		exited <- err
+		return "", fmt.Errorf("dynalite exited before listening (%v): %s", err, stderr.String())
+	case <-time.After(startBound):
+		stop()
+		return "", fmt.Errorf("dynalite did not listen within %s", startBound)
+	}
+	t.Cleanup(stop)
+	return fmt.Sprintf("http://127.0.0.1:%d", port), nil
+}
+
+// watcher is an io.Writer that closes found once want has been written.
+type watcher struct {
+	mu    sync.Mutex
+	buf   []byte
+	want  string
+	found chan struct{}
+	done  bool
+}
+
+func (w *watcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.buf = append(w.buf, p...)
+		if strings.Contains(string(w.buf), w.want) {
+			w.done, w.buf = true, nil
+			close(w.found)
+		}
+	}
+	return len(p), nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// NewClient returns a DynamoDB client for the server at endpoint, with
+// static credentials and no retries of throttling beyond the SDK's defaults.
+func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:       Region,
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, ""),
+	}, optFns...)
+}
+
+// NewTable creates a fresh table with the store's key schema
+// (dynamostore.CreateTableInput) and returns its name.
+func (s *Server) NewTable(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("insightedge-test-%d", s.tables.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), startBound)
+	defer cancel()
+	if _, err := s.Client.CreateTable(ctx, dynamostore.CreateTableInput(name)); err != nil {
+		t.Fatalf("CreateTable %s: %v", name, err)
+	}
+	waiter := dynamodb.NewTableExistsWaiter(s.Client, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = 10*time.Millisecond, 100*time.Millisecond
+	})
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, startBound); err != nil {
+		t.Fatalf("table %s not active: %v", name, err)
+	}
+	return name
+}

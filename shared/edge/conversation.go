@@ -1,0 +1,337 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// handleStream is POST /api/conversation/stream: begin a turn, start its
+// workflow, relay its event log as a UI message stream.
+func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) error {
+	t, _, err := s.beginFromRequest(w, r)
+	if err != nil {
+		return err
+	}
+	setUIHeaders(w.Header())
+	w.Header().Set("X-Conversation-Id", t.SessionID)
+	w.WriteHeader(http.StatusOK)
+	s.relay(r.Context(), w, t, 0)
+	return nil
+}
+
+// beginFromRequest authenticates, decodes and begins a turn.
+func (s *Server) beginFromRequest(w http.ResponseWriter, r *http.Request) (session.Turn, ConversationRequest, error) {
+	id, err := s.auth.Authenticate(r)
+	if err != nil {
+		return session.Turn{}, ConversationRequest{}, err
+	}
+	req, err := decodeRequest(w, r, s.o.MaxBody, id)
+	if err != nil {
+		return session.Turn{}, req, err
+	}
+	if id.Dev && req.TeacherID != "" && r.Header.Get("X-Teacher-Id") == "" {
+		if !auth.ValidTeacherID(req.TeacherID) {
+			return session.Turn{}, req, apperr.New(apperr.ValidationError, "invalid teacherId")
+		}
+		id.TeacherID = req.TeacherID
+	}
+	t, err := s.begin(r.Context(), id, req)
+	return t, req, err
+}
+
+func setUIHeaders(h http.Header) {
+	protocol.SetHeaders(h)
+	h.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
+}
+
+// begin creates or continues the session, begins the turn, writes its start
+// chunk and starts the workflow.
+func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRequest) (session.Turn, error) {
+	sess, err := s.sessionFor(ctx, id, req)
+	if err != nil {
+		return session.Turn{}, err
+	}
+	now := s.o.Now()
+	t, err := s.store.BeginTurn(ctx, session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
+		MessageID: s.o.NewID("msg"), Status: session.TurnRunning, StartedAt: now})
+	if errors.Is(err, session.ErrConflict) {
+		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running; stop it or wait for it to finish")
+	}
+	if err != nil {
+		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	start, err := protocol.MarshalChunk(protocol.Start{MessageID: t.MessageID,
+		MessageMetadata: &protocol.MessageMetadata{ConversationID: sess.ID, TurnID: t.ID}})
+	if err != nil {
+		return t, err
+	}
+	if _, err := s.log.Append(ctx, workflow.TurnStream(t.ID), eventlog.Event{Data: start}); err != nil {
+		s.abandon(ctx, t, "the event log is unavailable")
+		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")
+	}
+	in := workflow.NewConversationState(workflow.Turn{SessionID: sess.ID, TurnID: t.ID, TeacherID: id.TeacherID,
+		MessageID: t.MessageID, Message: req.Message, Language: req.Language, Mode: req.Mode,
+		TraceID: TraceID(ctx), Context: req.Context})
+	// The workflow outlives the request: a client that disconnects does not stop it.
+	if err := s.starter.Start(context.WithoutCancel(ctx), t.ID, in); err != nil {
+		s.abandon(ctx, t, "the workflow could not start")
+		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "the workflow could not start")
+	}
+	s.o.Logger.InfoContext(ctx, "turn started", "sessionId", sess.ID, "turnId", t.ID, "teacherId", id.TeacherID, "traceId", TraceID(ctx))
+	return t, nil
+}
+
+// sessionFor returns the caller's session for the request, creating it when
+// the request starts a conversation. A useChat id names a new conversation
+// the first time it is seen; a seed conversationId must exist.
+func (s *Server) sessionFor(ctx context.Context, id auth.Identity, req ConversationRequest) (session.Session, error) {
+	now := s.o.Now()
+	newSess := session.Session{TeacherID: id.TeacherID, Kind: "conversation", Title: clipRunes(req.Message, 40),
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.o.SessionTTL)}
+	if req.ConversationID == nil || *req.ConversationID == "" {
+		newSess.ID = s.o.NewID("conv")
+		if err := s.store.CreateSession(ctx, newSess); err != nil {
+			return newSess, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		}
+		return newSess, nil
+	}
+	sess, err := s.ownedSession(ctx, id, *req.ConversationID)
+	if err == nil || !req.useChat() || apperr.CodeOf(err) != apperr.EntityNotFound {
+		return sess, err
+	}
+	newSess.ID = *req.ConversationID
+	switch err := s.store.CreateSession(ctx, newSess); {
+	case errors.Is(err, session.ErrExists):
+		return s.ownedSession(ctx, id, newSess.ID) // another teacher's id → not found
+	case err != nil:
+		return newSess, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	return newSess, nil
+}
+
+// abandon ends a turn the edge could not run and closes its stream.
+func (s *Server) abandon(ctx context.Context, t session.Turn, why string) {
+	ctx = context.WithoutCancel(ctx)
+	msg := "服务暂时不可用，请稍后再试。The service is temporarily unavailable; please try again."
+	if err := s.store.EndTurn(ctx, t.SessionID, t.ID, session.TurnFailed,
+		session.Outcome{Error: msg, ErrorCode: string(apperr.ServiceUnavailable)}); err != nil && !errors.Is(err, session.ErrConflict) {
+		s.o.Logger.ErrorContext(ctx, "could not end abandoned turn", "turnId", t.ID, "err", err)
+	}
+	s.closeStream(ctx, t.ID, protocol.Error{ErrorText: msg}, protocol.Finish{FinishReason: protocol.FinishError})
+	s.o.Logger.ErrorContext(ctx, "turn abandoned", "turnId", t.ID, "why", why)
+}
+
+func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...protocol.Chunk) {
+	evs := make([]eventlog.Event, len(chunks))
+	for i, c := range chunks {
+		b, _ := protocol.MarshalChunk(c)
+		evs[i] = eventlog.Event{Data: b, Close: i == len(chunks)-1}
+	}
+	if _, err := s.log.Append(ctx, workflow.TurnStream(turnID), evs...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
+		s.o.Logger.ErrorContext(ctx, "could not close stream", "turnId", turnID, "err", err)
+	}
+}
+
+// relay writes the turn's events after seq as SSE until the closing event,
+// then [DONE]. A disconnected client only ends the relay.
+func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) {
+	sse := protocol.NewSSEWriter(w)
+	_ = sse.Flush() // headers out now: the client sees the stream open at once
+	send := func(ev eventlog.Event) error {
+		after = ev.Seq
+		return sse.Event(ev.Seq, "", ev.Data)
+	}
+	opts := eventlog.TailOptions{PollMin: s.o.PollMin, PollMax: s.o.PollMax, IdleEvery: s.o.Heartbeat,
+		MaxWait: s.o.TurnTimeout, Idle: func() error { return sse.Comment("ping") }}
+	err := eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), after, opts, send)
+	if errors.Is(err, eventlog.ErrTailTimeout) {
+		s.abandon(ctx, t, "no event within the turn timeout")
+		opts.MaxWait = s.o.Heartbeat
+		err = eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), after, opts, send)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			s.o.Logger.WarnContext(ctx, "relay ended early", "turnId", t.ID, "err", err)
+		}
+		return
+	}
+	_ = sse.Event(0, "", protocol.Done)
+}
+
+// handleResume is GET /api/conversation/{id}/stream: the active turn from the
+// start or after Last-Event-ID / ?after=; 204 when there is nothing to resume.
+func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.auth.Authenticate(r)
+	if err != nil {
+		return err
+	}
+	sess, err := s.ownedSession(r.Context(), id, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	after, err := resumePoint(r)
+	if err != nil {
+		return err
+	}
+	t, ok, err := s.resumable(r.Context(), sess, after)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	setUIHeaders(w.Header())
+	w.Header().Set("X-Conversation-Id", sess.ID)
+	w.WriteHeader(http.StatusOK)
+	s.relay(r.Context(), w, t, after)
+	return nil
+}
+
+func resumePoint(r *http.Request) (int64, error) {
+	v := r.Header.Get("Last-Event-ID")
+	if q := r.URL.Query().Get("after"); q != "" {
+		v = q
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, apperr.New(apperr.ValidationError, "Last-Event-ID / after must be a non-negative integer")
+	}
+	return n, nil
+}
+
+// resumable picks the turn to resume: the running one, or the last one when
+// the client still misses some of its events.
+func (s *Server) resumable(ctx context.Context, sess session.Session, after int64) (session.Turn, bool, error) {
+	if sess.ActiveTurn != "" {
+		t, err := s.store.GetTurn(ctx, sess.ID, sess.ActiveTurn)
+		if err == nil {
+			return t, true, nil
+		}
+		if !errors.Is(err, session.ErrNotFound) {
+			return t, false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		}
+	}
+	if after == 0 {
+		return session.Turn{}, false, nil
+	}
+	turns, err := s.store.ListTurns(ctx, sess.ID)
+	if err != nil || len(turns) == 0 {
+		return session.Turn{}, false, err
+	}
+	last := turns[len(turns)-1]
+	evs, err := s.log.Read(ctx, workflow.TurnStream(last.ID), after, 1)
+	if err != nil {
+		return last, false, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")
+	}
+	return last, len(evs) > 0, nil
+}
+
+// handleStop is POST /api/conversation/{id}/stop: it ends the running turn,
+// closes its stream with finish, and stops its workflow.
+func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.auth.Authenticate(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	sess, err := s.ownedSession(ctx, id, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if sess.ActiveTurn == "" {
+		writeJSON(w, http.StatusOK, map[string]any{"stopped": false, "conversationId": sess.ID})
+		return nil
+	}
+	turnID := sess.ActiveTurn
+	err = s.store.EndTurn(ctx, sess.ID, turnID, session.TurnStopped, session.Outcome{Action: "chat"})
+	if errors.Is(err, session.ErrConflict) {
+		writeJSON(w, http.StatusOK, map[string]any{"stopped": false, "conversationId": sess.ID})
+		return nil
+	}
+	if err != nil {
+		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	s.closeStream(ctx, turnID, protocol.Finish{FinishReason: protocol.FinishOther})
+	if err := s.starter.Stop(context.WithoutCancel(ctx), turnID); err != nil {
+		// The stream is closed: the workflow's next append fails and it ends.
+		s.o.Logger.WarnContext(ctx, "could not stop the workflow", "turnId", turnID, "err", err)
+	}
+	s.o.Logger.InfoContext(ctx, "turn stopped", "sessionId", sess.ID, "turnId", turnID)
+	writeJSON(w, http.StatusOK, map[string]any{"stopped": true, "conversationId": sess.ID, "turnId": turnID})
+	return nil
+}
+
+// handleMessages is GET /api/conversation/{id}/messages: the conversation as
+// UIMessages, rebuilt from each turn's event log.
+func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.auth.Authenticate(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	sess, err := s.ownedSession(ctx, id, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	turns, err := s.store.ListTurns(ctx, sess.ID)
+	if err != nil {
+		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	msgs := make([]protocol.UIMessage, 0, 2*len(turns))
+	for _, t := range turns {
+		msgs = append(msgs, protocol.UIMessage{ID: "user-" + t.ID, Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
+		m, err := s.assemble(ctx, t)
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, m)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"conversationId": sess.ID, "messages": msgs})
+	return nil
+}
+
+// maxAssembleEvents bounds the events read for one message.
+const maxAssembleEvents = 100_000
+
+func (s *Server) assemble(ctx context.Context, t session.Turn) (protocol.UIMessage, error) {
+	a := protocol.NewAssembler(t.MessageID)
+	var after int64
+	for after < maxAssembleEvents {
+		evs, err := s.log.Read(ctx, workflow.TurnStream(t.ID), after, 500)
+		if err != nil {
+			return protocol.UIMessage{}, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")
+		}
+		for _, ev := range evs {
+			if err := a.Add(ev.Data); err != nil {
+				return protocol.UIMessage{}, fmt.Errorf("edge: turn %s: %w", t.ID, err)
+			}
+			after = ev.Seq
+		}
+		if len(evs) < 500 {
+			break
+		}
+	}
+	return a.Message(), nil
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

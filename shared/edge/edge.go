@@ -1,0 +1,203 @@
+// Package edge is the HTTP face of the product: the SSE relay that tails the
+// event log, and the JSON routes. The same handler runs under net/http
+// locally and under the Lambda Function URL (lambdaurl) in AWS; it needs no
+// http.Flusher.
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Authenticator turns a request into a teacher identity.
+type Authenticator interface {
+	Authenticate(r *http.Request) (auth.Identity, error)
+}
+
+// Starter starts and stops conversation workflow executions: the in-process
+// interpreter locally, Step Functions in AWS.
+type Starter interface {
+	Start(ctx context.Context, name string, input workflow.ConversationState) error
+	Stop(ctx context.Context, name string) error
+}
+
+// Check is a named dependency check for /api/health.
+type Check struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// Options configure a Server.
+type Options struct {
+	Logger *slog.Logger
+	// Heartbeat is the idle time after which ": ping" is written (15 s).
+	Heartbeat time.Duration
+	// MaxBody bounds request bodies (1 MiB).
+	MaxBody int64
+	// TurnTimeout bounds the wait for a turn's next event; past it the edge
+	// closes the turn with an error (10 min).
+	TurnTimeout time.Duration
+	// PollMin and PollMax pace the tail when the log cannot notify.
+	PollMin, PollMax time.Duration
+	// SessionTTL sets Session.ExpiresAt (30 days).
+	SessionTTL time.Duration
+	Checks     []Check
+	Now        func() time.Time
+	NewID      func(prefix string) string
+}
+
+// Server serves the conversation API.
+type Server struct {
+	store   session.Store
+	log     eventlog.Log
+	starter Starter
+	auth    Authenticator
+	o       Options
+	ready   atomic.Bool
+}
+
+// New returns a Server; it answers /api/health with 503 until SetReady.
+func New(store session.Store, log eventlog.Log, st Starter, au Authenticator, o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 1 << 20
+	}
+	if o.TurnTimeout <= 0 {
+		o.TurnTimeout = 10 * time.Minute
+	}
+	if o.SessionTTL <= 0 {
+		o.SessionTTL = 30 * 24 * time.Hour
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = func(p string) string { return p + "-" + uuid.Must(uuid.NewV7()).String() }
+	}
+	return &Server{store: store, log: log, starter: st, auth: au, o: o}
+}
+
+// SetReady marks the server ready for /api/health.
+func (s *Server) SetReady(v bool) { s.ready.Store(v) }
+
+// Mount registers the routes on mux.
+func (s *Server) Mount(mux *http.ServeMux) {
+	mux.Handle("POST /api/conversation/stream", s.wrap(s.handleStream))
+	mux.Handle("POST /api/conversation", s.wrap(s.handleJSON))
+	mux.Handle("GET /api/conversation/{id}/stream", s.wrap(s.handleResume))
+	mux.Handle("POST /api/conversation/{id}/stop", s.wrap(s.handleStop))
+	mux.Handle("GET /api/conversation/{id}/messages", s.wrap(s.handleMessages))
+	mux.Handle("GET /api/health", s.wrap(s.handleHealth))
+	mux.Handle("/api/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+		return apperr.New(apperr.EntityNotFound, "no route %s %s", r.Method, r.URL.Path)
+	}))
+}
+
+// Handler returns a handler with every route.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	s.Mount(mux)
+	return mux
+}
+
+type traceKey struct{}
+
+// TraceID returns the request's trace id.
+func TraceID(ctx context.Context) string {
+	s, _ := ctx.Value(traceKey{}).(string)
+	return s
+}
+
+// wrap adds the trace id, turns returned errors into JSON error bodies and
+// recovers panics into a plain 500 without a stack trace for the client.
+func (s *Server) wrap(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		trace := r.Header.Get("X-Trace-ID")
+		if trace == "" || len(trace) > 128 {
+			trace = uuid.NewString()
+		}
+		w.Header().Set("X-Trace-ID", trace)
+		ctx := context.WithValue(r.Context(), traceKey{}, trace)
+		r = r.WithContext(ctx)
+		rw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				s.o.Logger.ErrorContext(ctx, "panic in handler", "panic", p, "path", r.URL.Path, "traceId", trace)
+				if !rw.wrote {
+					writeError(rw, apperr.New(apperr.Internal, "internal error"))
+				}
+			}
+		}()
+		if err := h(rw, r); err != nil {
+			e := apperr.As(err)
+			lvl := slog.LevelInfo
+			if e.HTTPStatus() >= 500 {
+				lvl = slog.LevelError
+			}
+			s.o.Logger.Log(ctx, lvl, "request failed", "path", r.URL.Path, "code", e.Code, "err", err, "traceId", trace)
+			if !rw.wrote {
+				writeError(rw, e)
+			}
+		}
+	})
+}
+
+func writeError(w http.ResponseWriter, e *apperr.Error) {
+	writeJSON(w, e.HTTPStatus(), e.ToBody())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// statusWriter remembers whether the response has started.
+type statusWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer's Flush.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ownedSession returns the session if it belongs to the caller. Another
+// teacher's session is reported as not found, so ids cannot be probed.
+func (s *Server) ownedSession(ctx context.Context, id auth.Identity, sessionID string) (session.Session, error) {
+	sess, err := s.store.GetSession(ctx, sessionID)
+	if errors.Is(err, session.ErrNotFound) || (err == nil && sess.TeacherID != id.TeacherID) {
+		return session.Session{}, apperr.New(apperr.EntityNotFound, "conversation %q not found", sessionID)
+	}
+	if err != nil {
+		return session.Session{}, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	return sess, nil
+}

@@ -1,0 +1,41 @@
+package edge
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// handleHealth is GET /api/health: 200 once ready with every dependency's
+// state; 503 before ready or when a dependency fails.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	deps := make(map[string]map[string]string, len(s.o.Checks))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	healthy := true
+	for _, c := range s.o.Checks {
+		wg.Go(func() {
+			st := map[string]string{"status": "ok"}
+			if err := c.Check(ctx); err != nil {
+				st = map[string]string{"status": "error", "detail": err.Error()}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			deps[c.Name] = st
+			healthy = healthy && st["status"] == "ok"
+		})
+	}
+	wg.Wait()
+	status, code := "ok", http.StatusOK
+	switch {
+	case !s.ready.Load():
+		status, code = "starting", http.StatusServiceUnavailable
+	case !healthy:
+		status, code = "degraded", http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, map[string]any{"status": status, "ready": s.ready.Load(), "dependencies": deps})
+	return nil
+}

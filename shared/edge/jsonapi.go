@@ -1,0 +1,122 @@
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// ConversationResponse is the answer of POST /api/conversation (seed 004 §1.3.1).
+type ConversationResponse struct {
+	Mode             string          `json:"mode"`
+	Action           string          `json:"action"`
+	ChatKind         *string         `json:"chatKind"`
+	LegacyAction     string          `json:"legacyAction"`
+	ChatResponse     *string         `json:"chatResponse"`
+	Blueprint        json.RawMessage `json:"blueprint"`
+	PatchPlan        json.RawMessage `json:"patchPlan"`
+	ClarifyOptions   *ClarifyOptions `json:"clarifyOptions"`
+	ConversationID   *string         `json:"conversationId"`
+	ResolvedEntities json.RawMessage `json:"resolvedEntities"`
+}
+
+// ClarifyOptions is the interactive choice shown for a clarify action.
+type ClarifyOptions struct {
+	Type             string          `json:"type"`
+	Question         string          `json:"question"`
+	Choices          []ClarifyChoice `json:"choices"`
+	AllowCustomInput bool            `json:"allowCustomInput"`
+	Hint             string          `json:"hint,omitempty"`
+}
+
+// ClarifyChoice is one option of ClarifyOptions.
+type ClarifyChoice struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+var jsonNull = json.RawMessage("null")
+
+// handleJSON is POST /api/conversation: the same turn as the stream, answered
+// as one JSON ConversationResponse once it has finished.
+func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
+	t, req, err := s.beginFromRequest(w, r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if err := s.await(ctx, t); err != nil {
+		return err
+	}
+	done, err := s.store.GetTurn(ctx, t.SessionID, t.ID)
+	if err != nil {
+		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	if done.Status == session.TurnFailed {
+		code := apperr.Code(done.Outcome.ErrorCode)
+		if code == "" {
+			code = apperr.AIError
+		}
+		return apperr.New(code, "%s", done.Outcome.Error).WithDetails(map[string]string{"conversationId": t.SessionID, "turnId": t.ID})
+	}
+	writeJSON(w, http.StatusOK, responseOf(done, req.followup()))
+	return nil
+}
+
+// await waits for the turn's closing event.
+func (s *Server) await(ctx context.Context, t session.Turn) error {
+	opts := eventlog.TailOptions{PollMin: s.o.PollMin, PollMax: s.o.PollMax, IdleEvery: s.o.Heartbeat, MaxWait: s.o.TurnTimeout}
+	err := eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), 0, opts, func(eventlog.Event) error { return nil })
+	if errors.Is(err, eventlog.ErrTailTimeout) {
+		s.abandon(ctx, t, "no event within the turn timeout")
+		return apperr.New(apperr.AIError, "the turn did not finish in time")
+	}
+	return err
+}
+
+func responseOf(t session.Turn, followup bool) ConversationResponse {
+	o := t.Outcome
+	resp := ConversationResponse{Mode: "entry", Action: o.Action, Blueprint: jsonNull, PatchPlan: jsonNull,
+		ResolvedEntities: jsonNull, ConversationID: &t.SessionID}
+	if followup {
+		resp.Mode = "followup"
+	}
+	if resp.Action == "" {
+		resp.Action = "chat"
+	}
+	text := o.Text
+	resp.ChatResponse = &text
+	switch resp.Action {
+	case "build":
+		resp.LegacyAction = "build_workflow"
+	case "clarify":
+		resp.LegacyAction = "clarify"
+		if o.Clarify != nil {
+			co := &ClarifyOptions{Type: "single_select", Question: o.Clarify.Question, Hint: o.Clarify.Hint,
+				AllowCustomInput: true, Choices: []ClarifyChoice{}}
+			for _, opt := range o.Clarify.Options {
+				co.Choices = append(co.Choices, ClarifyChoice{Label: opt, Value: opt})
+			}
+			resp.ClarifyOptions = co
+		}
+	default:
+		kind := "qa"
+		resp.LegacyAction = "chat_qa"
+		switch {
+		case followup:
+			kind, resp.LegacyAction = "page", "chat"
+		case o.Intent == "chat_smalltalk":
+			kind, resp.LegacyAction = "smalltalk", "chat_smalltalk"
+		case o.Intent == "quiz_generate" || o.Intent == "content_create":
+			resp.LegacyAction = "chat"
+		}
+		resp.ChatKind = &kind
+	}
+	return resp
+}

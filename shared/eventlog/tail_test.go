@@ -1,0 +1,328 @@
+package eventlog_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/eventlog"
+)
+
+// waitBound bounds every wait in these tests; reaching it is a failure.
+const waitBound = 10 * time.Second
+
+// pollOnly hides Memory's Notifier, so that Tail has to poll.
+type pollOnly struct{ m *eventlog.Memory }
+
+func (p pollOnly) Read(ctx context.Context, stream string, after int64, limit int) ([]eventlog.Event, error) {
+	return p.m.Read(ctx, stream, after, limit)
+}
+
+// failingReader fails every Read.
+type failingReader struct{ err error }
+
+func (f failingReader) Read(context.Context, string, int64, int) ([]eventlog.Event, error) {
+	return nil, f.err
+}
+
+func event(s string) eventlog.Event {
+	return eventlog.Event{Data: json.RawMessage(fmt.Sprintf("%q", s))}
+}
+
+func closeEvent(s string) eventlog.Event {
+	e := event(s)
+	e.Close = true
+	return e
+}
+
+func appendAll(t *testing.T, m *eventlog.Memory, stream string, evs ...eventlog.Event) {
+	t.Helper()
+	if _, err := m.Append(context.Background(), stream, evs...); err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+}
+
+// readerKinds are the two ways Tail waits: woken by a Notifier, or polling.
+func readerKinds() []string { return []string{"notifier", "polling"} }
+
+func readerOf(m *eventlog.Memory, kind string) eventlog.Reader {
+	if kind == "polling" {
+		return pollOnly{m}
+	}
+	return m
+}
+
+// fastTail is a TailOptions that polls often, so the tests finish quickly;
+// correctness does not depend on it.
+func fastTail() eventlog.TailOptions {
+	return eventlog.TailOptions{PollMin: time.Millisecond, PollMax: 5 * time.Millisecond, Batch: 3}
+}
+
+// collect tails stream and returns the seqs it was given and Tail's error.
+func collect(ctx context.Context, r eventlog.Reader, stream string, after int64, o eventlog.TailOptions) ([]int64, error) {
+	var seqs []int64
+	err := eventlog.Tail(ctx, r, stream, after, o, func(e eventlog.Event) error {
+		seqs = append(seqs, e.Seq)
+		return nil
+	})
+	return seqs, err
+}
+
+func seqRange(from, to int64) []int64 {
+	var s []int64
+	for i := from; i <= to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+func equalSeqs(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestTailWrittenStream(t *testing.T) {
+	tests := []struct {
+		name  string
+		after int64
+		want  []int64
+	}{
+		{"from the start", 0, seqRange(1, 8)},
+		{"resume in the middle", 3, seqRange(4, 8)},
+		{"resume at a batch edge", 6, seqRange(7, 8)},
+		{"resume before the close", 7, []int64{8}},
+	}
+	for _, tt := range tests {
+		m := eventlog.NewMemory()
+		for i := 1; i <= 7; i++ {
+			appendAll(t, m, "s", event(fmt.Sprint(i)))
+		}
+		// Events after the close are never written; Tail must stop at it.
+		appendAll(t, m, "s", closeEvent("end"), event("dropped"))
+		for _, kind := range readerKinds() {
+			t.Run(tt.name+"/"+kind, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+				defer cancel()
+				got, err := collect(ctx, readerOf(m, kind), "s", tt.after, fastTail())
+				if err != nil {
+					t.Fatalf("Tail: %v", err)
+				}
+				if !equalSeqs(got, tt.want) {
+					t.Fatalf("Tail delivered %v, want %v", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestTailLive tails a stream while a producer appends to it; every event
+// arrives once, in order, and Tail returns after the closing event. Now and
+// then the producer waits until the tailer caught up, so that the tailer also
+// waits on a stream with nothing new, not only reads a full one.
+func TestTailLive(t *testing.T) {
+	const n = 30
+	for _, kind := range readerKinds() {
+		t.Run(kind, func(t *testing.T) {
+			m := eventlog.NewMemory()
+			reader := readerOf(m, kind)
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+			defer cancel()
+
+			delivered := make(chan int64, n+1)
+			done := make(chan error, 1)
+			go func() {
+				done <- eventlog.Tail(ctx, reader, "live", 0, fastTail(), func(e eventlog.Event) error {
+					delivered <- e.Seq
+					return nil
+				})
+			}()
+			var got []int64
+			for i := int64(1); i <= n; i++ {
+				appendAll(t, m, "live", event(fmt.Sprint(i)))
+				for i%10 == 0 && (len(got) == 0 || got[len(got)-1] < i) {
+					select {
+					case s := <-delivered:
+						got = append(got, s)
+					case <-ctx.Done():
+						t.Fatalf("tail stalled after %v", got)
+					}
+				}
+			}
+			appendAll(t, m, "live", closeEvent("end"))
+			if err := <-done; err != nil {
+				t.Fatalf("Tail: %v", err)
+			}
+			close(delivered)
+			for s := range delivered {
+				got = append(got, s)
+			}
+			if !equalSeqs(got, seqRange(1, n+1)) {
+				t.Fatalf("Tail delivered %v, want 1..%d in order", got, n+1)
+			}
+		})
+	}
+}
+
+func TestTailIdleHeartbeat(t *testing.T) {
+	for _, kind := range readerKinds() {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+			defer cancel()
+			reader := readerOf(eventlog.NewMemory(), kind)
+			beats := make(chan struct{}, 1)
+			o := fastTail()
+			o.IdleEvery = 20 * time.Millisecond
+			o.Idle = func() error {
+				select {
+				case beats <- struct{}{}:
+				default:
+				}
+				return nil
+			}
+			done := make(chan error, 1)
+			go func() {
+				done <- eventlog.Tail(ctx, reader, "quiet", 0, o, func(eventlog.Event) error { return nil })
+			}()
+			for range 2 { // called again after the first, not only once
+				select {
+				case <-beats:
+				case <-ctx.Done():
+					t.Fatal("Idle was not called on a quiet stream")
+				}
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("Tail after cancel: %v, want context.Canceled", err)
+			}
+		})
+	}
+}
+
+func TestTailErrors(t *testing.T) {
+	errIdle := errors.New("client gone")
+	errFn := errors.New("write failed")
+	errRead := errors.New("store down")
+
+	m := eventlog.NewMemory()
+	appendAll(t, m, "two", event("1"), event("2"), closeEvent("end"))
+
+	tests := []struct {
+		name string
+		r    eventlog.Reader
+		o    eventlog.TailOptions
+		fn   func(eventlog.Event) error
+		want error
+	}{
+		{
+			name: "MaxWait without events",
+			r:    m,
+			o:    eventlog.TailOptions{PollMin: time.Millisecond, PollMax: 5 * time.Millisecond, MaxWait: 30 * time.Millisecond},
+			want: eventlog.ErrTailTimeout,
+		},
+		{
+			name: "MaxWait while polling",
+			r:    pollOnly{m},
+			o:    eventlog.TailOptions{PollMin: time.Millisecond, PollMax: 5 * time.Millisecond, MaxWait: 30 * time.Millisecond},
+			want: eventlog.ErrTailTimeout,
+		},
+		{
+			name: "Idle fails",
+			r:    m,
+			o:    eventlog.TailOptions{IdleEvery: 5 * time.Millisecond, Idle: func() error { return errIdle }},
+			want: errIdle,
+		},
+		{
+			name: "fn fails",
+			r:    m,
+			o:    fastTail(),
+			fn:   func(eventlog.Event) error { return errFn },
+			want: errFn,
+		},
+		{
+			name: "Read fails",
+			r:    failingReader{errRead},
+			o:    fastTail(),
+			want: errRead,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+			defer cancel()
+			stream := "empty"
+			if tt.fn != nil {
+				stream = "two"
+			} else {
+				tt.fn = func(eventlog.Event) error { return nil }
+			}
+			err := eventlog.Tail(ctx, tt.r, stream, 0, tt.o, tt.fn)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Tail: %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestTailStopsAtFnErrorWithoutMore(t *testing.T) {
+	m := eventlog.NewMemory()
+	appendAll(t, m, "s", event("1"), event("2"), event("3"), closeEvent("end"))
+	errStop := errors.New("stop")
+	var got []int64
+	err := eventlog.Tail(context.Background(), m, "s", 0, fastTail(), func(e eventlog.Event) error {
+		got = append(got, e.Seq)
+		if e.Seq == 2 {
+			return errStop
+		}
+		return nil
+	})
+	if !errors.Is(err, errStop) {
+		t.Fatalf("Tail: %v, want errStop", err)
+	}
+	if !equalSeqs(got, []int64{1, 2}) {
+		t.Fatalf("fn was called for %v, want [1 2]", got)
+	}
+}
+
+func TestTailContextCancel(t *testing.T) {
+	for _, kind := range readerKinds() {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			m := eventlog.NewMemory()
+			reader := readerOf(m, kind)
+			appendAll(t, m, "open", event("1"))
+			got := make(chan eventlog.Event, 1)
+			done := make(chan error, 1)
+			go func() {
+				done <- eventlog.Tail(ctx, reader, "open", 0, fastTail(), func(e eventlog.Event) error {
+					got <- e
+					return nil
+				})
+			}()
+			select {
+			case <-got: // the tail is running and now waits for more
+			case <-time.After(waitBound):
+				t.Fatal("the first event was not delivered")
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("Tail: %v, want context.Canceled", err)
+				}
+			case <-time.After(waitBound):
+				t.Fatal("Tail did not return after cancel")
+			}
+		})
+	}
+}

@@ -1,0 +1,676 @@
+// Package javaapi is the client of the Java data service (seed 004 §2): bearer
+// token, Result<T> unwrapping, DTO → model mapping, retries with exponential
+// backoff (none on 4xx), a circuit breaker, fallback to mock data, a short
+// cache of class lists, X-Trace-ID propagation, and the error codes of seed
+// 004 §3.2. It also resolves a teacher's mention of a class ("1A", "中一甲")
+// to its id.
+//
+// The mock data is not built in: the caller passes an http.Handler that
+// answers like the service (mockserver.Fallback), and the client reaches it
+// through an in-process transport. Real and mock answers therefore take the
+// same decoding and mapping path, byte for byte.
+package javaapi
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+)
+
+// maxBody bounds the bytes read from one answer.
+const maxBody = 8 << 20
+
+// The classes of failure that drive retries, the breaker and the fallback.
+// They sit in the chain of the *apperr.Error the client returns.
+var (
+	// errTransient: the service could not answer (transport, timeout, 5xx).
+	// Retried; counts against the breaker; may fall back to mock.
+	errTransient = errors.New("data service unavailable")
+	// errMalformed: the service answered with something that is not a
+	// Result. Not retried; counts against the breaker; may fall back.
+	errMalformed = errors.New("malformed answer")
+	// errCanceled: the caller gave up. Neither success nor failure.
+	errCanceled = errors.New("request canceled by caller")
+)
+
+// Options are the client's dependencies beyond its configuration.
+type Options struct {
+	// Logger receives JSON logs; nil discards them.
+	Logger *slog.Logger
+	// Fallback answers like the data service from mock data. It is required
+	// with Config.UseMock, and used after failures when
+	// Config.FallbackToMock is set.
+	Fallback http.Handler
+	// Now is the clock of the class-list cache (time.Now if nil).
+	Now func() time.Time
+	// Sleep waits between retries (a timer honouring ctx if nil).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Client calls the data service. It is safe for concurrent use.
+type Client struct {
+	cfg      Config
+	base     string
+	log      *slog.Logger
+	http     *http.Client
+	mock     *http.Client // nil without a fallback handler
+	breaker  *gobreaker.CircuitBreaker[struct{}]
+	classes  *classCache
+	now      func() time.Time
+	sleep    func(ctx context.Context, d time.Duration) error
+	counters counters
+}
+
+// New returns a client for cfg.
+func New(cfg Config, opts Options) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.UseMock && opts.Fallback == nil {
+		return nil, errors.New("javaapi: USE_MOCK_DATA=true needs a fallback handler (mockserver.Fallback)")
+	}
+	c := &Client{
+		cfg:   cfg,
+		base:  strings.TrimRight(cfg.BaseURL, "/") + cfg.Prefix,
+		log:   opts.Logger,
+		now:   opts.Now,
+		sleep: opts.Sleep,
+		http: &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			MaxConnsPerHost:     cfg.MaxConns,
+			MaxIdleConns:        cfg.MaxConns,
+			MaxIdleConnsPerHost: cfg.MaxConns,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second,
+			ForceAttemptHTTP2:   true,
+		}},
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.log = c.log.With(slog.String("component", "javaapi"))
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.sleep == nil {
+		c.sleep = sleepCtx
+	}
+	if opts.Fallback != nil {
+		c.mock = &http.Client{Transport: handlerTransport{opts.Fallback}}
+	}
+	if cfg.UseMock {
+		c.base = "http://mock.invalid" + cfg.Prefix
+		c.log.Info("USE_MOCK_DATA=true: every request is served from mock data, falling back to mock without calling the service")
+	}
+	c.classes = newClassCache(cfg.ClassCacheTTL, 1024)
+	c.breaker = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
+		Name:        "javaapi",
+		MaxRequests: 1, // one probe in half-open
+		Timeout:     cfg.BreakerReset,
+		ReadyToTrip: func(n gobreaker.Counts) bool {
+			return n.ConsecutiveFailures >= uint32(cfg.BreakerFailures)
+		},
+		// A 4xx or a business error means the service is up and answering.
+		IsSuccessful: func(err error) bool { return !serviceDown(err) },
+		IsExcluded:   func(err error) bool { return errors.Is(err, errCanceled) },
+		OnStateChange: func(_ string, from, to gobreaker.State) {
+			switch to {
+			case gobreaker.StateOpen:
+				c.counters.breakerOpens.Add(1)
+				c.log.Error("Circuit breaker: OPEN", slog.String("from", from.String()),
+					slog.Int("consecutiveFailures", cfg.BreakerFailures))
+			case gobreaker.StateHalfOpen:
+				c.log.Info("Circuit breaker: HALF_OPEN (probing)")
+			case gobreaker.StateClosed:
+				c.log.Info("Circuit breaker: CLOSED (recovered)")
+			}
+		},
+	})
+	return c, nil
+}
+
+// BreakerState returns "closed", "open" or "half-open".
+func (c *Client) BreakerState() string { return c.breaker.State().String() }
+
+// Classes returns the teacher's classes. A list from the service is reused
+// for Config.ClassCacheTTL (seed 004 FAQ: five minutes); mock data is not
+// cached, so that recovery is seen at once.
+func (c *Client) Classes(ctx context.Context, teacherID string) ([]ClassInfo, error) {
+	path, err := c.path(c.cfg.Paths.Classes, teacherID)
+	if err != nil {
+		return nil, err
+	}
+	if cs, ok := c.classes.get(teacherID, c.now()); ok {
+		c.counters.cacheHits.Add(1)
+		return cs, nil
+	}
+	c.counters.cacheMisses.Add(1)
+	dtos, mocked, err := fetch[[]classDTO](ctx, c, path, "class list")
+	if err != nil {
+		return nil, err
+	}
+	cs, err := mapAll(dtos, classDTO.model)
+	if err != nil {
+		return nil, err
+	}
+	if !mocked {
+		c.classes.put(teacherID, cs, c.now())
+	}
+	return cs, nil
+}
+
+// ClassDetail returns a class and its students.
+func (c *Client) ClassDetail(ctx context.Context, teacherID, classID string) (ClassDetail, error) {
+	path, err := c.path(c.cfg.Paths.Class, teacherID, "classId", classID)
+	if err != nil {
+		return ClassDetail{}, err
+	}
+	dto, _, err := fetch[classDTO](ctx, c, path, "class")
+	if err != nil {
+		return ClassDetail{}, err
+	}
+	info, err := dto.model()
+	if err != nil {
+		return ClassDetail{}, err
+	}
+	students, err := mapAll(dto.Students, studentDTO.model)
+	if err != nil {
+		return ClassDetail{}, err
+	}
+	return ClassDetail{Class: info, Students: students}, nil
+}
+
+// ClassAssignments returns the assignments of a class.
+func (c *Client) ClassAssignments(ctx context.Context, teacherID, classID string) ([]Assignment, error) {
+	path, err := c.path(c.cfg.Paths.ClassAssignments, teacherID, "classId", classID)
+	if err != nil {
+		return nil, err
+	}
+	dtos, _, err := fetch[[]assignmentDTO](ctx, c, path, "assignment list")
+	if err != nil {
+		return nil, err
+	}
+	return mapAll(dtos, assignmentDTO.model)
+}
+
+// AssignmentSubmissions returns the submissions of an assignment.
+func (c *Client) AssignmentSubmissions(ctx context.Context, teacherID, assignmentID string) (AssignmentSubmissions, error) {
+	path, err := c.path(c.cfg.Paths.AssignmentSubmissions, teacherID, "assignmentId", assignmentID)
+	if err != nil {
+		return AssignmentSubmissions{}, err
+	}
+	dto, _, err := fetch[assignmentSubmissionsDTO](ctx, c, path, "submission list")
+	if err != nil {
+		return AssignmentSubmissions{}, err
+	}
+	id, err := pickID("assignment", dto.Title, dto.UID, dto.AssignmentID, dto.ID, flexID(assignmentID))
+	if err != nil {
+		return AssignmentSubmissions{}, err
+	}
+	subs, err := mapAll(dto.Submissions, submissionDTO.model)
+	if err != nil {
+		return AssignmentSubmissions{}, err
+	}
+	return AssignmentSubmissions{AssignmentID: id, Title: dto.Title, Submissions: subs}, nil
+}
+
+// StudentSubmissions returns a student's submissions (their grades).
+func (c *Client) StudentSubmissions(ctx context.Context, teacherID, studentID string) (StudentGrades, error) {
+	path, err := c.path(c.cfg.Paths.StudentSubmissions, teacherID, "studentId", studentID)
+	if err != nil {
+		return StudentGrades{}, err
+	}
+	dto, _, err := fetch[studentSubmissionsDTO](ctx, c, path, "student submissions")
+	if err != nil {
+		return StudentGrades{}, err
+	}
+	subs, err := mapAll(dto.Submissions, submissionDTO.model)
+	if err != nil {
+		return StudentGrades{}, err
+	}
+	g := StudentGrades{StudentID: string(dto.StudentID), StudentName: dto.StudentName, Submissions: subs}
+	if g.StudentID == "" {
+		g.StudentID = studentID
+	}
+	if g.StudentName == "" && len(subs) > 0 {
+		g.StudentName = subs[0].StudentName
+	}
+	return g, nil
+}
+
+// SearchDocuments returns the teacher's documents that match query.
+func (c *Client) SearchDocuments(ctx context.Context, teacherID, query string) ([]Document, error) {
+	path, err := c.path(c.cfg.Paths.Documents, teacherID)
+	if err != nil {
+		return nil, err
+	}
+	dtos, _, err := fetch[[]documentDTO](ctx, c, path+"?"+url.Values{"q": {query}}.Encode(), "document list")
+	if err != nil {
+		return nil, err
+	}
+	return mapAll(dtos, documentDTO.model)
+}
+
+// Rubrics lists the rubrics the teacher may use.
+func (c *Client) Rubrics(ctx context.Context, teacherID string) ([]RubricSummary, error) {
+	path, err := c.path(c.cfg.Paths.Rubrics, teacherID)
+	if err != nil {
+		return nil, err
+	}
+	dtos, _, err := fetch[[]rubricDTO](ctx, c, path, "rubric list")
+	if err != nil {
+		return nil, err
+	}
+	return mapAll(dtos, rubricDTO.summary)
+}
+
+// Rubric returns one rubric with its criteria.
+func (c *Client) Rubric(ctx context.Context, teacherID, rubricID string) (Rubric, error) {
+	path, err := c.path(c.cfg.Paths.Rubric, teacherID, "rubricId", rubricID)
+	if err != nil {
+		return Rubric{}, err
+	}
+	dto, _, err := fetch[rubricDTO](ctx, c, path, "rubric")
+	if err != nil {
+		return Rubric{}, err
+	}
+	return dto.model()
+}
+
+// ErrorPatterns returns a student's recurring mistakes, most frequent first.
+func (c *Client) ErrorPatterns(ctx context.Context, teacherID, studentID string) ([]ErrorPattern, error) {
+	path, err := c.path(c.cfg.Paths.ErrorPatterns, teacherID, "studentId", studentID)
+	if err != nil {
+		return nil, err
+	}
+	dtos, _, err := fetch[[]errorPatternDTO](ctx, c, path, "error patterns")
+	if err != nil {
+		return nil, err
+	}
+	return mapAll(dtos, func(d errorPatternDTO) (ErrorPattern, error) {
+		return ErrorPattern(d), nil
+	})
+}
+
+// resultOf is Result<T> (seed 004 §2.3) with its data decoded as T.
+type resultOf[T any] struct {
+	Code    *int   `json:"code"`
+	Message string `json:"message"`
+	Data    T      `json:"data"`
+}
+
+// decoder decodes a Result body, its data into the caller's value, and
+// returns the Result's code and message.
+type decoder func(body []byte) (code *int, msg string, err error)
+
+// fetch GETs path and decodes the Result and its data as T in one pass
+// (a Result is decoded once, not once as an envelope and again as data).
+// mocked tells whether the mock data answered.
+func fetch[T any](ctx context.Context, c *Client, path, what string) (out T, mocked bool, err error) {
+	mocked, err = c.get(ctx, path, what, func(body []byte) (*int, string, error) {
+		var r resultOf[T]
+		err := json.Unmarshal(body, &r)
+		out = r.Data
+		return r.Code, r.Message, err
+	})
+	return out, mocked, err
+}
+
+// path fills tmpl with the teacher id and the named parameters (pairs of
+// name, value), path-escaped. An id that could change the path's meaning
+// is refused before any request.
+func (c *Client) path(tmpl, teacherID string, params ...string) (string, error) {
+	if strings.TrimSpace(teacherID) == "" {
+		return "", apperr.New(apperr.AuthError, "no teacher identity for the data service request").WithStatus(http.StatusUnauthorized)
+	}
+	pairs := []string{"{teacherId}", ""}
+	if err := checkID("teacherId", teacherID); err != nil {
+		return "", err
+	}
+	pairs[1] = url.PathEscape(teacherID)
+	for i := 0; i+1 < len(params); i += 2 {
+		if err := checkID(params[i], params[i+1]); err != nil {
+			return "", err
+		}
+		pairs = append(pairs, "{"+params[i]+"}", url.PathEscape(params[i+1]))
+	}
+	return strings.NewReplacer(pairs...).Replace(tmpl), nil
+}
+
+func checkID(name, v string) error {
+	switch {
+	case strings.TrimSpace(v) == "":
+		return apperr.New(apperr.ValidationError, "%s is required", name)
+	case len(v) > 128, v == ".", v == "..", strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return apperr.New(apperr.ValidationError, "%s %q is not a valid identifier", name, v)
+	}
+	return nil
+}
+
+// get runs one logical request: through the breaker and the retries to the
+// service, or to the mock data (USE_MOCK_DATA, or as the fallback). mocked
+// tells which answered.
+func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocked bool, err error) {
+	c.counters.requests.Add(1)
+	if c.cfg.UseMock {
+		c.counters.mockResponses.Add(1)
+		return true, c.attempt(ctx, c.mock, "http://mock.invalid"+c.cfg.Prefix+path, what, dec)
+	}
+	start := time.Now()
+	_, err = c.breaker.Execute(func() (struct{}, error) { return struct{}{}, c.withRetries(ctx, path, what, dec) })
+	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
+		c.counters.breakerRejections.Add(1)
+		err = apperr.Wrap(err, apperr.ServiceUnavailable, "the data service is temporarily unavailable (circuit breaker open)")
+	}
+	if err == nil {
+		return false, nil
+	}
+	c.counters.failures.Add(1)
+	c.log.LogAttrs(ctx, slog.LevelWarn, "JavaClient GET failed", slog.String("path", path),
+		slog.String("traceId", TraceID(ctx)), slog.String("code", string(apperr.CodeOf(err))),
+		slog.Int64("durationMs", time.Since(start).Milliseconds()), slog.String("error", err.Error()))
+	if c.cfg.FallbackToMock && c.mock != nil && fallbackWorthy(err) {
+		return true, c.fallBack(ctx, path, what, dec, err)
+	}
+	return false, err
+}
+
+// fallBack serves path from the mock data after the service failed with
+// cause (seed 004 §2.5.3). The log line carries an EMF metric.
+func (c *Client) fallBack(ctx context.Context, path, what string, dec decoder, cause error) error {
+	c.counters.fallbacks.Add(1)
+	c.log.LogAttrs(ctx, slog.LevelWarn, "falling back to mock",
+		slog.String("path", path),
+		slog.String("traceId", TraceID(ctx)),
+		slog.String("code", string(apperr.CodeOf(cause))),
+		slog.String("reason", cause.Error()),
+		emfCount(c.now(), "JavaClientFallback"),
+		slog.Int("JavaClientFallback", 1),
+	)
+	c.counters.mockResponses.Add(1)
+	return c.attempt(ctx, c.mock, "http://mock.invalid"+c.cfg.Prefix+path, what, dec)
+}
+
+// withRetries makes up to Config.Attempts attempts, waiting RetryBase × 2^n
+// between them; only transient failures are retried (no retry on 4xx).
+func (c *Client) withRetries(ctx context.Context, path, what string, dec decoder) error {
+	var err error
+	for attempt := range c.cfg.Attempts {
+		err = c.attempt(ctx, c.http, c.base+path, what, dec)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, errTransient) || attempt == c.cfg.Attempts-1 {
+			return err
+		}
+		delay := c.cfg.RetryBase << attempt
+		c.counters.retries.Add(1)
+		c.log.LogAttrs(ctx, slog.LevelWarn, "JavaClient retry",
+			slog.Int("attempt", attempt+1), slog.Int("attempts", c.cfg.Attempts),
+			slog.Duration("delay", delay), slog.String("path", path),
+			slog.String("traceId", TraceID(ctx)), slog.String("error", err.Error()))
+		if serr := c.sleep(ctx, delay); serr != nil {
+			return apperr.Wrap(fmt.Errorf("%w: %w", errCanceled, serr), apperr.DataError, "the data request was canceled")
+		}
+	}
+	return err
+}
+
+// attempt makes one HTTP request and decodes its Result with dec.
+func (c *Client) attempt(ctx context.Context, hc *http.Client, rawURL, what string, dec decoder) error {
+	c.counters.attempts.Add(1)
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "cannot build the data service request")
+	}
+	req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	req.Header.Set("Accept", "application/json")
+	if id := TraceID(ctx); id != "" {
+		req.Header.Set("X-Trace-ID", id)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return c.transportErr(ctx, actx, err)
+	}
+	defer resp.Body.Close()
+	body, err := readBody(resp)
+	if err != nil {
+		return c.transportErr(ctx, actx, err)
+	}
+	if len(body) > maxBody {
+		return apperr.Wrap(fmt.Errorf("%w: body over %d bytes", errMalformed, maxBody), apperr.DataError,
+			"the data service answer is too large")
+	}
+	return interpret(resp.StatusCode, body, what, dec)
+}
+
+// readBody reads up to maxBody+1 bytes, sized by Content-Length when known.
+func readBody(resp *http.Response) ([]byte, error) {
+	r := io.LimitReader(resp.Body, maxBody+1)
+	if n := resp.ContentLength; n > 0 && n <= maxBody {
+		buf := bytes.NewBuffer(make([]byte, 0, n+1))
+		_, err := buf.ReadFrom(r)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(r)
+}
+
+func (c *Client) transportErr(ctx, actx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return apperr.Wrap(fmt.Errorf("%w: %w", errCanceled, err), apperr.DataError, "the data request was canceled")
+	case errors.Is(actx.Err(), context.DeadlineExceeded):
+		return apperr.Wrap(fmt.Errorf("%w: %w", errTransient, err), apperr.DataError,
+			"the data service did not answer within %s", c.cfg.Timeout)
+	default:
+		return apperr.Wrap(fmt.Errorf("%w: %w", errTransient, err), apperr.DataError, "the data service is unreachable")
+	}
+}
+
+// envelope is Result<T> with its data left undecoded: for error answers,
+// whose data is of no known type.
+type envelope struct {
+	Code    *int            `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// interpret maps an HTTP answer to a seed 004 §3.2 code, or decodes it.
+func interpret(status int, body []byte, what string, dec decoder) error {
+	if status < 200 || status >= 300 {
+		var env envelope
+		msg := http.StatusText(status)
+		if json.Unmarshal(body, &env) == nil && env.Message != "" {
+			msg = env.Message
+		}
+		switch {
+		case status >= 500:
+			return apperr.Wrap(fmt.Errorf("%w: HTTP %d", errTransient, status), apperr.DataError,
+				"the data service failed (HTTP %d): %s", status, msg)
+		case status >= 400:
+			return rejected(status, msg, fmt.Errorf("HTTP %d", status))
+		default:
+			return apperr.Wrap(fmt.Errorf("%w: HTTP %d", errMalformed, status), apperr.DataError,
+				"the data service answered with HTTP %d", status)
+		}
+	}
+	code, msg, err := dec(body)
+	if err != nil {
+		// The data did not fit. Tell a broken answer from an error Result
+		// (whose data may be anything) and from data of an unexpected shape.
+		var env envelope
+		switch {
+		case json.Unmarshal(body, &env) != nil || env.Code == nil:
+			return apperr.Wrap(fmt.Errorf("%w: %w", errMalformed, err), apperr.DataError,
+				"the data service returned a malformed answer")
+		case *env.Code != 200:
+			return rejected(*env.Code, cmp.Or(env.Message, "no message"), fmt.Errorf("Result code %d", *env.Code))
+		default:
+			return apperr.Wrap(err, apperr.DataError, "the data service returned unexpected %s data", what)
+		}
+	}
+	switch {
+	case code == nil:
+		return apperr.Wrap(fmt.Errorf(`%w: no "code" field`, errMalformed), apperr.DataError,
+			"the data service returned a malformed answer")
+	case *code != 200:
+		return rejected(*code, cmp.Or(msg, "no message"), fmt.Errorf("Result code %d", *code))
+	}
+	return nil
+}
+
+// rejected maps a status or Result code for which the service did answer.
+func rejected(code int, msg string, cause error) error {
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return apperr.Wrap(cause, apperr.AuthError,
+			"permission denied by the data service (a teacher may only see their own classes): %s", msg).WithStatus(http.StatusForbidden)
+	case http.StatusNotFound:
+		return apperr.Wrap(cause, apperr.EntityNotFound, "not found in the data service: %s", msg)
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return apperr.Wrap(cause, apperr.ValidationError, "the data service refused the request: %s", msg)
+	default:
+		return apperr.Wrap(cause, apperr.DataError, "Java API error (code %d): %s", code, msg)
+	}
+}
+
+// serviceDown reports whether err means the service could not serve.
+func serviceDown(err error) bool {
+	return errors.Is(err, errTransient) || errors.Is(err, errMalformed)
+}
+
+// fallbackWorthy: the seed falls back when retries fail or the breaker is open.
+func fallbackWorthy(err error) bool {
+	return serviceDown(err) || apperr.CodeOf(err) == apperr.ServiceUnavailable
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// handlerTransport serves requests from an http.Handler in process.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	t.h.ServeHTTP(rec, r)
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", rec.status, http.StatusText(rec.status)),
+		StatusCode:    rec.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        rec.header,
+		Body:          io.NopCloser(strings.NewReader(rec.body.String())),
+		ContentLength: int64(rec.body.Len()),
+		Request:       r,
+	}, nil
+}
+
+type recorder struct {
+	header http.Header
+	status int
+	wrote  bool
+	body   strings.Builder
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.body.Write(b)
+}
+
+type traceKey struct{}
+
+// WithTraceID returns ctx carrying the trace id sent as X-Trace-ID.
+func WithTraceID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, traceKey{}, id)
+}
+
+// TraceID returns the trace id carried by ctx, or "".
+func TraceID(ctx context.Context) string {
+	id, _ := ctx.Value(traceKey{}).(string)
+	return id
+}
+
+// Stats are the client's counters since it was made.
+type Stats struct {
+	Requests          int64 `json:"requests"`
+	Attempts          int64 `json:"attempts"`
+	Retries           int64 `json:"retries"`
+	Failures          int64 `json:"failures"`
+	Fallbacks         int64 `json:"fallbacks"`
+	MockResponses     int64 `json:"mockResponses"`
+	BreakerRejections int64 `json:"breakerRejections"`
+	BreakerOpens      int64 `json:"breakerOpens"`
+	CacheHits         int64 `json:"cacheHits"`
+	CacheMisses       int64 `json:"cacheMisses"`
+}
+
+type counters struct {
+	requests, attempts, retries, failures, fallbacks, mockResponses,
+	breakerRejections, breakerOpens, cacheHits, cacheMisses atomic.Int64
+}
+
+// Stats returns a snapshot of the counters.
+func (c *Client) Stats() Stats {
+	n := &c.counters
+	return Stats{
+		Requests: n.requests.Load(), Attempts: n.attempts.Load(), Retries: n.retries.Load(),
+		Failures: n.failures.Load(), Fallbacks: n.fallbacks.Load(), MockResponses: n.mockResponses.Load(),
+		BreakerRejections: n.breakerRejections.Load(), BreakerOpens: n.breakerOpens.Load(),
+		CacheHits: n.cacheHits.Load(), CacheMisses: n.cacheMisses.Load(),
+	}
+}
+
+// emfCount is the _aws member of a CloudWatch Embedded Metric Format line
+// that counts metric once; the line must also carry metric: 1.
+func emfCount(now time.Time, metric string) slog.Attr {
+	type metricDef struct {
+		Name string `json:"Name"`
+		Unit string `json:"Unit"`
+	}
+	type directive struct {
+		Namespace  string      `json:"Namespace"`
+		Dimensions [][]string  `json:"Dimensions"`
+		Metrics    []metricDef `json:"Metrics"`
+	}
+	return slog.Group("_aws",
+		slog.Int64("Timestamp", now.UnixMilli()),
+		slog.Any("CloudWatchMetrics", []directive{{
+			Namespace:  "InsightEdge",
+			Dimensions: [][]string{{"component"}},
+			Metrics:    []metricDef{{Name: metric, Unit: "Count"}},
+		}}),
+	)
+}

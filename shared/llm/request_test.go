@@ -1,0 +1,104 @@
+package llm_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/llm"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func ptr[T any](v T) *T { return &v }
+
+// TestRequestGolden pins the exact request bodies sent to the API.
+func TestRequestGolden(t *testing.T) {
+	history := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "# Insight Edge · teaching agent"},
+		{Role: openai.ChatMessageRoleUser, Content: "给三年级二班出5道分数题"},
+		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "call_1", Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: "get_class", Arguments: `{"name":"三年级二班"}`}}}},
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "call_1", Content: `{"class_id":"c-32"}`},
+	}
+	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name:        "final_result",
+		Description: "End the turn.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"status":{"type":"string"},"message":{"type":"string"}},"required":["status","message"]}`),
+	}}}
+	tests := []struct {
+		name   string
+		model  string
+		stream bool
+		req    llm.Request
+	}{
+		{"stream_tools", "gpt-4o", true, llm.Request{
+			Messages:    history,
+			Tools:       tools,
+			ToolChoice:  openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: "final_result"}},
+			Temperature: ptr(float32(0)), // must still be sent
+			MaxTokens:   500,
+		}},
+		{"complete_json", "gpt-4o-mini", false, llm.Request{
+			Messages:    history[:2],
+			JSON:        true,
+			Temperature: ptr(float32(0.2)),
+		}},
+		{"reasoning_model", "gpt-5-mini", true, llm.Request{
+			Messages:    history[:2],
+			ToolChoice:  "auto",
+			Tools:       tools,
+			Temperature: ptr(float32(0)), // dropped: reasoning models take no temperature
+			MaxTokens:   800,             // sent as max_completion_tokens
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answer := mustJSON(map[string]any{"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": "ok"}}}})
+			f := newFakeAPI(t, textStream("ok"))
+			if !tt.stream {
+				f = newFakeAPI(t, jsonReply(answer))
+			}
+			c, err := llm.New(llm.Config{BaseURL: f.URL(), Models: map[llm.Tier][]string{
+				llm.TierFast: {tt.model}, llm.TierStandard: {tt.model}, llm.TierStrong: {tt.model}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.stream {
+				_, err = c.Stream(t.Context(), tt.req, llm.Handler{})
+			} else {
+				_, err = c.Complete(t.Context(), tt.req)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Indent(&got, f.requests()[0].Body, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			got.WriteByte('\n')
+			golden := filepath.Join("testdata", tt.name+".golden.json")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("request body differs from %s:\n%s", golden, got.Bytes())
+			}
+		})
+	}
+}

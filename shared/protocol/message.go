@@ -1,0 +1,120 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// UIMessage is the AI SDK's UIMessage: what useChat holds for one message.
+type UIMessage struct {
+	ID       string           `json:"id"`
+	Role     string           `json:"role"`
+	Metadata *MessageMetadata `json:"metadata,omitempty"`
+	Parts    []Part           `json:"parts"`
+}
+
+// Part is one part of a UIMessage: text, step-start or data-*.
+type Part struct {
+	Type  string          `json:"type"`
+	Text  *string         `json:"text,omitempty"`
+	State string          `json:"state,omitempty"`
+	ID    string          `json:"id,omitempty"`
+	Data  json.RawMessage `json:"data,omitempty"`
+}
+
+// TextPart is a finished text part.
+func TextPart(s string) Part { return Part{Type: "text", Text: &s, State: "done"} }
+
+// Assembler rebuilds an assistant UIMessage from its stream, the way the AI
+// SDK's readUIMessageStream does, so that a reloaded page shows the message
+// as the live stream left it.
+type Assembler struct {
+	msg   UIMessage
+	texts map[string]int
+}
+
+// NewAssembler starts an assistant message with a fallback id.
+func NewAssembler(id string) *Assembler {
+	return &Assembler{msg: UIMessage{ID: id, Role: "assistant", Parts: []Part{}}, texts: map[string]int{}}
+}
+
+// chunkFields is the union of the fields the assembler reads.
+type chunkFields struct {
+	Type            string           `json:"type"`
+	ID              string           `json:"id"`
+	Delta           string           `json:"delta"`
+	Data            json.RawMessage  `json:"data"`
+	Transient       bool             `json:"transient"`
+	MessageID       string           `json:"messageId"`
+	MessageMetadata *MessageMetadata `json:"messageMetadata"`
+}
+
+// Add applies one encoded chunk.
+func (a *Assembler) Add(raw []byte) error {
+	var c chunkFields
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return fmt.Errorf("protocol: assemble: %w", err)
+	}
+	switch {
+	case c.Type == "start":
+		if c.MessageID != "" {
+			a.msg.ID = c.MessageID
+		}
+		a.meta(c.MessageMetadata)
+	case c.Type == "start-step":
+		a.msg.Parts = append(a.msg.Parts, Part{Type: "step-start"})
+	case c.Type == "text-start":
+		empty := ""
+		a.texts[c.ID] = len(a.msg.Parts)
+		a.msg.Parts = append(a.msg.Parts, Part{Type: "text", Text: &empty, State: "streaming"})
+	case c.Type == "text-delta":
+		if i, ok := a.texts[c.ID]; ok {
+			s := *a.msg.Parts[i].Text + c.Delta
+			a.msg.Parts[i].Text = &s
+		}
+	case c.Type == "text-end":
+		if i, ok := a.texts[c.ID]; ok {
+			a.msg.Parts[i].State = "done"
+		}
+	case strings.HasPrefix(c.Type, "data-"):
+		a.data(c)
+	case c.Type == "finish" || c.Type == "message-metadata":
+		a.meta(c.MessageMetadata)
+	}
+	return nil
+}
+
+func (a *Assembler) data(c chunkFields) {
+	if c.Transient {
+		return
+	}
+	if c.ID != "" {
+		for i, p := range a.msg.Parts {
+			if p.Type == c.Type && p.ID == c.ID {
+				a.msg.Parts[i].Data = c.Data
+				return
+			}
+		}
+	}
+	a.msg.Parts = append(a.msg.Parts, Part{Type: c.Type, ID: c.ID, Data: c.Data})
+}
+
+func (a *Assembler) meta(m *MessageMetadata) {
+	if m == nil {
+		return
+	}
+	if a.msg.Metadata == nil {
+		a.msg.Metadata = &MessageMetadata{}
+	}
+	if m.ConversationID != "" {
+		a.msg.Metadata.ConversationID = m.ConversationID
+	}
+	if m.TurnID != "" {
+		a.msg.Metadata.TurnID = m.TurnID
+	}
+	a.msg.Metadata.Warnings = append(a.msg.Metadata.Warnings, m.Warnings...)
+}
+
+// Message returns the assembled message.
+func (a *Assembler) Message() UIMessage { return a.msg }

@@ -1,0 +1,163 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update once)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs\n got: %s\nwant: %s", name, got, want)
+	}
+}
+
+// sample is one chunk of every kind the conversation stream uses.
+func sample(t *testing.T) []Chunk {
+	t.Helper()
+	must := func(d Data, err error) Data {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return []Chunk{
+		Start{MessageID: "msg-1", MessageMetadata: &MessageMetadata{ConversationID: "conv-1", TurnID: "turn-1"}},
+		StartStep{},
+		must(NewData(DataToolProgress, "call_1", ToolProgress{Tool: "generate_quiz_questions", Status: ToolRunning, Message: "正在出题…"})),
+		must(NewData(DataQuizQuestion, "call_1-q1", QuizQuestion{Question: Question{ID: "call_1-q1", Index: 1, Type: "single_choice",
+			Question: "下列关于惯性的说法正确的是？", Options: []string{"A. 甲", "B. 乙"}, Answer: "A", Explanation: "…"}})),
+		must(NewData(DataQuizComplete, "call_1", QuizComplete{Total: 1, Topic: "牛顿第一定律"})),
+		must(NewData(DataToolProgress, "call_1", ToolProgress{Tool: "generate_quiz_questions", Status: ToolSuccess, Message: "已生成 1 道题"})),
+		must(NewData(DataClarify, "", Clarify{Question: "哪个班？", Options: []string{"Form 1A", "Form 1B"}, Hint: "needClassId"})),
+		FinishStep{},
+		TextStart{ID: "text-1-2"},
+		TextDelta{ID: "text-1-2", Delta: "已为您生成 <5> 道题 & \"引号\"\n"},
+		TextEnd{ID: "text-1-2"},
+		MessageMetadataChunk{MessageMetadata: &MessageMetadata{ConversationID: "conv-1", TurnID: "turn-1"}},
+		Error{ErrorText: "AI 服务暂时不可用"},
+		Finish{FinishReason: FinishStop},
+		Finish{FinishReason: FinishOther, MessageMetadata: &MessageMetadata{ConversationID: "conv-1", TurnID: "turn-1", Warnings: []string{"soft"}}},
+	}
+}
+
+func TestChunkGolden(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewSSEWriter(&buf)
+	for i, c := range sample(t) {
+		b, err := MarshalChunk(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Event(int64(i+1), "", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Comment("ping"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Event(0, "", Done); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "ui-stream.golden", buf.Bytes())
+}
+
+// TestChunkKeys pins the rule of PROTOCOL.md §1: no chunk carries a key the
+// AI SDK's schema does not define, and "type" comes first.
+func TestChunkKeys(t *testing.T) {
+	allowed := map[string][]string{
+		"start": {"messageId", "messageMetadata"}, "finish": {"finishReason", "messageMetadata"},
+		"start-step": {}, "finish-step": {}, "text-start": {"id"}, "text-delta": {"id", "delta"},
+		"text-end": {"id"}, "error": {"errorText"}, "message-metadata": {"messageMetadata"},
+	}
+	for _, c := range sample(t) {
+		b, _ := MarshalChunk(c)
+		if !bytes.HasPrefix(b, []byte(`{"type":"`+c.ChunkType()+`"`)) {
+			t.Errorf("%s does not start with its type: %s", c.ChunkType(), b)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		keys, ok := allowed[c.ChunkType()]
+		if _, isData := c.(Data); isData {
+			keys, ok = []string{"id", "data", "transient"}, true
+		}
+		if !ok {
+			t.Fatalf("no key list for %s", c.ChunkType())
+		}
+		for k := range m {
+			if k != "type" && !contains(keys, k) {
+				t.Errorf("%s carries %q, which the AI SDK does not define", c.ChunkType(), k)
+			}
+		}
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSSEWithoutFlusher(t *testing.T) {
+	// A plain io.Writer (the Lambda URL writer has no Flush) works.
+	var buf bytes.Buffer
+	if err := NewSSEWriter(&buf).Event(3, "progress", []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != "id: 3\nevent: progress\ndata: {\"a\":1}\n\n" {
+		t.Fatalf("got %q", got)
+	}
+	// An http.ResponseWriter is flushed after each event.
+	rec := httptest.NewRecorder()
+	if err := NewSSEWriter(rec).Event(1, "", []byte(`{}`)); err != nil || !rec.Flushed {
+		t.Fatalf("err=%v flushed=%v", err, rec.Flushed)
+	}
+}
+
+func TestAssembler(t *testing.T) {
+	a := NewAssembler("fallback")
+	for _, c := range sample(t)[:11] {
+		b, _ := MarshalChunk(c)
+		if err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := a.Message()
+	got, _ := json.Marshal(m)
+	golden(t, "assembled.golden", append(got, '\n'))
+	if m.ID != "msg-1" || m.Metadata.ConversationID != "conv-1" {
+		t.Fatalf("id/metadata: %+v", m)
+	}
+	progress := 0
+	for _, p := range m.Parts {
+		if p.Type == "data-tool-progress" {
+			progress++
+		}
+	}
+	if progress != 1 {
+		t.Fatalf("tool progress with one id must be one part updated in place, got %d", progress)
+	}
+}

@@ -1,0 +1,581 @@
+// Package datatools is the agent's base tool pack over the teacher's data
+// (seed 000 §7.2): classes, class detail, grades, submissions, documents,
+// rubrics, weaknesses and error patterns. Every tool is registered on every
+// agent run (tools.Base).
+//
+// Outputs go to the model as JSON: compact, camelCase, self-describing, and
+// stable (golden files pin them), because a model, real or the offline
+// stand-in, reads them. The teacher is always tools.Call.TeacherID, never an
+// argument: a model cannot ask for another teacher's data.
+package datatools
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/javaapi"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/tools"
+)
+
+// DataSource is the teacher data the tools read; *javaapi.Client is one.
+type DataSource interface {
+	Classes(ctx context.Context, teacherID string) ([]javaapi.ClassInfo, error)
+	ClassDetail(ctx context.Context, teacherID, classID string) (javaapi.ClassDetail, error)
+	ClassAssignments(ctx context.Context, teacherID, classID string) ([]javaapi.Assignment, error)
+	AssignmentSubmissions(ctx context.Context, teacherID, assignmentID string) (javaapi.AssignmentSubmissions, error)
+	StudentSubmissions(ctx context.Context, teacherID, studentID string) (javaapi.StudentGrades, error)
+	SearchDocuments(ctx context.Context, teacherID, query string) ([]javaapi.Document, error)
+	Rubrics(ctx context.Context, teacherID string) ([]javaapi.RubricSummary, error)
+	Rubric(ctx context.Context, teacherID, rubricID string) (javaapi.Rubric, error)
+	ErrorPatterns(ctx context.Context, teacherID, studentID string) ([]javaapi.ErrorPattern, error)
+}
+
+// Tool names.
+const (
+	GetTeacherClasses        = "get_teacher_classes"
+	GetClassDetail           = "get_class_detail"
+	GetStudentGrades         = "get_student_grades"
+	GetAssignmentSubmissions = "get_assignment_submissions"
+	SearchTeacherDocuments   = "search_teacher_documents"
+	GetRubric                = "get_rubric"
+	ListAvailableRubrics     = "list_available_rubrics"
+	AnalyzeStudentWeakness   = "analyze_student_weakness"
+	GetStudentErrorPatterns  = "get_student_error_patterns"
+)
+
+// fanOut bounds concurrent data requests made by one tool call.
+const fanOut = 4
+
+// maxNameSearchClasses bounds the classes searched for a student's name.
+const maxNameSearchClasses = 20
+
+type pack struct {
+	src DataSource
+	log *slog.Logger
+}
+
+// New returns the base data tools over src.
+func New(src DataSource, logger *slog.Logger) []tools.Tool {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	p := &pack{src: src, log: logger.With(slog.String("component", "datatools"))}
+	return []tools.Tool{
+		tools.Define(GetTeacherClasses,
+			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId.",
+			tools.Base, "正在获取班级数据…", scoped(p.teacherClasses)),
+		tools.Define(GetClassDetail,
+			"Get one class: its info, its students (studentId, name) and its assignments (assignmentId, title, dueDate, maxScore).",
+			tools.Base, "正在获取班级详情…", scoped(p.classDetail)),
+		tools.Define(GetStudentGrades,
+			"Get one student's submissions across assignments: score, maxScore, status, feedback and, for English, skill sub-scores in percent.",
+			tools.Base, "正在获取学生成绩…", scoped(p.studentGrades)),
+		tools.Define(GetAssignmentSubmissions,
+			"Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max).",
+			tools.Base, "正在获取作业提交…", scoped(p.assignmentSubmissions)),
+		tools.Define(SearchTeacherDocuments,
+			"Search the teacher's own documents (lesson plans, worksheets, notes) by keywords; returns titles and snippets.",
+			tools.Base, "正在搜索教学文档…", scoped(p.searchDocuments)),
+		tools.Define(GetRubric,
+			"Get one marking rubric with its criteria, weights and level descriptors.",
+			tools.Base, "正在获取评分标准…", scoped(p.rubric)),
+		tools.Define(ListAvailableRubrics,
+			"List the marking rubrics available to the teacher (rubricId, title, subject).",
+			tools.Base, "正在获取评分标准列表…", scoped(p.rubrics)),
+		tools.Define(AnalyzeStudentWeakness,
+			"Rank a class's students from weakest to strongest, from all its graded assignments. Without skill: average = mean score in percent. With skill (English classes): average = mean sub-score in that skill, in percent. weakestSkill is each student's lowest skill.",
+			tools.Base, "正在分析学生薄弱项…", scoped(p.weakness)),
+		tools.Define(GetStudentErrorPatterns,
+			"Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
+			tools.Base, "正在获取学生常见错误…", scoped(p.errorPatterns)),
+	}
+}
+
+// scoped checks the teacher identity and carries the trace id to the data
+// service before running fn.
+func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools.Result, error)) func(context.Context, tools.Call, In) (tools.Result, error) {
+	return func(ctx context.Context, c tools.Call, in In) (tools.Result, error) {
+		if strings.TrimSpace(c.TeacherID) == "" {
+			return tools.Result{}, apperr.New(apperr.AuthError, "no teacher identity for a data tool").WithStatus(401)
+		}
+		if c.TraceID != "" && javaapi.TraceID(ctx) == "" {
+			ctx = javaapi.WithTraceID(ctx, c.TraceID)
+		}
+		return fn(ctx, c.TeacherID, in)
+	}
+}
+
+// --- arguments ---
+
+type noArgs struct{}
+
+type classArgs struct {
+	ClassID string `json:"classId" description:"The class: its classId (class-…) or the name the teacher used, e.g. 1A, Form 1A, 1A班, 中一甲."`
+}
+
+type studentArgs struct {
+	StudentID string `json:"studentId" description:"The student's studentId (s-…), or their name as the teacher wrote it."`
+	ClassID   string `json:"classId,omitempty" description:"Optional: the student's class (id or name), to find a student named by name."`
+}
+
+type assignmentArgs struct {
+	AssignmentID string `json:"assignmentId" description:"The assignmentId (a-…), from get_class_detail."`
+}
+
+type weaknessArgs struct {
+	ClassID string `json:"classId" description:"The class: its classId (class-…) or the name the teacher used, e.g. 1A."`
+	Skill   string `json:"skill,omitempty" enum:"grammar,vocabulary,reading,writing" description:"Optional: rank by this skill instead of the overall score."`
+}
+
+type searchArgs struct {
+	Query string `json:"query" description:"Keywords, English or Chinese."`
+}
+
+type rubricArgs struct {
+	RubricID string `json:"rubricId" description:"The rubricId, from list_available_rubrics."`
+}
+
+// --- outputs (field order is the JSON order the model sees) ---
+
+type classesOut struct {
+	TeacherID string              `json:"teacherId"`
+	Classes   []javaapi.ClassInfo `json:"classes"`
+}
+
+type classDetailOut struct {
+	Class       javaapi.ClassInfo    `json:"class"`
+	Students    []javaapi.Student    `json:"students"`
+	Assignments []javaapi.Assignment `json:"assignments"`
+}
+
+type stats struct {
+	Count  int     `json:"count"`
+	Mean   float64 `json:"mean"`
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+type submissionsOut struct {
+	AssignmentID string                     `json:"assignmentId"`
+	Title        string                     `json:"title"`
+	Submissions  []javaapi.SubmissionRecord `json:"submissions"`
+	Stats        stats                      `json:"stats"`
+}
+
+type gradesOut struct {
+	StudentID   string        `json:"studentId"`
+	StudentName string        `json:"studentName"`
+	Submissions []gradeRecord `json:"submissions"`
+}
+
+// gradeRecord is a submission in a student's list: the student is named
+// once, at the top.
+type gradeRecord struct {
+	AssignmentID    string          `json:"assignmentId"`
+	AssignmentTitle string          `json:"assignmentTitle"`
+	Score           float64         `json:"score"`
+	MaxScore        float64         `json:"maxScore"`
+	SubmittedAt     string          `json:"submittedAt"`
+	Status          string          `json:"status"`
+	Feedback        string          `json:"feedback,omitempty"`
+	Skills          *javaapi.Skills `json:"skills,omitempty"`
+}
+
+type weakStudent struct {
+	StudentID    string  `json:"studentId"`
+	StudentName  string  `json:"studentName"`
+	Average      float64 `json:"average"`
+	WeakestSkill string  `json:"weakestSkill,omitempty"`
+}
+
+type weaknessOut struct {
+	ClassID  string        `json:"classId"`
+	Skill    string        `json:"skill"`
+	Students []weakStudent `json:"students"`
+}
+
+type patternsOut struct {
+	StudentID string                 `json:"studentId"`
+	Patterns  []javaapi.ErrorPattern `json:"patterns"`
+}
+
+type documentsOut struct {
+	Documents []javaapi.Document `json:"documents"`
+}
+
+type rubricsOut struct {
+	Rubrics []javaapi.RubricSummary `json:"rubrics"`
+}
+
+type rubricOut struct {
+	Rubric javaapi.Rubric `json:"rubric"`
+}
+
+// --- tools ---
+
+func (p *pack) teacherClasses(ctx context.Context, teacher string, _ noArgs) (tools.Result, error) {
+	cs, err := p.src.Classes(ctx, teacher)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return result(len(cs), fmt.Sprintf("已获取 %d 个班级 / %d classes", len(cs), len(cs)),
+		classesOut{TeacherID: teacher, Classes: cs}), nil
+}
+
+func (p *pack) classDetail(ctx context.Context, teacher string, in classArgs) (tools.Result, error) {
+	cls, err := p.resolveClass(ctx, teacher, in.ClassID)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	var (
+		detail  javaapi.ClassDetail
+		as      []javaapi.Assignment
+		errD    error
+		errA    error
+		waitAll sync.WaitGroup
+	)
+	waitAll.Go(func() { detail, errD = p.src.ClassDetail(ctx, teacher, cls.ClassID) })
+	waitAll.Go(func() { as, errA = p.src.ClassAssignments(ctx, teacher, cls.ClassID) })
+	waitAll.Wait()
+	if err := firstErr(errD, errA); err != nil {
+		return tools.Result{}, err
+	}
+	msg := fmt.Sprintf("已获取 %s 详情：%d 名学生，%d 项作业 / %s: %d students, %d assignments",
+		detail.Class.Name, len(detail.Students), len(as), detail.Class.Name, len(detail.Students), len(as))
+	return result(1, msg, classDetailOut{Class: detail.Class, Students: detail.Students, Assignments: as}), nil
+}
+
+func (p *pack) assignmentSubmissions(ctx context.Context, teacher string, in assignmentArgs) (tools.Result, error) {
+	subs, err := p.src.AssignmentSubmissions(ctx, teacher, strings.TrimSpace(in.AssignmentID))
+	if apperr.CodeOf(err) == apperr.EntityNotFound {
+		return tools.Result{}, apperr.Wrap(err, apperr.EntityNotFound,
+			"no assignment %q for this teacher; call get_class_detail to see the class's assignmentIds", in.AssignmentID)
+	}
+	if err != nil {
+		return tools.Result{}, err
+	}
+	scores := make([]float64, len(subs.Submissions))
+	records := make([]javaapi.SubmissionRecord, len(subs.Submissions))
+	for i, s := range subs.Submissions {
+		scores[i] = s.Score
+		// The assignment is named once, at the top.
+		s.AssignmentID, s.AssignmentTitle = "", ""
+		records[i] = s
+	}
+	return result(len(subs.Submissions), fmt.Sprintf("已获取 %d 份提交 / %d submissions", len(scores), len(scores)),
+		submissionsOut{AssignmentID: subs.AssignmentID, Title: subs.Title, Submissions: records, Stats: summarize(scores)}), nil
+}
+
+func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs) (tools.Result, error) {
+	var g javaapi.StudentGrades
+	err := p.withStudent(ctx, teacher, in, func(id string) (err error) {
+		g, err = p.src.StudentSubmissions(ctx, teacher, id)
+		return err
+	})
+	if err != nil {
+		return tools.Result{}, err
+	}
+	n := len(g.Submissions)
+	records := make([]gradeRecord, n)
+	for i, s := range g.Submissions {
+		records[i] = gradeRecord{
+			AssignmentID: s.AssignmentID, AssignmentTitle: s.AssignmentTitle, Score: s.Score, MaxScore: s.MaxScore,
+			SubmittedAt: s.SubmittedAt, Status: s.Status, Feedback: s.Feedback, Skills: s.Skills,
+		}
+	}
+	return result(n, fmt.Sprintf("已获取 %s 的 %d 项成绩 / %d grades for %s", g.StudentName, n, n, g.StudentName),
+		gradesOut{StudentID: g.StudentID, StudentName: g.StudentName, Submissions: records}), nil
+}
+
+func (p *pack) errorPatterns(ctx context.Context, teacher string, in studentArgs) (tools.Result, error) {
+	var (
+		ps []javaapi.ErrorPattern
+		id string
+	)
+	err := p.withStudent(ctx, teacher, in, func(sid string) (err error) {
+		id = sid
+		ps, err = p.src.ErrorPatterns(ctx, teacher, sid)
+		return err
+	})
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return result(len(ps), fmt.Sprintf("已获取 %d 种常见错误 / %d error patterns", len(ps), len(ps)),
+		patternsOut{StudentID: id, Patterns: ps}), nil
+}
+
+func (p *pack) searchDocuments(ctx context.Context, teacher string, in searchArgs) (tools.Result, error) {
+	docs, err := p.src.SearchDocuments(ctx, teacher, strings.TrimSpace(in.Query))
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return result(len(docs), fmt.Sprintf("找到 %d 份文档 / %d documents", len(docs), len(docs)),
+		documentsOut{Documents: docs}), nil
+}
+
+func (p *pack) rubrics(ctx context.Context, teacher string, _ noArgs) (tools.Result, error) {
+	rs, err := p.src.Rubrics(ctx, teacher)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return result(len(rs), fmt.Sprintf("已获取 %d 个评分标准 / %d rubrics", len(rs), len(rs)), rubricsOut{Rubrics: rs}), nil
+}
+
+func (p *pack) rubric(ctx context.Context, teacher string, in rubricArgs) (tools.Result, error) {
+	r, err := p.src.Rubric(ctx, teacher, strings.TrimSpace(in.RubricID))
+	if apperr.CodeOf(err) == apperr.EntityNotFound {
+		return tools.Result{}, p.unknownRubric(ctx, teacher, in.RubricID, err)
+	}
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return result(1, fmt.Sprintf("已获取评分标准：%s / rubric %s", r.Title, r.Title), rubricOut{Rubric: r}), nil
+}
+
+// unknownRubric turns a 404 into an error that lists the rubrics there are.
+func (p *pack) unknownRubric(ctx context.Context, teacher, id string, cause error) error {
+	rs, err := p.src.Rubrics(ctx, teacher)
+	if err != nil {
+		return cause
+	}
+	sugg := make([]javaapi.Suggestion, 0, len(rs))
+	opts := make([]string, 0, len(rs))
+	for _, r := range rs {
+		sugg = append(sugg, javaapi.Suggestion{Label: r.Title, Value: r.RubricID})
+		opts = append(opts, fmt.Sprintf("%s (%s)", r.Title, r.RubricID))
+	}
+	return apperr.Wrap(cause, apperr.EntityNotFound, "no rubric %q; available: %s", id, strings.Join(opts, "; ")).
+		WithDetails(javaapi.NotFound{Kind: "rubric", Mention: id, Suggestions: sugg})
+}
+
+func (p *pack) weakness(ctx context.Context, teacher string, in weaknessArgs) (tools.Result, error) {
+	skill := strings.ToLower(strings.TrimSpace(in.Skill))
+	if skill != "" && !slices.Contains(javaapi.SkillNames(), skill) {
+		return tools.Result{}, apperr.New(apperr.ValidationError, "unknown skill %q; use one of %s", in.Skill, strings.Join(javaapi.SkillNames(), ", "))
+	}
+	cls, err := p.resolveClass(ctx, teacher, in.ClassID)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	as, err := p.src.ClassAssignments(ctx, teacher, cls.ClassID)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	all := make([]javaapi.AssignmentSubmissions, len(as))
+	errs := make([]error, len(as))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, fanOut)
+	for i, a := range as {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			all[i], errs[i] = p.src.AssignmentSubmissions(ctx, teacher, a.AssignmentID)
+		})
+	}
+	wg.Wait()
+	if err := firstErr(errs...); err != nil {
+		return tools.Result{}, err
+	}
+	students, hasSkills := rank(all, skill)
+	if skill != "" && !hasSkills {
+		return tools.Result{}, apperr.New(apperr.ValidationError,
+			"%s (%s) has no per-skill sub-scores; call analyze_student_weakness without skill", cls.Name, cls.Subject)
+	}
+	label := skill
+	if label == "" {
+		label = "overall"
+	}
+	msg := fmt.Sprintf("已分析 %s %d 名学生的%s表现 / %s: %d students ranked by %s",
+		cls.Name, len(students), skillZH(label), cls.Name, len(students), label)
+	return result(len(students), msg, weaknessOut{ClassID: cls.ClassID, Skill: label, Students: students}), nil
+}
+
+// rank averages each student's results over the assignments and sorts the
+// students weakest first. With skill, the average is of that skill's
+// sub-scores; otherwise of the scores as percentages of maxScore.
+func rank(all []javaapi.AssignmentSubmissions, skill string) (out []weakStudent, hasSkills bool) {
+	type acc struct {
+		name   string
+		pct    []float64
+		skills [4][]float64
+	}
+	by := map[string]*acc{}
+	var order []string
+	for _, a := range all {
+		for _, s := range a.Submissions {
+			st := by[s.StudentID]
+			if st == nil {
+				st = &acc{name: s.StudentName}
+				by[s.StudentID] = st
+				order = append(order, s.StudentID)
+			}
+			if s.MaxScore > 0 {
+				st.pct = append(st.pct, s.Score/s.MaxScore*100)
+			}
+			if s.Skills != nil {
+				hasSkills = true
+				for k, name := range javaapi.SkillNames() {
+					v, _ := s.Skills.Get(name)
+					st.skills[k] = append(st.skills[k], v)
+				}
+			}
+		}
+	}
+	out = []weakStudent{}
+	for _, id := range order {
+		st := by[id]
+		w := weakStudent{StudentID: id, StudentName: st.name, Average: round1(mean(st.pct))}
+		best := math.Inf(1)
+		for k, name := range javaapi.SkillNames() {
+			if len(st.skills[k]) == 0 {
+				continue
+			}
+			m := mean(st.skills[k])
+			if m < best {
+				best, w.WeakestSkill = m, name
+			}
+			if name == skill {
+				w.Average = round1(m)
+			}
+		}
+		out = append(out, w)
+	}
+	slices.SortStableFunc(out, func(a, b weakStudent) int {
+		return cmp.Or(cmp.Compare(a.Average, b.Average), strings.Compare(a.StudentID, b.StudentID))
+	})
+	return out, hasSkills
+}
+
+// resolveClass finds the class the model named among the teacher's classes.
+func (p *pack) resolveClass(ctx context.Context, teacher, mention string) (javaapi.ClassInfo, error) {
+	classes, err := p.src.Classes(ctx, teacher)
+	if err != nil {
+		return javaapi.ClassInfo{}, err
+	}
+	c, err := javaapi.ResolveClass(mention, classes)
+	if err == nil && c.ClassID != strings.TrimSpace(mention) {
+		p.log.LogAttrs(ctx, slog.LevelDebug, "resolved class mention",
+			slog.String("mention", mention), slog.String("classId", c.ClassID))
+	}
+	return c, err
+}
+
+// withStudent calls fn with the student's id. The model may pass an id or a
+// name: an id is tried first; if the service knows no such student, the
+// mention is resolved as a name among the students of the teacher's classes
+// (or of in.ClassID).
+func (p *pack) withStudent(ctx context.Context, teacher string, in studentArgs, fn func(id string) error) error {
+	mention := strings.TrimSpace(in.StudentID)
+	err := fn(mention)
+	if apperr.CodeOf(err) != apperr.EntityNotFound && !isInvalidID(err) {
+		return err
+	}
+	var classes []javaapi.ClassInfo
+	if in.ClassID != "" {
+		c, cerr := p.resolveClass(ctx, teacher, in.ClassID)
+		if cerr != nil {
+			return cerr
+		}
+		classes = []javaapi.ClassInfo{c}
+	} else {
+		all, cerr := p.src.Classes(ctx, teacher)
+		if cerr != nil {
+			return cerr
+		}
+		classes = all[:min(len(all), maxNameSearchClasses)]
+	}
+	details := make([]javaapi.ClassDetail, len(classes))
+	errs := make([]error, len(classes))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, fanOut)
+	for i, c := range classes {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			details[i], errs[i] = p.src.ClassDetail(ctx, teacher, c.ClassID)
+		})
+	}
+	wg.Wait()
+	if e := firstErr(errs...); e != nil {
+		return e
+	}
+	var students []javaapi.Student
+	for _, d := range details {
+		students = append(students, d.Students...)
+	}
+	s, rerr := javaapi.ResolveStudent(mention, students)
+	if rerr != nil {
+		return rerr
+	}
+	return fn(s.StudentID)
+}
+
+func isInvalidID(err error) bool { return apperr.CodeOf(err) == apperr.ValidationError }
+
+// result builds a Result: empty when there is nothing to show.
+func result(n int, msg string, out any) tools.Result {
+	st := protocol.ToolSuccess
+	if n == 0 {
+		st = protocol.ToolEmpty
+	}
+	return tools.Result{Status: st, Message: msg, Output: out}
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func summarize(xs []float64) stats {
+	if len(xs) == 0 {
+		return stats{}
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return stats{Count: len(s), Mean: round1(mean(s)), Median: round1(med), Min: s[0], Max: s[len(s)-1]}
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}
+
+func round1(x float64) float64 { return math.Round(x*10) / 10 }
+
+func skillZH(s string) string {
+	switch s {
+	case "grammar":
+		return "语法"
+	case "vocabulary":
+		return "词汇"
+	case "reading":
+		return "阅读"
+	case "writing":
+		return "写作"
+	}
+	return "整体"
+}

@@ -1,0 +1,173 @@
+// Package quiz is the generate_quiz_questions tool: it asks the model for a
+// set of questions as JSON and emits each question as a data-quiz-question as
+// soon as its JSON is complete, then data-quiz-complete.
+package quiz
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/tools"
+)
+
+// MaxCount bounds the questions of one call.
+const MaxCount = 20
+
+// Model is the language model as the quiz writer uses it.
+type Model interface {
+	Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error)
+}
+
+// Args are the tool's arguments.
+type Args struct {
+	Topic        string `json:"topic" description:"the knowledge point or theme, e.g. 牛顿第一定律"`
+	Count        int    `json:"count" description:"number of questions, 1 to 20"`
+	QuestionType string `json:"questionType,omitempty" enum:"single_choice,multiple_choice,true_false,fill_blank,short_answer" description:"default single_choice"`
+	Difficulty   string `json:"difficulty,omitempty" enum:"easy,medium,hard" description:"default medium"`
+	Subject      string `json:"subject,omitempty"`
+	Grade        string `json:"grade,omitempty"`
+	Language     string `json:"language,omitempty" description:"zh-CN or en; default: the language of the topic"`
+}
+
+// spec is what the quiz writer receives.
+type spec struct {
+	Topic        string `json:"topic"`
+	Count        int    `json:"count"`
+	QuestionType string `json:"questionType"`
+	Difficulty   string `json:"difficulty"`
+	Language     string `json:"language"`
+	Subject      string `json:"subject,omitempty"`
+	Grade        string `json:"grade,omitempty"`
+}
+
+// New returns the generate_quiz_questions tool.
+func New(m Model) tools.Tool {
+	return tools.Define("generate_quiz_questions",
+		"Write quiz questions on a topic; the teacher sees each question as it is ready.",
+		tools.Generation, "正在出题… / Writing questions…",
+		func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
+			return run(ctx, m, c, a)
+		})
+}
+
+func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, error) {
+	s, err := specOf(a, c.Language)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	user, _ := json.Marshal(s)
+	req := llm.Request{Tier: llm.TierStandard, JSON: true, Messages: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: prompts.Quiz},
+		{Role: openai.ChatMessageRoleUser, Content: string(user)},
+	}}
+	var qs []protocol.Question
+	emit := func(items []json.RawMessage) error {
+		for len(qs) < len(items) && len(qs) < s.Count {
+			q, err := decode(items[len(qs)], c.CallID, len(qs)+1)
+			if err != nil {
+				return err
+			}
+			d, err := protocol.NewData(protocol.DataQuizQuestion, q.ID, protocol.QuizQuestion{Question: q})
+			if err != nil {
+				return err
+			}
+			if err := c.Emit(ctx, d); err != nil {
+				return err
+			}
+			qs = append(qs, q)
+		}
+		return nil
+	}
+	for try := 0; ; try++ {
+		var buf strings.Builder
+		resp, err := m.Stream(ctx, req, llm.Handler{OnContent: func(d string) error {
+			buf.WriteString(d)
+			return emit(llm.CompleteItems(buf.String(), "questions"))
+		}})
+		if err == nil {
+			if err := emit(llm.CompleteItems(resp.Message.Content, "questions")); err != nil {
+				return tools.Result{}, err
+			}
+			break
+		}
+		if !errors.Is(err, llm.ErrInterrupted) || try > 0 {
+			return tools.Result{}, fmt.Errorf("quiz writer: %w", err)
+		}
+	}
+	if len(qs) == 0 {
+		return tools.Result{}, errors.New("the quiz writer returned no questions")
+	}
+	done, err := protocol.NewData(protocol.DataQuizComplete, c.CallID,
+		protocol.QuizComplete{Total: len(qs), Topic: s.Topic, Subject: s.Subject, Grade: s.Grade})
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if err := c.Emit(ctx, done); err != nil {
+		return tools.Result{}, err
+	}
+	return tools.Result{
+		Status:  protocol.ToolSuccess,
+		Message: fmt.Sprintf("已生成 %d 道题 / %d questions ready", len(qs), len(qs)),
+		Output:  summary(s, qs),
+	}, nil
+}
+
+func specOf(a Args, lang string) (spec, error) {
+	s := spec{Topic: strings.TrimSpace(a.Topic), Count: a.Count, QuestionType: a.QuestionType,
+		Difficulty: a.Difficulty, Language: a.Language, Subject: a.Subject, Grade: a.Grade}
+	if s.Topic == "" {
+		return s, errors.New("topic is required")
+	}
+	if s.Count < 1 || s.Count > MaxCount {
+		return s, fmt.Errorf("count must be between 1 and %d, got %d", MaxCount, s.Count)
+	}
+	if s.QuestionType == "" {
+		s.QuestionType = "single_choice"
+	}
+	if s.Difficulty == "" {
+		s.Difficulty = "medium"
+	}
+	if s.Language == "" {
+		s.Language = lang
+	}
+	if s.Language == "" {
+		s.Language = "en"
+		if strings.IndexFunc(s.Topic, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+			s.Language = "zh-CN"
+		}
+	}
+	return s, nil
+}
+
+func decode(raw json.RawMessage, callID string, index int) (protocol.Question, error) {
+	var q protocol.Question
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return q, fmt.Errorf("quiz writer: question %d is not valid: %w", index, err)
+	}
+	if strings.TrimSpace(q.Question) == "" {
+		return q, fmt.Errorf("quiz writer: question %d has no text", index)
+	}
+	q.ID = fmt.Sprintf("%s-q%d", callID, index)
+	q.Index = index
+	return q, nil
+}
+
+// summary is what the agent model sees: enough to write a summary, not the
+// whole quiz again.
+func summary(s spec, qs []protocol.Question) map[string]any {
+	items := make([]map[string]any, len(qs))
+	for i, q := range qs {
+		items[i] = map[string]any{"index": q.Index, "question": q.Question, "answer": q.Answer}
+	}
+	return map[string]any{"total": len(qs), "topic": s.Topic, "questionType": s.QuestionType,
+		"difficulty": s.Difficulty, "questions": items, "shownToTeacher": true}
+}

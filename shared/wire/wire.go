@@ -1,0 +1,168 @@
+// Package wire builds the one dependency graph of the product, from
+// configuration to clients to steps and handlers. The Lambda mains in
+// functions/ and the local server in local/ both use it, so that the cloud
+// and the local run execute the same code.
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/agent"
+	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/tools"
+	"github.com/insightedge/insightedge/shared/tools/quiz"
+)
+
+// Config is the product's configuration, read once at start.
+type Config struct {
+	LLM         llm.Config
+	MaxRounds   int
+	JWTSecret   string
+	JWTIssuer   string
+	JWTAudience string
+	DevTeacher  string
+	Heartbeat   time.Duration
+	TurnTimeout time.Duration
+}
+
+// ConfigFromEnv reads the configuration; errors name the variable at fault.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	var c Config
+	var err error
+	if c.LLM, err = llm.ConfigFromEnv(getenv); err != nil {
+		return c, err
+	}
+	c.JWTSecret, c.JWTIssuer, c.JWTAudience = getenv("AUTH_JWT_SECRET"), getenv("AUTH_JWT_ISSUER"), getenv("AUTH_JWT_AUDIENCE")
+	c.DevTeacher = getenv("DEV_TEACHER_ID")
+	if c.MaxRounds, err = intEnv(getenv, "AGENT_MAX_ROUNDS", 6, 1, 20); err != nil {
+		return c, err
+	}
+	if c.Heartbeat, err = durationEnv(getenv, "SSE_HEARTBEAT", 15*time.Second); err != nil {
+		return c, err
+	}
+	if c.TurnTimeout, err = durationEnv(getenv, "TURN_TIMEOUT", 10*time.Minute); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func intEnv(getenv func(string) string, name string, def, lo, hi int) (int, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s=%q: want a whole number from %d to %d", name, v, lo, hi)
+	}
+	return n, nil
+}
+
+func durationEnv(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration such as 15s", name, v)
+	}
+	return d, nil
+}
+
+// Backends are the stores and outside services, chosen by the caller: the
+// embedded ones locally, the AWS ones in Lambda.
+type Backends struct {
+	Store session.Store
+	Log   eventlog.Log
+	// Tools are the tool packs beyond the quiz tool (data, files ...).
+	Tools      []tools.Tool
+	Metrics    agent.Metrics
+	Logger     *slog.Logger
+	HTTPClient *http.Client
+}
+
+// App is the built graph.
+type App struct {
+	Config Config
+	Model  *llm.Client
+	Tools  *tools.Registry
+	Agent  *agent.Agent
+	Store  session.Store
+	Log    eventlog.Log
+	Logger *slog.Logger
+}
+
+// New builds the App.
+func New(c Config, b Backends) (*App, error) {
+	if b.Logger == nil {
+		b.Logger = slog.New(slog.DiscardHandler)
+	}
+	lc := c.LLM
+	lc.Logger = b.Logger
+	if b.HTTPClient != nil {
+		lc.HTTPClient = b.HTTPClient
+	}
+	model, err := llm.New(lc)
+	if err != nil {
+		return nil, fmt.Errorf("wire: model client: %w", err)
+	}
+	reg := tools.NewRegistry(quiz.New(model))
+	reg.Add(b.Tools...)
+	ag := agent.New(model, reg, b.Store, b.Log, agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds})
+	return &App{Config: c, Model: model, Tools: reg, Agent: ag, Store: b.Store, Log: b.Log, Logger: b.Logger}, nil
+}
+
+// Authenticator is JWT when AUTH_JWT_SECRET is set, development mode otherwise.
+func (a *App) Authenticator() edge.Authenticator {
+	if a.Config.JWTSecret != "" {
+		return auth.JWT{Secret: []byte(a.Config.JWTSecret), Issuer: a.Config.JWTIssuer, Audience: a.Config.JWTAudience}
+	}
+	return auth.NewDev(a.Config.DevTeacher, a.Logger)
+}
+
+// Edge returns the HTTP edge over starter.
+func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
+	return edge.New(a.Store, a.Log, st, a.Authenticator(), edge.Options{Logger: a.Logger,
+		Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout, Checks: checks})
+}
+
+// Task is a workflow task handler on raw JSON, as Step Functions calls it.
+type Task func(ctx context.Context, in json.RawMessage) (json.RawMessage, error)
+
+// Typed adapts a step to a Task.
+func Typed[In, Out any](step func(context.Context, In) (Out, error)) Task {
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var in In
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, fmt.Errorf("wire: decode step input: %w", err)
+		}
+		out, err := step(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+}
+
+// ConversationTasks are the conversation workflow's tasks, keyed by the
+// DefinitionSubstitutions names of infra/statemachines/conversation.asl.json.
+func (a *App) ConversationTasks() map[string]Task {
+	return map[string]Task{
+		"RouterFunctionArn":    Typed(a.Agent.Route),
+		"AgentTurnFunctionArn": Typed(a.Agent.Turn),
+		"ToolFunctionArn":      Typed(a.Agent.RunTool),
+		"ValidateFunctionArn":  Typed(a.Agent.Validate),
+		"FinishFunctionArn":    Typed(a.Agent.Finish),
+	}
+}
