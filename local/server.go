@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/infra"
+	"github.com/insightedge/insightedge/local/javamock"
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire"
@@ -37,6 +39,8 @@ type options struct {
 type localServer struct {
 	URL     string
 	Offline *offlinemodel.Server // nil when a real model is configured
+	Java    *javamock.Server     // nil when a real data service is configured
+	Data    *javaapi.Client
 	App     *wire.App
 	Edge    *edge.Server
 	runner  *runner
@@ -141,7 +145,12 @@ func (s *localServer) checks() []edge.Check {
 	if s.Offline != nil {
 		cs = append(cs, edge.Check{Name: "model", Check: func(context.Context) error { return nil }})
 	}
-	return cs
+	return append(cs, edge.Check{Name: "dataService", Check: func(context.Context) error {
+		if st := s.Data.BreakerState(); st == "open" {
+			return fmt.Errorf("circuit breaker %s", st)
+		}
+		return nil
+	}})
 }
 
 // closeFailed runs the Finish step for an execution that failed outside

@@ -296,7 +296,7 @@ func TestErrorNames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got ErrorOutput
+			var got errorOutput
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatal(err)
 			}

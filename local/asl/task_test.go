@@ -221,7 +221,7 @@ func TestResultPathMatchFailureIsCatchable(t *testing.T) {
 	}
 	var got struct {
 		A   string
-		Err ErrorOutput `json:"err"`
+		Err errorOutput `json:"err"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatal(err)
@@ -231,8 +231,8 @@ func TestResultPathMatchFailureIsCatchable(t *testing.T) {
 	}
 }
 
-// ErrorOutput is the {"Error","Cause"} a catcher writes.
-type ErrorOutput struct {
+// errorOutput is the {"Error","Cause"} a catcher writes.
+type errorOutput struct {
 	Error string `json:"Error"`
 	Cause string `json:"Cause"`
 }

@@ -67,6 +67,7 @@ type faultJSON struct {
 	Malformed bool   `json:"malformed,omitempty"`
 	Body      string `json:"body,omitempty"`
 	Latency   string `json:"latency,omitempty"`
+	Jitter    string `json:"jitter,omitempty"`
 	Hang      bool   `json:"hang,omitempty"`
 	Times     int    `json:"times,omitempty"`
 	Path      string `json:"path,omitempty"`
@@ -83,6 +84,9 @@ func (s *Server) getFault(w http.ResponseWriter, _ *http.Request) {
 	if f.Latency > 0 {
 		out.Latency = f.Latency.String()
 	}
+	if f.Jitter > 0 {
+		out.Jitter = f.Jitter.String()
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -96,13 +100,20 @@ func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 	}
 	f := mockserver.Fault{Status: in.Status, Code: in.Code, Message: in.Message, Malformed: in.Malformed,
 		Body: in.Body, Hang: in.Hang, Times: in.Times, Path: in.Path}
-	if in.Latency != "" {
-		d, err := time.ParseDuration(in.Latency)
-		if err != nil || d < 0 {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("latency %q: want a duration such as 300ms", in.Latency)})
+	for _, d := range []struct {
+		name string
+		in   string
+		dst  *time.Duration
+	}{{"latency", in.Latency, &f.Latency}, {"jitter", in.Jitter, &f.Jitter}} {
+		if d.in == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.in)
+		if err != nil || v < 0 {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("%s %q: want a duration such as 300ms", d.name, d.in)})
 			return
 		}
-		f.Latency = d
+		*d.dst = v
 	}
 	s.SetFault(f)
 	w.WriteHeader(http.StatusNoContent)

@@ -2,6 +2,7 @@ package javamock_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,6 +45,15 @@ func TestStartAndAdminFaults(t *testing.T) {
 
 	if s := do(t, http.MethodPut, base+"/__mock/fault", `{"status":503,"latency":"1ms"}`); s != http.StatusNoContent {
 		t.Fatalf("PUT fault → %d", s)
+	}
+	resp, err := http.Get(base + "/__mock/fault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if got := strings.TrimSpace(string(body)); got != `{"status":503,"latency":"1ms"}` {
+		t.Errorf("GET fault = %s", got)
 	}
 	if _, err := client.Rubrics(ctx, "t-001"); apperr.CodeOf(err) != apperr.DataError {
 		t.Fatalf("with a 503 fault: %v", err)

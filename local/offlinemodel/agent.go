@@ -241,6 +241,16 @@ func (st *agentState) need(tool string, args map[string]any) (map[string]any, *a
 	if json.Unmarshal([]byte(s.result), &obj) != nil {
 		obj = map[string]any{"text": s.result}
 	}
+	// A result wrapped in an envelope ({"output": {...}}) is read inside it.
+	for _, k := range []string{"output", "data", "result"} {
+		if inner, ok := obj[k].(map[string]any); ok {
+			for ik, v := range inner {
+				if _, taken := obj[ik]; !taken {
+					obj[ik] = v
+				}
+			}
+		}
+	}
 	return obj, nil
 }
 
@@ -261,8 +271,10 @@ func toolFailed(content string) (bool, string) {
 		return false, ""
 	}
 	low := strings.ToLower(strings.TrimSpace(content))
-	if strings.HasPrefix(low, "error") || strings.HasPrefix(low, "tool error") || strings.HasPrefix(low, "failed") {
-		return true, strings.TrimSpace(content)
+	for _, p := range []string{"error", "tool error", "failed", "invalid arguments"} {
+		if strings.HasPrefix(low, p) {
+			return true, strings.TrimSpace(content)
+		}
 	}
 	return false, ""
 }
@@ -379,7 +391,7 @@ func (q *quizScenario) describe(l lang) string { return q.spec.describe(l) }
 // tools would.
 func (q *quizScenario) inline(l lang) string {
 	var sb strings.Builder
-	sb.WriteString(l.pick("下面是"+q.spec.describe(l)+"：\n\n", "Here are "+q.spec.describe(l)+":\n\n"))
+	sb.WriteString(l.pick("下面是 "+q.spec.describe(l)+"：\n\n", "Here are "+q.spec.describe(l)+":\n\n"))
 	for i, qq := range quizQuestions(q.spec) {
 		fmt.Fprintf(&sb, "%d. %s\n", i+1, qq.Question)
 		for _, o := range qq.Options {

@@ -269,9 +269,13 @@ func scoresAnswer(l lang, class string, assignment any, res map[string]any) stri
 		}
 		return 0
 	})
+	// The lowest scores below the mean, at most three.
 	var lowest []string
-	for _, s := range subs[:min(3, len(subs))] {
+	for _, s := range subs {
 		score, _ := num(s, "score")
+		if len(lowest) == 3 || score >= mean {
+			break
+		}
 		lowest = append(lowest, fmt.Sprintf(l.pick("%s（%s 分）", "%s (%s)"), str(s, "studentName", "name", "studentId"), fmtNum(score)))
 	}
 	due := str(assignment, "dueDate")
@@ -281,8 +285,8 @@ func scoresAnswer(l lang, class string, assignment any, res map[string]any) stri
 		fmt.Sprintf("For **%s**'s latest assignment, \"%s\" (due %s), there are %s submissions: mean **%s**, median %s, highest %s, lowest %s (out of %s).",
 			className(l, class), title, due, fmtNum(count), fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)))
 	if len(lowest) > 0 {
-		msg += l.pick("\n\n得分最低的几位是："+strings.Join(lowest, "、")+"，建议重点关注。",
-			"\n\nThe lowest scores were "+strings.Join(lowest, ", ")+"; they may need a closer look.")
+		msg += l.pick("\n\n低于平均分、得分最低的是："+strings.Join(lowest, "、")+"，建议重点关注。",
+			"\n\nThe lowest scores, below the mean, were "+strings.Join(lowest, ", ")+"; they may need a closer look.")
 	}
 	return msg
 }

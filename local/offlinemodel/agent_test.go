@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai/jsonschema"
 
 	"github.com/insightedge/insightedge/shared/prompts"
 )
@@ -87,6 +88,23 @@ func TestAgentScenarios(t *testing.T) {
 			status:    statusClarify, contains: []string{"Which class"},
 		},
 		{
+			name: "students of a class", msg: "1A 班有哪些学生？",
+			wantCalls: []string{"get_class_detail", "final_result"},
+			wantArgs:  map[string]map[string]any{"get_class_detail": {"classId": "1A"}},
+			status:    statusAnswer, contains: []string{"2 名学生", "Li Lei、Han Meimei", "2 份作业"},
+		},
+		{
+			name: "rubrics", msg: "What rubrics do I have?",
+			wantCalls: []string{"list_available_rubrics", "final_result"},
+			status:    statusAnswer, contains: []string{"2 rubrics", "Essay rubric"},
+		},
+		{
+			name: "documents", msg: "search my documents for fractions",
+			wantCalls: []string{"search_teacher_documents", "final_result"},
+			wantArgs:  map[string]map[string]any{"search_teacher_documents": {"query": "search my documents for fractions"}},
+			status:    statusAnswer, contains: []string{"Fractions lesson 1"},
+		},
+		{
 			name: "knowledge question needs no tool", msg: "什么是勾股定理？",
 			wantCalls: []string{"final_result"},
 			status:    statusAnswer, contains: []string{"a² + b² = c²"},
@@ -149,6 +167,19 @@ func TestAgentExplainsAToolError(t *testing.T) {
 	}
 	args := argsOf(t, final)
 	if args["status"] != statusAnswer || !strings.Contains(args["message"].(string), "quiz service unavailable") {
+		t.Fatalf("final_result = %v", args)
+	}
+}
+
+func TestAgentExplainsADataToolError(t *testing.T) {
+	_, c := start(t, Options{})
+	msgs := []openai.ChatCompletionMessage{system(prompts.AgentHeader, ""), user("which students in 1A are weakest in grammar?")}
+	first := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t)
+	msgs = append(msgs,
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: `{"error":"class 1A not found"}`})
+	args := argsOf(t, complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t))
+	if args["status"] != statusAnswer || !strings.Contains(args["message"].(string), "class 1A not found") {
 		t.Fatalf("final_result = %v", args)
 	}
 }
@@ -238,4 +269,71 @@ func TestAgentFinishForcedAfterTools(t *testing.T) {
 	if r.calls[0].Function.Name != prompts.FinalResultTool || args["status"] != statusAnswer {
 		t.Fatalf("got %s %v", r.calls[0].Function.Name, args)
 	}
+}
+
+func contentTools() []openai.Tool {
+	return append(agentTools(),
+		fn("propose_pptx_outline", "propose a slide outline", map[string]jsonschema.Definition{
+			"topic": strProp(""), "slideCount": {Type: jsonschema.Integer}, "language": {Type: jsonschema.String, Enum: []string{"zh", "en"}},
+		}, "topic", "slideCount"),
+		fn("generate_pptx", "build the deck", map[string]jsonschema.Definition{
+			"title": strProp(""), "slides": {Type: jsonschema.Array, Items: &jsonschema.Definition{Type: jsonschema.Object,
+				Properties: map[string]jsonschema.Definition{"title": strProp(""), "bullets": {Type: jsonschema.Array, Items: &jsonschema.Definition{Type: jsonschema.String}}}}},
+		}, "title", "slides"),
+		fn("generate_docx", "write a document", map[string]jsonschema.Definition{"title": strProp(""), "requirements": strProp("")}, "title"),
+	)
+}
+
+func TestAgentContent(t *testing.T) {
+	tests := []struct {
+		name, msg string
+		history   []string
+		tool      string
+		args      map[string]any
+		artifact  string
+	}{
+		{"slides outline first", "帮我做一个光合作用的 PPT 课件", nil, "propose_pptx_outline",
+			map[string]any{"topic": "光合作用", "slideCount": 8.0, "language": "zh"}, "pptx-outline"},
+		{"deck after the outline is confirmed", "确认，生成吧", []string{"- 老师：帮我做一个光合作用的 PPT 课件", "- 助手：我先为「光合作用」拟了一份 PPT 大纲"},
+			"generate_pptx", map[string]any{"title": "光合作用"}, "pptx"},
+		{"document", "Write a lesson plan on fractions", nil, "generate_docx",
+			map[string]any{"title": "fractions", "requirements": "Write a lesson plan on fractions"}, "docx"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, c := start(t, Options{})
+			msgs := []openai.ChatCompletionMessage{system(prompts.AgentHeader, "")}
+			if tt.history != nil {
+				msgs = append(msgs, historyMessage(tt.history...))
+			}
+			msgs = append(msgs, user(tt.msg))
+			call := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: contentTools()}, true).call(t)
+			args := argsOf(t, call)
+			if call.Function.Name != tt.tool {
+				t.Fatalf("called %s %s, want %s", call.Function.Name, call.Function.Arguments, tt.tool)
+			}
+			for k, v := range tt.args {
+				if args[k] != v {
+					t.Errorf("%s = %v, want %v (%s)", k, args[k], v, call.Function.Arguments)
+				}
+			}
+			msgs = append(msgs,
+				openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{call}},
+				openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: call.ID, Content: `{"ok":true}`})
+			final := argsOf(t, complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: contentTools()}, false).call(t))
+			if final["status"] != statusArtifact || !slices.Equal(toStrings(final["artifacts"]), []string{tt.artifact}) {
+				t.Fatalf("final_result %v", final)
+			}
+		})
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	arr, _ := v.([]any)
+	for _, x := range arr {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
 }

@@ -42,8 +42,8 @@ func newCall(req *chatRequest, choice toolChoice) *call {
 				c.system = content
 				c.kind = kindOf(content)
 			}
-			if strings.HasPrefix(strings.TrimSpace(content), prompts.HistoryHeader) {
-				c.history = content
+			if h := historyIn(content); h != "" {
+				c.history = h
 			}
 		case "user":
 			c.lastUser = i
@@ -70,6 +70,19 @@ func newCall(req *chatRequest, choice toolChoice) *call {
 		c.tools[t.Function.Name] = s
 	}
 	return c
+}
+
+// historyIn finds the earlier-turns summary in a system message: the whole
+// message when it starts with the header, or the part from the header on.
+func historyIn(content string) string {
+	content = strings.TrimSpace(content)
+	if strings.HasPrefix(content, prompts.HistoryHeader) {
+		return content
+	}
+	if i := strings.Index(content, "\n"+prompts.HistoryHeader); i >= 0 {
+		return content[i+1:]
+	}
+	return ""
 }
 
 // kindOf recognises the kind of call by the first line of the system prompt.
@@ -181,7 +194,11 @@ func (c *call) conform(r reply) reply {
 // filled from their schema.
 func (c *call) forcedArgs(name string, r reply) string {
 	if name == finalResultTool {
-		return mustJSON(finalResult{Status: statusAnswer, Message: r.content})
+		msg := r.content
+		if msg == "" {
+			msg = c.lang.pick("好的，我已经处理完了。", "All right, I'm done.")
+		}
+		return mustJSON(finalResult{Status: statusAnswer, Message: msg})
 	}
 	return mustJSON(fillArgs(c.tools[name], c.argHints()))
 }

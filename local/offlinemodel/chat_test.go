@@ -29,7 +29,7 @@ func TestChat(t *testing.T) {
 		{"simpler follow-up en", []string{"- teacher: explain Newton's first law"}, "Can you say that more simply?",
 			[]string{"In simple words", "inertia"}, nil},
 		{"unknown question is answered honestly", nil, "量子纠缠是怎么回事？", []string{"量子纠缠", "离线"}, nil},
-		{"markers are not echoed", nil, "Why do cats purr? " + string(MarkerThrottle)[:0] + "[[offline:whatever]]",
+		{"markers are not echoed", nil, "Why do cats purr? [[offline:whatever]]",
 			[]string{"Why do cats purr?"}, []string{"[[offline"}},
 	}
 	_, c := start(t, Options{})

@@ -241,6 +241,10 @@ func fakeTool(name, args string) string {
 		return `{"assignmentId":"` + fmt.Sprint(in["assignmentId"]) + `","title":"Unit 2 test","submissions":[` +
 			`{"studentId":"s-1","studentName":"Li Lei","score":66,"maxScore":100},{"studentId":"s-2","studentName":"Han Meimei","score":91,"maxScore":100}],` +
 			`"stats":{"count":2,"mean":78.5,"median":78.5,"min":66,"max":91}}`
+	case "list_available_rubrics":
+		return `{"rubrics":[{"rubricId":"r-1","name":"Essay rubric"},{"rubricId":"r-2","name":"Lab report rubric"}]}`
+	case "search_teacher_documents":
+		return `{"query":` + mustJSON(in["query"]) + `,"results":[{"documentId":"d-1","title":"Fractions lesson 1"}]}`
 	case "generate_quiz_questions":
 		n, _ := in["count"].(float64)
 		if n < 1 || n > 20 {

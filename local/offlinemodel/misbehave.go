@@ -132,7 +132,7 @@ func falseClaim(l lang, sc scenario) finalResult {
 	}
 	return finalResult{
 		Status:    statusArtifact,
-		Message:   l.pick("已为你生成"+sc.describe(l)+"，请在下方查看。", "Done! I've created "+sc.describe(l)+" for you; take a look below."),
+		Message:   l.pick("已为你生成 "+sc.describe(l)+"，请在下方查看。", "Done! I've created "+sc.describe(l)+" for you; take a look below."),
 		Artifacts: []string{art},
 	}
 }

@@ -44,6 +44,8 @@ func TestQuizWriter(t *testing.T) {
 			7, fillBlank, "二次函数", "核心概念", 0, ""},
 		{"other topic english choice", `{"topic":"the water cycle","count":8,"questionType":"single_choice","difficulty":"medium","language":"en"}`,
 			8, singleChoice, "the water cycle", "A", 4, ""},
+		{"other topic multiple answers", `{"topic":"fractions","count":3,"questionType":"multiple_choice","difficulty":"medium","language":"en"}`,
+			3, multipleChoice, "fractions", "A, B, D", 4, ""},
 		{"capped at 20", `{"topic":"photosynthesis","count":25,"questionType":"single_choice","difficulty":"medium","language":"en"}`,
 			20, singleChoice, "Which gas", "B", 4, ""},
 		{"count as a string", `{"topic":"勾股定理","count":"4","questionType":"short_answer","difficulty":"medium","language":"zh"}`,

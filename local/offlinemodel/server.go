@@ -288,11 +288,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 
 	bodyHash := sha256.Sum256(body)
 	if c.has(MarkerThrottle) && s.firstTime(s.throttled, bodyHash) {
+		rec.Status = http.StatusTooManyRequests
+		s.record(rec)
 		w.Header().Set("Retry-After", "0")
 		writeError(w, http.StatusTooManyRequests, "rate_limit_error",
 			"Rate limit reached for the offline stand-in model; retry the same request.")
-		rec.Status = http.StatusTooManyRequests
-		s.record(rec)
 		return
 	}
 

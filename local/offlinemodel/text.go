@@ -37,9 +37,9 @@ func (l lang) pick(zhText, enText string) string {
 
 func (l lang) code() string { return l.pick("zh", "en") }
 
-// matcher is a compiled pattern; the patterns are compiled where they are
-// used (once per request is cheap next to an HTTP round trip) so that the
-// package holds no mutable state.
+// matches reports whether s matches pattern. Patterns are compiled where
+// they are used (cheap next to an HTTP round trip), so that the package
+// holds no state.
 func matches(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
 
 func submatch(pattern, s string) []string { return regexp.MustCompile(pattern).FindStringSubmatch(s) }
@@ -106,8 +106,8 @@ func numberWord(s string) (int, bool) {
 // questionCount finds how many questions the teacher asks for; 0 if not said.
 func questionCount(s string) int {
 	patterns := []string{
-		`(\d+|[一二两三四五六七八九十几]+)\s*(?:道|个|题)`,
-		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a few|several)\s+(?:more\s+)?(?:[a-z-]+\s+){0,3}(?:questions?|items?|mcqs?|problems?)\b`,
+		`(\d+|[一二两三四五六七八九十几]+)\s*(?:道|题|个(?:题|小题|问题))`,
+		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a few|several)\s+(?:more\s+)?(?:[a-z/-]+\s+){0,3}(?:questions?|items?|mcqs?|problems?)\b`,
 		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+more\b`,
 		`(?i)\banother\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b`,
 	}
@@ -257,7 +257,7 @@ func topicOf(l lang, s string) string {
 
 // cleanTopic trims filler around a topic and rejects words that are not one.
 func cleanTopic(t string) string {
-	t = strings.TrimSpace(t)
+	t = strings.TrimSuffix(strings.TrimSpace(t), "问") // "问题" is a question, not a quiz
 	for _, f := range []string{"一些", "有关", "关于", "相关", "几道", "一份", "一套", "给", "帮我", "我们", "班上", "的"} {
 		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSuffix(t, f), f))
 	}

@@ -75,9 +75,10 @@ func (c *messageContent) UnmarshalJSON(b []byte) error {
 }
 
 type wireToolCall struct {
-	Index    *int   `json:"index,omitempty"`
-	ID       string `json:"id,omitempty"`
-	Type     string `json:"type"`
+	Index *int   `json:"index,omitempty"`
+	ID    string `json:"id,omitempty"`
+	// Type is omitted from the argument fragments of a stream, as the API does.
+	Type     string `json:"type,omitempty"`
 	Function struct {
 		Name      string `json:"name,omitempty"`
 		Arguments string `json:"arguments"`

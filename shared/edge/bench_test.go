@@ -26,7 +26,7 @@ import (
 type idleStarter struct{}
 
 func (idleStarter) Start(context.Context, string, workflow.ConversationState) error { return nil }
-func (idleStarter) Stop(context.Context, string) error                            { return nil }
+func (idleStarter) Stop(context.Context, string) error                              { return nil }
 
 func newBenchServer(b *testing.B) *httptest.Server {
 	b.Helper()

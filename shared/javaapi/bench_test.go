@@ -18,6 +18,58 @@ import (
 // concurrency is the number of requests in flight (seed 004 §2.6: 50 connections).
 const concurrency = 50
 
+type benchEndpoint struct {
+	name string
+	path string
+	call func(ctx context.Context, c *javaapi.Client) error
+}
+
+func benchEndpoints() []benchEndpoint {
+	return []benchEndpoint{
+		{"assignments", "/api/dify/teacher/t-001/classes/class-hk-f1a/assignments", func(ctx context.Context, c *javaapi.Client) error {
+			_, err := c.ClassAssignments(ctx, "t-001", "class-hk-f1a")
+			return err
+		}},
+		{"submissions", "/api/dify/teacher/t-001/submissions/assignments/a-f1a-01", func(ctx context.Context, c *javaapi.Client) error {
+			_, err := c.AssignmentSubmissions(ctx, "t-001", "a-f1a-01")
+			return err
+		}},
+	}
+}
+
+// benchSetup starts the mock with fault f and returns the client (its
+// transport wrapped by probe, if any) and a bare GET of path (same pool
+// size, same headers, body read and dropped).
+func benchSetup(b *testing.B, f mockserver.Fault, path string, probe *wireTimer) (*javaapi.Client, func() error) {
+	b.Helper()
+	srv := mockserver.New(mockdata.Default(), mockserver.Options{Token: token})
+	srv.SetFault(f)
+	hs := httptest.NewServer(srv)
+	b.Cleanup(hs.Close)
+	cfg := javaapi.DefaultConfig()
+	cfg.BaseURL, cfg.Token, cfg.FallbackToMock = hs.URL, token, false
+	opts := javaapi.Options{}
+	if probe != nil {
+		opts.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return wireTimer{next: rt} }
+	}
+	client, err := javaapi.New(cfg, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := &http.Client{Transport: &http.Transport{MaxConnsPerHost: concurrency, MaxIdleConnsPerHost: concurrency}}
+	return client, func() error {
+		req, _ := http.NewRequest(http.MethodGet, hs.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := raw.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		_, err = io.ReadAll(resp.Body)
+		return err
+	}
+}
+
 // measure runs n calls of fn from concurrency goroutines and returns each
 // call's latency.
 func measure(b *testing.B, n int, fn func() error) []time.Duration {
@@ -52,78 +104,111 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[int(p*float64(len(sorted)-1))]
 }
 
-// BenchmarkClientOverhead compares, at 50 concurrent requests against the
-// mock with an injected server latency, the client's full path (breaker,
-// retry loop, headers, Result unwrapping, DTO decoding and mapping) with a
-// bare net/http GET that only reads the body. The difference at each
-// percentile is the client's own overhead.
+// wireKey carries, in a request's context, where to record its wire time.
+type wireKey struct{}
+
+// wireTimer is a transport probe: it records, per request, the time from
+// handing the request to the transport until the body is read to its end
+// (the network and the server). The rest of a call is the client's own.
+type wireTimer struct{ next http.RoundTripper }
+
+func (w wireTimer) RoundTrip(r *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := w.next.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	rec, _ := r.Context().Value(wireKey{}).(*time.Duration)
+	resp.Body = &timedBody{ReadCloser: resp.Body, start: start, rec: rec}
+	return resp, nil
+}
+
+type timedBody struct {
+	io.ReadCloser
+	start time.Time
+	rec   *time.Duration
+}
+
+func (t *timedBody) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	if err == io.EOF && t.rec != nil && *t.rec == 0 {
+		*t.rec = time.Since(t.start)
+	}
+	return n, err
+}
+
+// BenchmarkClientOverhead runs 50 concurrent requests against the mock with
+// an injected server latency and measures, per request, the client's own
+// time: the whole call minus its wire time (transport to end of body). That
+// covers the breaker, the retry loop, building the request, Result
+// unwrapping, DTO decoding and mapping, and any wait for a CPU among 50
+// goroutines on this machine.
+//
+// "fixed" answers every request after exactly 20 ms, so the answers of a
+// wave arrive together and their decoding queues for the CPU (the worst
+// case); "jittered" spreads them over 20–40 ms, as real traffic is.
 func BenchmarkClientOverhead(b *testing.B) {
-	for _, bc := range []struct {
-		name    string
-		path    string
-		call    func(c *javaapi.Client) error
-		latency time.Duration
+	for _, lat := range []struct {
+		name  string
+		fault mockserver.Fault
 	}{
-		{"assignments", "/api/dify/teacher/t-001/classes/class-hk-f1a/assignments",
-			func(c *javaapi.Client) error {
-				_, err := c.ClassAssignments(context.Background(), "t-001", "class-hk-f1a")
-				return err
-			}, 20 * time.Millisecond},
-		{"submissions", "/api/dify/teacher/t-001/submissions/assignments/a-f1a-01",
-			func(c *javaapi.Client) error {
-				_, err := c.AssignmentSubmissions(context.Background(), "t-001", "a-f1a-01")
-				return err
-			}, 20 * time.Millisecond},
+		{"fixed", mockserver.Fault{Latency: 20 * time.Millisecond}},
+		{"jittered", mockserver.Fault{Latency: 20 * time.Millisecond, Jitter: 20 * time.Millisecond}},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			srv := mockserver.New(mockdata.Default(), mockserver.Options{Token: token})
-			srv.SetFault(mockserver.Fault{Latency: bc.latency})
-			hs := httptest.NewServer(srv)
-			defer hs.Close()
-			cfg := javaapi.DefaultConfig()
-			cfg.BaseURL, cfg.Token, cfg.FallbackToMock = hs.URL, token, false
-			client, err := javaapi.New(cfg, javaapi.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			raw := &http.Client{Transport: &http.Transport{MaxConnsPerHost: concurrency, MaxIdleConnsPerHost: concurrency}}
-			rawGet := func() error {
-				req, _ := http.NewRequest(http.MethodGet, hs.URL+bc.path, nil)
-				req.Header.Set("Authorization", "Bearer "+token)
-				resp, err := raw.Do(req)
-				if err != nil {
+		for _, ep := range benchEndpoints() {
+			b.Run(ep.name+"/"+lat.name, func(b *testing.B) {
+				client, _ := benchSetup(b, lat.fault, ep.path, &wireTimer{})
+				var mu sync.Mutex
+				var own, total []time.Duration
+				call := func() error {
+					var wire time.Duration
+					ctx := context.WithValue(context.Background(), wireKey{}, &wire)
+					start := time.Now()
+					err := ep.call(ctx, client)
+					all := time.Since(start)
+					mu.Lock()
+					own, total = append(own, all-wire), append(total, all)
+					mu.Unlock()
 					return err
 				}
-				defer resp.Body.Close()
-				_, err = io.ReadAll(resp.Body)
-				return err
-			}
-			// Warm both connection pools.
-			measure(b, concurrency, rawGet)
-			measure(b, concurrency, func() error { return bc.call(client) })
-			n := max(b.N, concurrency)
-			b.ResetTimer()
-			// Interleave the two in rounds so that both see the same machine load.
-			var rawLat, cliLat []time.Duration
-			for round := range 4 {
-				m := n / 4
-				if round == 3 {
-					m = n - 3*(n/4)
+				measure(b, concurrency, call) // warm the pool
+				own, total = own[:0], total[:0]
+				b.ResetTimer()
+				measure(b, max(b.N, 4*concurrency), call)
+				b.StopTimer()
+				slices.Sort(own)
+				slices.Sort(total)
+				for _, p := range []struct {
+					name string
+					q    float64
+				}{{"p50", .50}, {"p90", .90}, {"p99", .99}} {
+					b.ReportMetric(float64(percentile(own, p.q).Microseconds()), "own-"+p.name+"-µs")
+					b.ReportMetric(float64(percentile(total, p.q).Microseconds()), "total-"+p.name+"-µs")
 				}
-				rawLat = append(rawLat, measure(b, m, rawGet)...)
-				cliLat = append(cliLat, measure(b, m, func() error { return bc.call(client) })...)
+			})
+		}
+	}
+}
+
+// BenchmarkClientCPU is one request at a time with no injected latency: the
+// difference between client and raw ns/op is the client's own work per call.
+func BenchmarkClientCPU(b *testing.B) {
+	for _, ep := range benchEndpoints() {
+		client, rawGet := benchSetup(b, mockserver.Fault{}, ep.path, nil)
+		b.Run(ep.name+"/raw", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := rawGet(); err != nil {
+					b.Fatal(err)
+				}
 			}
-			b.StopTimer()
-			slices.Sort(rawLat)
-			slices.Sort(cliLat)
-			for _, p := range []struct {
-				name string
-				q    float64
-			}{{"p50", .50}, {"p90", .90}, {"p99", .99}} {
-				r, c := percentile(rawLat, p.q), percentile(cliLat, p.q)
-				b.ReportMetric(float64(c.Microseconds()), "client-"+p.name+"-µs")
-				b.ReportMetric(float64(r.Microseconds()), "raw-"+p.name+"-µs")
-				b.ReportMetric(float64((c - r).Microseconds()), "overhead-"+p.name+"-µs")
+		})
+		b.Run(ep.name+"/client", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := ep.call(context.Background(), client); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -34,6 +34,10 @@ import (
 // maxBody bounds the bytes read from one answer.
 const maxBody = 8 << 20
 
+// mockOrigin is the origin of requests to the in-process fallback handler;
+// they never reach a network (.invalid is reserved, RFC 2606).
+const mockOrigin = "http://mock.invalid"
+
 // The classes of failure that drive retries, the breaker and the fallback.
 // They sit in the chain of the *apperr.Error the client returns.
 var (
@@ -59,6 +63,9 @@ type Options struct {
 	Now func() time.Time
 	// Sleep waits between retries (a timer honouring ctx if nil).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// WrapTransport, if set, wraps the HTTP transport to the service, e.g.
+	// with X-Ray's xray.RoundTripper or a timing probe.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Client calls the data service. It is safe for concurrent use.
@@ -89,16 +96,20 @@ func New(cfg Config, opts Options) (*Client, error) {
 		log:   opts.Logger,
 		now:   opts.Now,
 		sleep: opts.Sleep,
-		http: &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			MaxConnsPerHost:     cfg.MaxConns,
-			MaxIdleConns:        cfg.MaxConns,
-			MaxIdleConnsPerHost: cfg.MaxConns,
-			IdleConnTimeout:     90 * time.Second,
-			TLSHandshakeTimeout: 10 * time.Second,
-			ForceAttemptHTTP2:   true,
-		}},
 	}
+	var transport http.RoundTripper = &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		MaxConnsPerHost:     cfg.MaxConns, // the bounded pool of seed 004 §2.6
+		MaxIdleConns:        cfg.MaxConns,
+		MaxIdleConnsPerHost: cfg.MaxConns,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	if opts.WrapTransport != nil {
+		transport = opts.WrapTransport(transport)
+	}
+	c.http = &http.Client{Transport: transport}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -113,7 +124,6 @@ func New(cfg Config, opts Options) (*Client, error) {
 		c.mock = &http.Client{Transport: handlerTransport{opts.Fallback}}
 	}
 	if cfg.UseMock {
-		c.base = "http://mock.invalid" + cfg.Prefix
 		c.log.Info("USE_MOCK_DATA=true: every request is served from mock data, falling back to mock without calling the service")
 	}
 	c.classes = newClassCache(cfg.ClassCacheTTL, 1024)
@@ -213,9 +223,12 @@ func (c *Client) AssignmentSubmissions(ctx context.Context, teacherID, assignmen
 	if err != nil {
 		return AssignmentSubmissions{}, err
 	}
-	dto, _, err := fetch[assignmentSubmissionsDTO](ctx, c, path, "submission list")
+	dto, list, _, err := fetchObjectOrArray[assignmentSubmissionsDTO, []submissionDTO](ctx, c, path, "submission list")
 	if err != nil {
 		return AssignmentSubmissions{}, err
+	}
+	if list != nil {
+		dto.Submissions = list
 	}
 	id, err := pickID("assignment", dto.Title, dto.UID, dto.AssignmentID, dto.ID, flexID(assignmentID))
 	if err != nil {
@@ -234,9 +247,12 @@ func (c *Client) StudentSubmissions(ctx context.Context, teacherID, studentID st
 	if err != nil {
 		return StudentGrades{}, err
 	}
-	dto, _, err := fetch[studentSubmissionsDTO](ctx, c, path, "student submissions")
+	dto, list, _, err := fetchObjectOrArray[studentSubmissionsDTO, []submissionDTO](ctx, c, path, "student submissions")
 	if err != nil {
 		return StudentGrades{}, err
+	}
+	if list != nil {
+		dto.Submissions = list
 	}
 	subs, err := mapAll(dto.Submissions, submissionDTO.model)
 	if err != nil {
@@ -306,6 +322,26 @@ func (c *Client) ErrorPatterns(ctx context.Context, teacherID, studentID string)
 	})
 }
 
+// fetchObjectOrArray is fetch for data that may come as an object (O) or
+// as a bare array (A). The object form is tried first; only an answer whose
+// data is an array is decoded a second time.
+func fetchObjectOrArray[O, A any](ctx context.Context, c *Client, path, what string) (obj O, arr A, mocked bool, err error) {
+	mocked, err = c.get(ctx, path, what, func(body []byte) (*int, string, error) {
+		var r resultOf[O]
+		err := json.Unmarshal(body, &r)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Value == "array" && te.Field == "data" {
+			var ra resultOf[A]
+			err = json.Unmarshal(body, &ra)
+			arr = ra.Data
+			return ra.Code, ra.Message, err
+		}
+		obj = r.Data
+		return r.Code, r.Message, err
+	})
+	return obj, arr, mocked, err
+}
+
 // resultOf is Result<T> (seed 004 §2.3) with its data decoded as T.
 type resultOf[T any] struct {
 	Code    *int   `json:"code"`
@@ -368,7 +404,7 @@ func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocke
 	c.counters.requests.Add(1)
 	if c.cfg.UseMock {
 		c.counters.mockResponses.Add(1)
-		return true, c.attempt(ctx, c.mock, "http://mock.invalid"+c.cfg.Prefix+path, what, dec)
+		return true, c.attempt(ctx, c.mock, mockOrigin+c.cfg.Prefix+path, what, dec)
 	}
 	start := time.Now()
 	_, err = c.breaker.Execute(func() (struct{}, error) { return struct{}{}, c.withRetries(ctx, path, what, dec) })
@@ -377,6 +413,8 @@ func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocke
 		err = apperr.Wrap(err, apperr.ServiceUnavailable, "the data service is temporarily unavailable (circuit breaker open)")
 	}
 	if err == nil {
+		c.log.LogAttrs(ctx, slog.LevelDebug, "JavaClient GET", slog.String("path", path),
+			slog.String("traceId", TraceID(ctx)), slog.Int64("durationMs", time.Since(start).Milliseconds()))
 		return false, nil
 	}
 	c.counters.failures.Add(1)
@@ -402,7 +440,7 @@ func (c *Client) fallBack(ctx context.Context, path, what string, dec decoder, c
 		slog.Int("JavaClientFallback", 1),
 	)
 	c.counters.mockResponses.Add(1)
-	return c.attempt(ctx, c.mock, "http://mock.invalid"+c.cfg.Prefix+path, what, dec)
+	return c.attempt(ctx, c.mock, mockOrigin+c.cfg.Prefix+path, what, dec)
 }
 
 // withRetries makes up to Config.Attempts attempts, waiting RetryBase × 2^n

@@ -254,6 +254,7 @@ func TestDTOMapping(t *testing.T) {
 		{"class_id before id", `[{"class_id":"cx","id":"1","name":"X"}]`, "cx", ""},
 		{"numeric id", `[{"id":123,"name":"X"}]`, "123", ""},
 		{"empty uid falls through", `[{"uid":"","id":"7","name":"X"}]`, "7", ""},
+		{"escaped string id", `[{"uid":"class\u002dx","name":"X"}]`, "class-x", ""},
 		{"no identifier", `[{"name":"Form 9Z","grade":"Form 9"}]`, "", `class "Form 9Z" without an identifier (uid, class_id or id)`},
 		{"wrong shape", `{"uid":"x"}`, "", "unexpected class list data"},
 	}
@@ -276,6 +277,49 @@ func TestDTOMapping(t *testing.T) {
 				t.Errorf("classId = %q, want %q", cs[0].ClassID, tt.wantID)
 			}
 		})
+	}
+}
+
+// The seed leaves open whether the submission endpoints wrap their list in
+// an object; both forms map to the same model.
+func TestSubmissionsAsBareArray(t *testing.T) {
+	e := newEnv(t, setup{})
+	ctx := context.Background()
+	want, err := e.client.AssignmentSubmissions(ctx, "t-001", "a-f1a-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := json.Marshal(mockdata.Default().SubmissionsOf("a-f1a-01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.server.SetFault(mockserver.Fault{Body: `{"code":200,"message":"success","data":` + string(subs) + `}`})
+	got, err := e.client.AssignmentSubmissions(ctx, "t-001", "a-f1a-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.AssignmentID != "a-f1a-01" || !slices.EqualFunc(got.Submissions, want.Submissions, func(a, b javaapi.SubmissionRecord) bool {
+		return a.StudentID == b.StudentID && a.Score == b.Score && *a.Skills == *b.Skills
+	}) {
+		t.Errorf("bare array: %+v", got)
+	}
+	mine, err := json.Marshal(mockdata.Default().SubmissionsBy("s-f1a-01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.server.SetFault(mockserver.Fault{Body: `{"code":200,"message":"success","data":` + string(mine) + `}`})
+	g, err := e.client.StudentSubmissions(ctx, "t-001", "s-f1a-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.StudentID != "s-f1a-01" || g.StudentName != "Wong Ka Ho" || len(g.Submissions) != 4 {
+		t.Errorf("bare array grades: %+v", g)
+	}
+	// An error Result whose data is of no expected shape keeps its code.
+	e.server.SetFault(mockserver.Fault{Body: `{"code":404,"message":"Assignment gone","data":"n/a"}`})
+	_, err = e.client.AssignmentSubmissions(ctx, "t-001", "a-f1a-01")
+	if ae := wantCode(t, err, apperr.EntityNotFound); !strings.Contains(ae.Message, "Assignment gone") {
+		t.Errorf("message = %q", ae.Message)
 	}
 }
 

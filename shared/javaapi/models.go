@@ -157,7 +157,13 @@ func (f *flexID) UnmarshalJSON(b []byte) error {
 	case bytes.Equal(b, []byte("null")):
 		*f = ""
 		return nil
-	case len(b) > 0 && b[0] == '"':
+	case len(b) > 1 && b[0] == '"':
+		// The decoder has validated the literal; without escapes its bytes
+		// are the string (the common case, and far cheaper than decoding).
+		if bytes.IndexByte(b, '\\') < 0 {
+			*f = flexID(strings.TrimSpace(string(b[1 : len(b)-1])))
+			return nil
+		}
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
@@ -269,7 +275,8 @@ func (d submissionDTO) model() (SubmissionRecord, error) {
 }
 
 // assignmentSubmissionsDTO is the object form of the submissions endpoint;
-// a bare array of submissions is accepted too (the seed leaves it open).
+// a bare array of submissions is accepted too (the seed leaves it open; see
+// fetchObjectOrArray).
 type assignmentSubmissionsDTO struct {
 	UID          flexID          `json:"uid"`
 	AssignmentID flexID          `json:"assignment_id"`
@@ -278,28 +285,12 @@ type assignmentSubmissionsDTO struct {
 	Submissions  []submissionDTO `json:"submissions"`
 }
 
-func (d *assignmentSubmissionsDTO) UnmarshalJSON(b []byte) error {
-	if isArray(b) {
-		return json.Unmarshal(b, &d.Submissions)
-	}
-	type plain assignmentSubmissionsDTO
-	return json.Unmarshal(b, (*plain)(d))
-}
-
 // studentSubmissionsDTO is the object form of a student's submissions; a
 // bare array is accepted too.
 type studentSubmissionsDTO struct {
 	StudentID   flexID          `json:"student_id"`
 	StudentName string          `json:"student_name"`
 	Submissions []submissionDTO `json:"submissions"`
-}
-
-func (d *studentSubmissionsDTO) UnmarshalJSON(b []byte) error {
-	if isArray(b) {
-		return json.Unmarshal(b, &d.Submissions)
-	}
-	type plain studentSubmissionsDTO
-	return json.Unmarshal(b, (*plain)(d))
 }
 
 type documentDTO struct {

@@ -37,8 +37,10 @@ func (h ctxHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, r)
 }
 
-func (h ctxHandler) WithAttrs(as []slog.Attr) slog.Handler { return ctxHandler{h.Handler.WithAttrs(as)} }
-func (h ctxHandler) WithGroup(name string) slog.Handler    { return ctxHandler{h.Handler.WithGroup(name)} }
+func (h ctxHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return ctxHandler{h.Handler.WithAttrs(as)}
+}
+func (h ctxHandler) WithGroup(name string) slog.Handler { return ctxHandler{h.Handler.WithGroup(name)} }
 
 // EMF writes one CloudWatch Embedded Metric Format line per data point; in
 // Lambda, CloudWatch turns them into metrics with no agent and no API call.

@@ -18,6 +18,7 @@ import (
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/quiz"
@@ -146,6 +147,9 @@ func Typed[In, Out any](step func(context.Context, In) (Out, error)) Task {
 		var in In
 		if err := json.Unmarshal(raw, &in); err != nil {
 			return nil, fmt.Errorf("wire: decode step input: %w", err)
+		}
+		if l, ok := any(in).(interface{ LogAttrs() []slog.Attr }); ok {
+			ctx = obs.With(ctx, l.LogAttrs()...) // every log line of the step names its turn
 		}
 		out, err := step(ctx, in)
 		if err != nil {

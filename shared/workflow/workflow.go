@@ -3,6 +3,8 @@
 // small (ids, routes, verdicts); histories and results live in the store.
 package workflow
 
+import "log/slog"
+
 // Turn identifies a conversation turn and what the user asked. It is the
 // "turn" field of the conversation workflow's state.
 type Turn struct {
@@ -177,3 +179,23 @@ type FinishOutput struct {
 
 // TurnStream is the event-log stream of a conversation turn.
 func TurnStream(turnID string) string { return "turn/" + turnID }
+
+// LogAttrs are the ids every log line of a step shows.
+func (t Turn) LogAttrs() []slog.Attr {
+	return []slog.Attr{slog.String("sessionId", t.SessionID), slog.String("turnId", t.TurnID), slog.String("traceId", t.TraceID)}
+}
+
+// LogAttrs implements the steps' logging contract.
+func (in RouteInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }
+
+// LogAttrs implements the steps' logging contract.
+func (in AgentInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }
+
+// LogAttrs implements the steps' logging contract.
+func (in ToolInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }
+
+// LogAttrs implements the steps' logging contract.
+func (in ValidateInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }
+
+// LogAttrs implements the steps' logging contract.
+func (in FinishInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync"
@@ -51,8 +52,10 @@ type Fault struct {
 	Malformed bool
 	// Body answers HTTP 200 with exactly these bytes.
 	Body string
-	// Latency delays every answer (bounded by the request's context).
+	// Latency delays every answer (bounded by the request's context);
+	// Jitter adds a uniformly random extra delay in [0, Jitter).
 	Latency time.Duration
+	Jitter  time.Duration
 	// Hang never answers: the request waits until the client gives up
 	// (bounded by Options.MaxHang).
 	Hang bool
@@ -204,8 +207,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.LogAttrs(r.Context(), slog.LevelDebug, "mock request", slog.String("path", r.URL.Path),
 			slog.String("traceId", r.Header.Get("X-Trace-ID")), slog.Int64("durationMs", time.Since(start).Milliseconds()))
 	}()
-	if faulty && f.Latency > 0 {
-		if !wait(r.Context(), f.Latency) {
+	if faulty && (f.Latency > 0 || f.Jitter > 0) {
+		d := f.Latency
+		if f.Jitter > 0 {
+			d += rand.N(f.Jitter)
+		}
+		if !wait(r.Context(), d) {
 			return
 		}
 	}

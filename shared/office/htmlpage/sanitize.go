@@ -30,14 +30,29 @@ func Sanitize(src string) (string, int, error) {
 	}
 	s := &sanitizer{}
 	var out strings.Builder
+	// The parser moves leading <style>, <script>, <link> and <meta> into the
+	// head: styles go first, inline scripts after the body's content (where
+	// the elements they look up exist), the rest is dropped.
+	var headScripts []*html.Node
 	for _, n := range findAll(doc, atom.Head) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode && c.DataAtom == atom.Style {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch {
+			case dropped(c):
+				if c.DataAtom != atom.Title {
+					s.removed++
+				}
+			case c.DataAtom == atom.Style:
 				s.attrs(c)
 				s.styleText(c)
 				if err := html.Render(&out, c); err != nil {
 					return "", s.removed, fmt.Errorf("htmlpage: render: %w", err)
 				}
+			case c.DataAtom == atom.Script:
+				s.attrs(c)
+				headScripts = append(headScripts, c)
 			}
 		}
 	}
@@ -47,6 +62,11 @@ func Sanitize(src string) (string, int, error) {
 			if err := html.Render(&out, c); err != nil {
 				return "", s.removed, fmt.Errorf("htmlpage: render: %w", err)
 			}
+		}
+	}
+	for _, c := range headScripts {
+		if err := html.Render(&out, c); err != nil {
+			return "", s.removed, fmt.Errorf("htmlpage: render: %w", err)
 		}
 	}
 	return out.String(), s.removed, nil

@@ -57,6 +57,13 @@ type Writer struct {
 // New returns a Writer for the TrueType fonts given as bytes; bold may be
 // nil. It parses each font once to fail early on a file fpdf cannot use.
 func New(regular, bold []byte) (*Writer, error) {
+	// fpdf prints a parse failure to stdout and carries on without the
+	// font, so check the TrueType signature first.
+	for _, f := range [][]byte{regular, bold} {
+		if f != nil && !isTrueType(f) {
+			return nil, errors.New("pdf: the font is not a TrueType (.ttf) file")
+		}
+	}
 	w := &Writer{regular: regular, bold: bold}
 	f := w.newPDF()
 	if err := f.Error(); err != nil {
@@ -71,6 +78,10 @@ func New(regular, bold []byte) (*Writer, error) {
 		}
 	}
 	return w, nil
+}
+
+func isTrueType(b []byte) bool {
+	return bytes.HasPrefix(b, []byte{0, 1, 0, 0}) || bytes.HasPrefix(b, []byte("true"))
 }
 
 // probe reports whether the family's style was registered (fpdf prints, and

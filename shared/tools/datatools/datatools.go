@@ -132,7 +132,10 @@ type assignmentArgs struct {
 
 type weaknessArgs struct {
 	ClassID string `json:"classId" description:"The class: its classId (class-…) or the name the teacher used, e.g. 1A."`
-	Skill   string `json:"skill,omitempty" enum:"grammar,vocabulary,reading,writing" description:"Optional: rank by this skill instead of the overall score."`
+	// No enum in the schema: a model that sends "" for "none" should get
+	// the overall ranking, not an argument error; other values are refused
+	// with the list of skills.
+	Skill string `json:"skill,omitempty" description:"Optional: rank by this skill instead of the overall score: grammar, vocabulary, reading or writing (English classes)."`
 }
 
 type searchArgs struct {

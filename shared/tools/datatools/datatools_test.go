@@ -242,15 +242,26 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestBadArguments(t *testing.T) {
+func TestArguments(t *testing.T) {
 	reg, srv := newRegistry(t)
 	_, err := run(t, reg, "t-001", "analyze_student_weakness", `{"classId":"1A","skill":"spelling"}`)
-	var ae *tools.ArgumentError
-	if !errors.As(err, &ae) {
-		t.Fatalf("err = %v, want an ArgumentError", err)
+	if apperr.CodeOf(err) != apperr.ValidationError || !strings.Contains(err.Error(), "grammar, vocabulary, reading, writing") {
+		t.Fatalf("err = %v, want a VALIDATION_ERROR listing the skills", err)
 	}
 	if srv.RequestCount() != 0 {
-		t.Error("a bad argument reached the service")
+		t.Error("a bad skill reached the service")
+	}
+	res, err := run(t, reg, "t-001", "analyze_student_weakness", `{"classId":"1A","skill":""}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := string(encode(t, res.Output)); !strings.Contains(out, `"skill": "overall"`) {
+		t.Errorf("empty skill did not rank overall: %.80s", out)
+	}
+	_, err = run(t, reg, "t-001", "get_class_detail", `{}`)
+	var ae *tools.ArgumentError
+	if !errors.As(err, &ae) {
+		t.Errorf("missing classId: err = %v, want an ArgumentError", err)
 	}
 }
 

@@ -258,15 +258,17 @@ func argError(tool, format string, a ...any) error {
 	return &tools.ArgumentError{Tool: tool, Err: fmt.Errorf(format, a...)}
 }
 
-// lang is the language of the call, or of the sample text.
-func lang(c tools.Call, sample ...string) string {
+// teacherLang is the language of the teacher's messages: the call's, or
+// else the content's. The files themselves take the language of their
+// content (an English vocabulary page for a Chinese teacher is English).
+func teacherLang(c tools.Call, content string) string {
 	switch l := strings.ToLower(c.Language); {
 	case strings.HasPrefix(l, "zh"):
 		return "zh-CN"
 	case strings.HasPrefix(l, "en"):
 		return "en-US"
 	}
-	return office.Lang("", sample...)
+	return content
 }
 
 // bilingual picks the Chinese or English message.

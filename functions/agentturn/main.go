@@ -1,0 +1,24 @@
+// Command agentturn is the conversation workflow's AgentTurn step
+// (${AgentTurnFunctionArn}): one streamed model round of the agent loop.
+//
+// It only wires: configuration, clients and the step come from
+// wire.FromEnv; the step itself is plain Go in shared/agent.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("agentturn: %v", err)
+	}
+	lambda.Start(app.Agent.Turn)
+}

@@ -1,0 +1,28 @@
+// Command api serves the JSON routes behind the HTTP API (payload format
+// 2.0) with the same edge handler as the stream function, through
+// aws-lambda-go-api-proxy. It has no streaming: SSE clients use the
+// stream function's URL.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("api: %v", err)
+	}
+	h, err := app.EdgeHandler()
+	if err != nil {
+		log.Fatalf("api: %v", err)
+	}
+	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
+}

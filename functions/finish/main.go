@@ -1,0 +1,24 @@
+// Command finish is the conversation workflow's Finish step and every Catch's
+// target (${FinishFunctionArn}): it ends the turn and closes its stream.
+//
+// It only wires: configuration, clients and the step come from
+// wire.FromEnv; the step itself is plain Go in shared/agent.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("finish: %v", err)
+	}
+	lambda.Start(app.Agent.Finish)
+}

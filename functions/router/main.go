@@ -1,0 +1,24 @@
+// Command router is the conversation workflow's Route step (${RouterFunctionArn}):
+// the router model classifies the message into a RouteOutput.
+//
+// It only wires: configuration, clients and the step come from
+// wire.FromEnv; the step itself is plain Go in shared/agent.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("router: %v", err)
+	}
+	lambda.Start(app.Agent.Route)
+}

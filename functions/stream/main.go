@@ -1,0 +1,29 @@
+// Command stream is the streaming edge: the Function URL (InvokeMode
+// RESPONSE_STREAM) that begins a turn, starts its workflow with Step
+// Functions and relays the turn's event log from DynamoDB as Server-Sent
+// Events. lambdaurl writes each Write as its own chunk, so SSE streams
+// without an http.Flusher; build with -tags lambda.norpc for
+// provided.al2023.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambdaurl"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("stream: %v", err)
+	}
+	h, err := app.EdgeHandler() // panics recovered: lambdaurl does not
+	if err != nil {
+		log.Fatalf("stream: %v", err)
+	}
+	lambdaurl.Start(h)
+}

@@ -1,0 +1,24 @@
+// Command tool is one iteration of the conversation workflow's Tools map
+// (${ToolFunctionArn}): it runs one tool call and stores its result.
+//
+// It only wires: configuration, clients and the step come from
+// wire.FromEnv; the step itself is plain Go in shared/agent.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("tool: %v", err)
+	}
+	lambda.Start(app.Agent.RunTool)
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
+)
+
+// weakestInGrammar computes, straight from the mock's data set and not
+// through the product, the students of a class ranked by their average
+// grammar sub-score, weakest first.
+func weakestInGrammar(classUID string) []string {
+	ds := mockdata.Default()
+	inClass := map[string]bool{}
+	for _, st := range ds.Students {
+		if st.ClassID == classUID {
+			inClass[st.UID] = true
+		}
+	}
+	sum, n, name := map[string]float64{}, map[string]float64{}, map[string]string{}
+	for _, sub := range ds.Submissions {
+		if inClass[sub.StudentID] && sub.Skills != nil {
+			sum[sub.StudentID] += sub.Skills.Grammar
+			n[sub.StudentID]++
+			name[sub.StudentID] = sub.StudentName
+		}
+	}
+	var ids []string
+	for id := range sum {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return sum[ids[i]]/n[ids[i]] < sum[ids[j]]/n[ids[j]] })
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = name[id]
+	}
+	return out
+}
+
+func TestDataQuestions(t *testing.T) {
+	s := newLocal(t, nil)
+	weakest := weakestInGrammar("class-hk-f1a")
+	if len(weakest) < 30 {
+		t.Fatalf("mock class 1A has %d students with grammar scores", len(weakest))
+	}
+	for _, msg := range []string{"which students in 1A are weakest in grammar?", "1A 班哪些学生语法最弱？"} {
+		t.Run(msg, func(t *testing.T) {
+			before := len(s.Java.Requests())
+			st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q}`, msg))
+			types := st.types(t)
+			if st.Status != http.StatusOK || slices.Contains(types, "error") || types[len(types)-2] != "finish" {
+				t.Fatalf("turn: %d %v", st.Status, types)
+			}
+			var tools []string
+			for _, p := range st.data(t, "data-tool-progress") {
+				if p["status"] != "running" {
+					tools = append(tools, fmt.Sprint(p["tool"], ":", p["status"]))
+				}
+			}
+			if !slices.Contains(tools, "analyze_student_weakness:success") {
+				t.Fatalf("tools %v", tools)
+			}
+			answer := st.text(t)
+			for _, name := range weakest[:3] {
+				if !strings.Contains(answer, name) {
+					t.Errorf("the answer does not name %s (one of the three weakest):\n%s", name, answer)
+				}
+			}
+			if len(s.Java.Requests()) == before {
+				t.Error("the answer did not come through the data service over HTTP")
+			}
+			aiSDK(t, st.Raw)
+		})
+	}
+	t.Run("another teacher's class", func(t *testing.T) {
+		st := postStream(t, s.URL, `{"message":"which students in 1A are weakest in grammar?"}`, "X-Teacher-Id", "t-002")
+		for _, p := range st.data(t, "data-tool-progress") {
+			if p["status"] == "success" && p["tool"] == "analyze_student_weakness" {
+				t.Fatalf("t-002 read 1A: %v", p)
+			}
+		}
+		if strings.Contains(st.text(t), weakest[0]) {
+			t.Fatalf("another teacher's students leaked: %s", st.text(t))
+		}
+	})
+}
+
+func TestAmbiguousRequestEndsInClarify(t *testing.T) {
+	s := newLocal(t, nil)
+	st := postStream(t, s.URL, `{"message":"make a worksheet for my class"}`)
+	types := st.types(t)
+	if !slices.Contains(types, "data-clarify") || types[len(types)-2] != "finish" {
+		t.Fatalf("chunks %v", types)
+	}
+	if !slices.Contains(types, "data-tool-progress") {
+		t.Fatalf("clarify_needed should come from the agent after it looked at the classes: %v", types)
+	}
+	c := st.last(t, "data-clarify")["data"].(map[string]any)
+	opts, _ := c["options"].([]any)
+	if c["question"] == "" || len(opts) < 2 {
+		t.Fatalf("clarify payload %v", c)
+	}
+	aiSDK(t, st.Raw)
+}

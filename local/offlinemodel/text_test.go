@@ -1,0 +1,89 @@
+package offlinemodel
+
+import "testing"
+
+func TestReadingTheTeacher(t *testing.T) {
+	tests := []struct {
+		msg     string
+		count   int
+		class   string
+		topic   string
+		qtype   string
+		grade   string
+		lang    lang
+		quiz    bool
+		content bool
+		data    bool
+		vague   bool
+	}{
+		{msg: "出 5 道牛顿第一定律的选择题", count: 5, topic: "牛顿第一定律", qtype: singleChoice, lang: zh, quiz: true},
+		{msg: "出十道关于二次函数的判断题", count: 10, topic: "二次函数", qtype: trueFalse, lang: zh, quiz: true},
+		{msg: "给初二出两道勾股定理填空题", count: 2, topic: "勾股定理", qtype: fillBlank, grade: "初二", lang: zh, quiz: true},
+		{msg: "Create 3 multiple-choice questions about photosynthesis", count: 3, topic: "photosynthesis", qtype: singleChoice, quiz: true},
+		{msg: "Give me five true/false questions on the water cycle for Year 7", count: 5, topic: "water cycle", qtype: trueFalse, grade: "Year 7", quiz: true},
+		{msg: "make a worksheet for my class", qtype: singleChoice, quiz: true},
+		{msg: "帮我给班上出一份练习", qtype: singleChoice, lang: zh, quiz: true},
+		{msg: "1A 班哪些学生语法最弱？", class: "1A", qtype: singleChoice, lang: zh, data: true},
+		{msg: "make a grade analysis of Form 1B", class: "1B", qtype: singleChoice, data: true},
+		{msg: "how is class 2c doing?", class: "2C", qtype: singleChoice, data: true},
+		{msg: "solve 2x + 3 = 7", qtype: singleChoice},
+		{msg: "帮我做一个光合作用的 PPT", topic: "光合作用", qtype: singleChoice, lang: zh, content: true},
+		{msg: "帮我弄一下", qtype: singleChoice, lang: zh, vague: true},
+		{msg: "Help me with that.", qtype: singleChoice, vague: true},
+		{msg: "我有个问题", qtype: singleChoice, lang: zh},
+	}
+	for _, tt := range tests {
+		c := &call{user: tt.msg, lang: detectLang(tt.msg), tools: map[string]*schema{}}
+		got := struct {
+			count                      int
+			class, topic, qtype, grade string
+			lang                       lang
+			quiz, content, data, vague bool
+		}{questionCount(tt.msg), classMention(tt.msg), topicOf(c.lang, tt.msg), questionType(tt.msg), gradeMention(tt.msg),
+			c.lang, wantsQuiz(c), wantsContent(c), isDataQuestion(tt.msg), isVague(tt.msg)}
+		want := struct {
+			count                      int
+			class, topic, qtype, grade string
+			lang                       lang
+			quiz, content, data, vague bool
+		}{tt.count, tt.class, tt.topic, tt.qtype, tt.grade, tt.lang, tt.quiz, tt.content, tt.data, tt.vague}
+		// Data words in a quiz request are fine: the quiz test comes first.
+		if tt.quiz || tt.content {
+			got.data = want.data
+		}
+		if got != want {
+			t.Errorf("%q:\n got %+v\nwant %+v", tt.msg, got, want)
+		}
+	}
+}
+
+func TestNumberWords(t *testing.T) {
+	for s, want := range map[string]int{"5": 5, "十": 10, "十二": 12, "二十": 20, "三十五": 35, "两": 2, "five": 5, "Twenty": 20} {
+		if got, ok := numberWord(s); !ok || got != want {
+			t.Errorf("numberWord(%q) = %d %v, want %d", s, got, ok, want)
+		}
+	}
+}
+
+func TestToolFailed(t *testing.T) {
+	for content, want := range map[string]bool{
+		`{"error":"boom"}`: true, `{"error":{"message":"x"}}`: true, `{"success":false}`: true, `{"status":"error"}`: true,
+		`{"error":null}`: false, `{"error":""}`: false, `{"total":3}`: false, `Error: timeout`: true, `invalid arguments for x: y`: true, `plain result`: false,
+	} {
+		if got, _ := toolFailed(content); got != want {
+			t.Errorf("toolFailed(%s) = %v", content, got)
+		}
+	}
+}
+
+func TestHistoryIn(t *testing.T) {
+	for content, want := range map[string]string{
+		"## Earlier in this conversation\n- a":                               "## Earlier in this conversation\n- a",
+		"# Insight Edge · chat\nrules\n## Earlier in this conversation\n- b": "## Earlier in this conversation\n- b",
+		"# Insight Edge · chat\nno history":                                  "",
+	} {
+		if got := historyIn(content); got != want {
+			t.Errorf("historyIn(%q) = %q", content, got)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+// Package samples builds realistic documents and decks for the office
+// tests and benchmarks, in Chinese and in English.
+package samples
+
+import (
+	"fmt"
+
+	"github.com/insightedge/insightedge/shared/office"
+)
+
+// Deck returns a deck of n content slides in Chinese (zh) or English.
+func Deck(n int, zh bool) office.Deck {
+	d := office.Deck{Title: "Pythagorean Theorem: Proofs and Uses", Subtitle: "Mathematics · Grade 8"}
+	if zh {
+		d = office.Deck{Title: "勾股定理：从证明到应用", Subtitle: "数学 · 八年级"}
+	}
+	for i := range n {
+		s := office.Slide{
+			Title: fmt.Sprintf("Part %d: right triangles", i+1),
+			Bullets: []string{
+				"In a right triangle, a² + b² = c², where c is the hypotenuse",
+				fmt.Sprintf("Worked example %d: legs 3 and 4 give a hypotenuse of 5", i+1),
+				"Proof by rearranging four **congruent** triangles",
+				"Everyday uses: ladders, ramps and screen sizes",
+			},
+			Notes: fmt.Sprintf("Ask the class to measure a ladder against the wall (slide %d).\nGive them two minutes.", i+2),
+		}
+		if zh {
+			s = office.Slide{
+				Title: fmt.Sprintf("第%d部分：直角三角形", i+1),
+				Bullets: []string{
+					"直角三角形中，两直角边的平方和等于斜边的平方：a² + b² = c²",
+					fmt.Sprintf("例题%d：两条直角边分别为 3 和 4，斜边为 5", i+1),
+					"赵爽弦图：用四个**全等**的直角三角形拼出证明",
+					"生活中的应用：梯子、坡道与屏幕尺寸",
+				},
+				Notes: fmt.Sprintf("请学生量一量靠在墙上的梯子（第%d页）。\n给学生两分钟时间讨论。", i+2),
+			}
+		}
+		d.Slides = append(d.Slides, s)
+	}
+	return d
+}
+
+// Document returns a lesson plan in Chinese (zh) or English with the given
+// number of teaching steps; about six steps fill a page.
+func Document(steps int, zh bool) office.Document {
+	if !zh {
+		doc := office.Document{
+			Title: "Lesson Plan: The Pythagorean Theorem", Subtitle: "Mathematics · Grade 8 · Lesson plan",
+			Sections: []office.Section{
+				{Heading: "1. Objectives", Blocks: []office.Block{
+					office.List{Ordered: true, Items: []string{"State the theorem and when it applies", "Follow **two** proofs", "Solve problems about distances"}},
+				}},
+				{Heading: "2. Lesson flow", Blocks: []office.Block{
+					office.Table{Headers: []string{"Stage", "Time", "Activity"}, Rows: [][]string{
+						{"Warm-up", "5 min", "Measure the classroom diagonal"},
+						{"Explore", "15 min", "Cut and rearrange four triangles"},
+						{"Practice", "15 min", "Textbook exercises 1 to 4"},
+					}},
+				}},
+			},
+		}
+		for i := range steps {
+			doc.Sections = append(doc.Sections, office.Section{Heading: fmt.Sprintf("Step %d", i+1), Level: 2, Blocks: []office.Block{
+				office.Paragraph{Text: "Students work in pairs to discover the relationship between the sides of a right triangle. " +
+					"They cut four congruent triangles out of paper, arrange them inside a square, and compare the areas before and after. " +
+					"The teacher walks around, asks guiding questions and collects the pairs' conjectures on the board."},
+				office.List{Items: []string{"Ask: what stays the same when we move the pieces?", "Write the conjecture a² + b² = c² on the board"}},
+			}})
+		}
+		return doc
+	}
+	doc := office.Document{
+		Title: "《勾股定理》教案", Subtitle: "数学 · 八年级 · 教案",
+		Sections: []office.Section{
+			{Heading: "一、教学目标", Blocks: []office.Block{
+				office.List{Ordered: true, Items: []string{"理解勾股定理的内容及适用条件", "掌握**两种**证明方法", "能用勾股定理解决距离问题"}},
+			}},
+			{Heading: "二、教学过程", Blocks: []office.Block{
+				office.Table{Headers: []string{"环节", "时间", "活动内容"}, Rows: [][]string{
+					{"导入", "5 分钟", "测量教室对角线，提出问题"},
+					{"探究", "15 分钟", "小组合作拼图，猜想三边关系"},
+					{"练习", "15 分钟", "完成课本例题 1～4"},
+				}},
+			}},
+		},
+	}
+	for i := range steps {
+		doc.Sections = append(doc.Sections, office.Section{Heading: fmt.Sprintf("第%d步", i+1), Level: 2, Blocks: []office.Block{
+			office.Paragraph{Text: "学生两人一组，用四个全等的直角三角形纸片在正方形中拼图，比较拼图前后的面积，" +
+				"发现直角三角形三边之间的关系。教师巡视指导，提出引导性问题，并把各组的猜想写在黑板上（例如“a² + b² = c²”）。" +
+				"最后请一组学生上台展示，全班讨论证明过程是否严密。"},
+			office.List{Items: []string{"提问：移动纸片时，什么保持不变？", "板书猜想：a² + b² = c²"}},
+		}})
+	}
+	return doc
+}

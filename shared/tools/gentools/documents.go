@@ -1,0 +1,195 @@
+package gentools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/insightedge/insightedge/shared/office"
+	"github.com/insightedge/insightedge/shared/office/docx"
+	"github.com/insightedge/insightedge/shared/office/pdf"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/tools"
+)
+
+// Bounds of a document the model may ask for.
+const (
+	MaxSections  = 40
+	MaxTableRows = 60
+	MaxTableCols = 8
+)
+
+// Document kinds.
+const (
+	KindLessonPlan   = "lesson_plan"
+	KindLectureNotes = "lecture_notes"
+	KindHomework     = "homework"
+)
+
+// TableArg is a table with a header row.
+type TableArg struct {
+	Headers []string   `json:"headers" description:"column headings"`
+	Rows    [][]string `json:"rows" description:"the rows, each with one cell per heading"`
+}
+
+// SectionArg is one section of a document.
+type SectionArg struct {
+	Heading    string    `json:"heading" description:"the section heading, e.g. 一、教学目标"`
+	Level      int       `json:"level,omitempty" description:"heading level: 1 (default) for a section, 2 or 3 for a subsection"`
+	Paragraphs []string  `json:"paragraphs,omitempty" description:"paragraphs of prose, in order"`
+	Bullets    []string  `json:"bullets,omitempty" description:"a bulleted list, after the paragraphs"`
+	Numbered   []string  `json:"numbered,omitempty" description:"a numbered list (steps, exercises), after the bullets"`
+	Table      *TableArg `json:"table,omitempty" description:"a table, after the lists"`
+}
+
+// DocxArgs are generate_docx's arguments.
+type DocxArgs struct {
+	Title    string       `json:"title" description:"the document's title, also the file name"`
+	Kind     string       `json:"kind" enum:"lesson_plan,lecture_notes,homework" description:"lesson_plan (教案), lecture_notes (讲稿) or homework (作业)"`
+	Subject  string       `json:"subject,omitempty" description:"the subject, e.g. 数学"`
+	Grade    string       `json:"grade,omitempty" description:"the grade, e.g. 八年级"`
+	Sections []SectionArg `json:"sections" description:"the sections in order"`
+}
+
+// PDFArgs are render_pdf's arguments: a document as for generate_docx.
+type PDFArgs struct {
+	Title    string       `json:"title" description:"the document's title, also the file name"`
+	Kind     string       `json:"kind,omitempty" enum:"lesson_plan,lecture_notes,homework" description:"lesson_plan (教案), lecture_notes (讲稿) or homework (作业)"`
+	Subject  string       `json:"subject,omitempty" description:"the subject, e.g. 数学"`
+	Grade    string       `json:"grade,omitempty" description:"the grade, e.g. 八年级"`
+	Sections []SectionArg `json:"sections" description:"the sections in order"`
+}
+
+// document checks the arguments and builds the document.
+func document(tool, title, kind, subject, grade string, sections []SectionArg) (office.Document, error) {
+	if office.Line(title) == "" {
+		return office.Document{}, argError(tool, "title is empty")
+	}
+	if len(sections) == 0 {
+		return office.Document{}, argError(tool, "sections is empty: give at least one section")
+	}
+	if len(sections) > MaxSections {
+		return office.Document{}, argError(tool, "%d sections is more than %d", len(sections), MaxSections)
+	}
+	doc := office.Document{Title: title}
+	for i, s := range sections {
+		sec := office.Section{Heading: s.Heading, Level: s.Level}
+		for _, p := range s.Paragraphs {
+			sec.Blocks = append(sec.Blocks, office.Paragraph{Text: p})
+		}
+		if len(s.Bullets) > 0 {
+			sec.Blocks = append(sec.Blocks, office.List{Items: s.Bullets})
+		}
+		if len(s.Numbered) > 0 {
+			sec.Blocks = append(sec.Blocks, office.List{Ordered: true, Items: s.Numbered})
+		}
+		if t := s.Table; t != nil {
+			if len(t.Rows) > MaxTableRows {
+				return office.Document{}, argError(tool, "section %d: the table has %d rows, more than %d", i+1, len(t.Rows), MaxTableRows)
+			}
+			tab := office.Table{Headers: t.Headers, Rows: t.Rows}
+			if tab.Columns() > MaxTableCols {
+				return office.Document{}, argError(tool, "section %d: the table has %d columns, more than %d", i+1, tab.Columns(), MaxTableCols)
+			}
+			sec.Blocks = append(sec.Blocks, tab)
+		}
+		doc.Sections = append(doc.Sections, sec)
+	}
+	doc = doc.Normalized()
+	if len(doc.Sections) == 0 {
+		return office.Document{}, argError(tool, "every section is empty")
+	}
+	doc.Lang = office.Lang("", doc.Title, docText(doc))
+	zh := office.IsChinese(doc.Lang)
+	var sub []string
+	for _, s := range []string{subject, grade, kindLabel(kind, zh)} {
+		if s = office.Line(s); s != "" {
+			sub = append(sub, s)
+		}
+	}
+	doc.Subtitle = strings.Join(sub, " · ")
+	if kind == KindHomework {
+		doc.Fields = []string{"Name", "Class", "Date"}
+		if zh {
+			doc.Fields = []string{"姓名", "班级", "日期"}
+		}
+	}
+	return doc, nil
+}
+
+func kindLabel(kind string, zh bool) string {
+	labels := map[string][2]string{
+		KindLessonPlan:   {"教案", "Lesson plan"},
+		KindLectureNotes: {"讲稿", "Lecture notes"},
+		KindHomework:     {"课后作业", "Homework"},
+	}
+	l, ok := labels[kind]
+	if !ok {
+		return ""
+	}
+	if zh {
+		return l[0]
+	}
+	return l[1]
+}
+
+func docText(d office.Document) string {
+	var b strings.Builder
+	for _, s := range d.Sections {
+		b.WriteString(s.Heading)
+		for _, bl := range s.Blocks {
+			if p, ok := bl.(office.Paragraph); ok {
+				b.WriteString(p.Text)
+			}
+		}
+	}
+	return b.String()
+}
+
+func (p *pack) generateDocx(ctx context.Context, c tools.Call, a DocxArgs) (tools.Result, error) {
+	doc, err := document(GenerateDocx, a.Title, a.Kind, a.Subject, a.Grade, a.Sections)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return p.documentFile(ctx, c, a, GenerateDocx, "docx", docx.ContentType, doc, func() ([]byte, error) {
+		var buf bytes.Buffer
+		if err := docx.Write(&buf, doc, p.now()); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	})
+}
+
+func (p *pack) renderPDF(ctx context.Context, c tools.Call, a PDFArgs) (tools.Result, error) {
+	doc, err := document(RenderPDF, a.Title, a.Kind, a.Subject, a.Grade, a.Sections)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if p.pdf == nil {
+		return tools.Result{}, errors.New("PDF output is not available on this server (its font, Debian package " + pdf.FontPackage + ", is not installed); offer a .docx instead")
+	}
+	return p.documentFile(ctx, c, a, RenderPDF, "pdf", pdf.ContentType, doc, func() ([]byte, error) {
+		return p.pdf.Bytes(doc, p.now())
+	})
+}
+
+func (p *pack) documentFile(ctx context.Context, c tools.Call, args any, tool, typ, contentType string, doc office.Document, build func() ([]byte, error)) (tools.Result, error) {
+	d, err := p.deliver(ctx, c, args, file{tool: tool, title: doc.Title, ext: typ, contentType: contentType, build: build})
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if err := emit(ctx, c, protocol.DataFileReady, FileReady{Type: typ, URL: d.url, Filename: d.obj.Filename(), Size: d.obj.Size}); err != nil {
+		return tools.Result{}, err
+	}
+	l := teacherLang(c, doc.Lang)
+	return tools.Result{
+		Status:  protocol.ToolSuccess,
+		Message: bilingual(l, "文件已生成："+d.obj.Filename(), "File ready: "+d.obj.Filename()),
+		Output: map[string]any{
+			"status": "ready", "type": typ, "filename": d.obj.Filename(), "size": d.obj.Size,
+			"sections": len(doc.Sections),
+			"next":     "The teacher sees a download card for the file; do not repeat the link. Tell them briefly what it contains.",
+		},
+	}, nil
+}

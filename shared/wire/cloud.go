@@ -1,0 +1,323 @@
+package wire
+
+// The AWS side of the graph: configuration from the Lambda environment, the
+// AWS SDK clients (X-Ray instrumented), the DynamoDB store and event log,
+// the S3 blob store, the Step Functions starter, then New. Every main in
+// functions/ calls FromEnv once, at cold start.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/aws-xray-sdk-go/instrumentation/awsv2"
+	"github.com/aws/aws-xray-sdk-go/strategy/ctxmissing"
+	"github.com/aws/aws-xray-sdk-go/xray"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/sfnstart"
+	"github.com/insightedge/insightedge/shared/tools/gentools"
+)
+
+// Environment variables of the AWS side, besides those of ConfigFromEnv.
+// template.yaml sets them; the AWS SDK reads its own (AWS_REGION, the
+// credentials, AWS_ENDPOINT_URL_<SERVICE>) from the process environment.
+const (
+	// EnvTable names the DynamoDB table (required).
+	EnvTable = "TABLE_NAME"
+	// EnvBucket names the S3 bucket of generated files (optional: without
+	// it the file tools are not registered).
+	EnvBucket = "BUCKET_NAME"
+	// EnvConversationMachine is the conversation state machine's ARN
+	// (required by the edge functions, which start turns).
+	EnvConversationMachine = "CONVERSATION_STATE_MACHINE_ARN"
+	// EnvConversationMachineType is EXPRESS (default) or STANDARD.
+	EnvConversationMachineType = "CONVERSATION_STATE_MACHINE_TYPE"
+	// EnvAPIKeyParameter names an SSM SecureString parameter holding
+	// OPENAI_API_KEY, read at cold start when OPENAI_API_KEY is not set.
+	EnvAPIKeyParameter = "OPENAI_API_KEY_PARAMETER"
+	// EnvJWTSecretParameter names an SSM SecureString parameter holding
+	// AUTH_JWT_SECRET, read at cold start when AUTH_JWT_SECRET is not set.
+	EnvJWTSecretParameter = "AUTH_JWT_SECRET_PARAMETER"
+	// EnvAllowDevAuth=true lets the edge run without a JWT secret, in the
+	// development mode that trusts X-Teacher-Id (a sandbox stack only).
+	EnvAllowDevAuth = "AUTH_ALLOW_DEV"
+	// EnvLogLevel is debug, info (default), warn or error.
+	EnvLogLevel = "LOG_LEVEL"
+	// EnvXRayContextMissing is the X-Ray SDK's own variable; FromEnv makes
+	// IGNORE_ERROR its default, so that code running outside a traced
+	// invocation (tests, the emulator) logs nothing for every SDK call.
+	EnvXRayContextMissing = "AWS_XRAY_CONTEXT_MISSING"
+	// EnvFunctionName is set by Lambda; it names the service in the logs.
+	EnvFunctionName = "AWS_LAMBDA_FUNCTION_NAME"
+)
+
+// Machine types of EnvConversationMachineType.
+const (
+	MachineExpress  = "EXPRESS"
+	MachineStandard = "STANDARD"
+)
+
+// CloudConfig is the AWS side's configuration.
+type CloudConfig struct {
+	Table               string
+	Bucket              string
+	ConversationMachine string
+	ConversationExpress bool
+	APIKeyParameter     string
+	JWTSecretParameter  string
+	AllowDevAuth        bool
+	LogLevel            slog.Level
+}
+
+// CloudConfigFromEnv reads the AWS side's configuration; errors name the
+// variable at fault.
+func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
+	c := CloudConfig{
+		Table:               strings.TrimSpace(getenv(EnvTable)),
+		Bucket:              strings.TrimSpace(getenv(EnvBucket)),
+		ConversationMachine: strings.TrimSpace(getenv(EnvConversationMachine)),
+		APIKeyParameter:     strings.TrimSpace(getenv(EnvAPIKeyParameter)),
+		JWTSecretParameter:  strings.TrimSpace(getenv(EnvJWTSecretParameter)),
+	}
+	if c.Table == "" {
+		return c, fmt.Errorf("wire: %s is required (the DynamoDB table)", EnvTable)
+	}
+	switch v := strings.ToUpper(strings.TrimSpace(getenv(EnvConversationMachineType))); v {
+	case "", MachineExpress:
+		c.ConversationExpress = true
+	case MachineStandard:
+	default:
+		return c, fmt.Errorf("wire: %s=%q: want %s or %s", EnvConversationMachineType, v, MachineExpress, MachineStandard)
+	}
+	switch v := strings.TrimSpace(getenv(EnvAllowDevAuth)); v {
+	case "", "false":
+	case "true":
+		c.AllowDevAuth = true
+	default:
+		return c, fmt.Errorf("wire: %s=%q: want true or false", EnvAllowDevAuth, v)
+	}
+	if v := strings.TrimSpace(getenv(EnvLogLevel)); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			return c, fmt.Errorf("wire: %s=%q: want debug, info, warn or error", EnvLogLevel, v)
+		}
+	}
+	return c, nil
+}
+
+// CloudApp is the graph of one Lambda function.
+type CloudApp struct {
+	*App
+	Cloud CloudConfig
+	// AWS is the SDK configuration the clients share.
+	AWS aws.Config
+	// Table is the DynamoDB store and event log.
+	Table *dynamostore.Table
+	// Blob is the S3 store of generated files; nil without BUCKET_NAME.
+	Blob blob.Store
+	// Starter starts conversation workflows; nil without
+	// CONVERSATION_STATE_MACHINE_ARN.
+	Starter edge.Starter
+}
+
+// CloudOptions adjust FromEnv for tests; the zero value is production.
+type CloudOptions struct {
+	// Output receives the JSON logs and EMF metric lines (os.Stdout, which
+	// Lambda sends to CloudWatch Logs).
+	Output io.Writer
+	// AWSOptions are added to the SDK configuration's load options.
+	AWSOptions []func(*config.LoadOptions) error
+	// DynamoDB, SSM and StepFunctions options are added to those clients'.
+	DynamoDB      []func(*dynamodb.Options)
+	SSM           []func(*ssm.Options)
+	StepFunctions []func(*sfn.Options)
+}
+
+// FromEnv builds the graph from the Lambda environment through getenv
+// (os.Getenv in the mains). It configures the X-Ray SDK's context-missing
+// strategy, which is process-wide (see EnvXRayContextMissing).
+func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*CloudApp, error) {
+	cc, err := CloudConfigFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if o.Output == nil {
+		o.Output = os.Stdout
+	}
+	service := getenv(EnvFunctionName)
+	if service == "" {
+		service = "insightedge"
+	}
+	logger := obs.NewLogger(o.Output, cc.LogLevel, service)
+	if getenv(EnvXRayContextMissing) == "" {
+		if err := xray.Configure(xray.Config{ContextMissingStrategy: ctxmissing.NewDefaultIgnoreErrorStrategy()}); err != nil {
+			return nil, fmt.Errorf("wire: configure X-Ray: %w", err)
+		}
+	}
+
+	awsCfg, err := config.LoadDefaultConfig(ctx, o.AWSOptions...)
+	if err != nil {
+		return nil, fmt.Errorf("wire: AWS configuration: %w", err)
+	}
+	// One X-Ray subsegment per AWS call (DynamoDB, S3, SSM, Step Functions).
+	awsv2.AWSV2Instrumentor(&awsCfg.APIOptions)
+
+	env, err := resolveSecrets(ctx, getenv, cc, func() parameterGetter { return ssm.NewFromConfig(awsCfg, o.SSM...) })
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ConfigFromEnv(env)
+	if err != nil {
+		return nil, err
+	}
+
+	table := dynamostore.New(dynamodb.NewFromConfig(awsCfg, o.DynamoDB...), cc.Table, dynamostore.Options{})
+	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table}
+	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
+	httpClient := xray.Client(&http.Client{})
+	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
+		Logger: logger, HTTPClient: httpClient}
+	if cc.Bucket != "" {
+		c.Blob = blob.NewS3(s3.NewFromConfig(awsCfg), cc.Bucket)
+		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger})...)
+	}
+	if c.App, err = New(cfg, b); err != nil {
+		return nil, err
+	}
+	if cc.ConversationMachine != "" {
+		c.Starter, err = sfnstart.New(sfn.NewFromConfig(awsCfg, o.StepFunctions...), cc.ConversationMachine,
+			sfnstart.Options{Express: cc.ConversationExpress, TraceHeader: traceHeader})
+		if err != nil {
+			return nil, fmt.Errorf("wire: %s: %w", EnvConversationMachine, err)
+		}
+	}
+	return c, nil
+}
+
+// parameterGetter reads one SSM parameter (*ssm.Client is one).
+type parameterGetter interface {
+	GetParameter(ctx context.Context, in *ssm.GetParameterInput, opts ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
+}
+
+// resolveSecrets returns getenv with OPENAI_API_KEY and AUTH_JWT_SECRET
+// read from their SSM parameters where the variable itself is not set, so
+// that secrets never sit in the function's configuration.
+func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudConfig, client func() parameterGetter) (func(string) string, error) {
+	secrets := map[string]string{}
+	var ssmc parameterGetter
+	for _, s := range []struct{ name, parameter string }{
+		{"OPENAI_API_KEY", cc.APIKeyParameter},
+		{"AUTH_JWT_SECRET", cc.JWTSecretParameter},
+	} {
+		if s.parameter == "" || getenv(s.name) != "" {
+			continue
+		}
+		if ssmc == nil {
+			ssmc = client()
+		}
+		out, err := ssmc.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(s.parameter), WithDecryption: aws.Bool(true)})
+		if err != nil {
+			return nil, fmt.Errorf("wire: read %s from the SSM parameter %q: %w", s.name, s.parameter, err)
+		}
+		if out.Parameter == nil || aws.ToString(out.Parameter.Value) == "" {
+			return nil, fmt.Errorf("wire: the SSM parameter %q (for %s) is empty", s.parameter, s.name)
+		}
+		secrets[s.name] = aws.ToString(out.Parameter.Value)
+	}
+	return func(name string) string {
+		if v, ok := secrets[name]; ok {
+			return v
+		}
+		return getenv(name)
+	}, nil
+}
+
+// traceHeader is the X-Ray header of the segment in ctx, if any.
+func traceHeader(ctx context.Context) string {
+	seg := xray.GetSegment(ctx)
+	if seg == nil {
+		return ""
+	}
+	return seg.DownstreamHeader().String()
+}
+
+// EdgeHandler is the HTTP edge of the stream and api functions: every
+// route, with panics recovered (lambdaurl runs the handler in a goroutine
+// of its own, where a panic would end the process).
+func (c *CloudApp) EdgeHandler() (http.Handler, error) {
+	if c.Starter == nil {
+		return nil, fmt.Errorf("wire: %s is required by the edge (it starts the turns' workflows)", EnvConversationMachine)
+	}
+	if c.Config.JWTSecret == "" && !c.Cloud.AllowDevAuth {
+		return nil, fmt.Errorf("wire: the edge needs AUTH_JWT_SECRET or %s (or %s=true for a sandbox without identities)",
+			EnvJWTSecretParameter, EnvAllowDevAuth)
+	}
+	srv := c.Edge(c.Starter, []edge.Check{{Name: "store", Check: func(ctx context.Context) error {
+		_, err := c.Store.GetSession(ctx, "health-probe")
+		if errors.Is(err, session.ErrNotFound) {
+			return nil
+		}
+		return err
+	}}})
+	srv.SetReady(true)
+	return Recover(srv.Handler(), c.Logger), nil
+}
+
+// Recover answers a panicking request with a JSON 500 (when nothing has
+// been written yet) and logs it, instead of letting the panic end the
+// process.
+func Recover(h http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rw := &startedWriter{ResponseWriter: w}
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			log.ErrorContext(r.Context(), "panic in the edge", "panic", fmt.Sprint(p), "path", r.URL.Path)
+			if !rw.started {
+				body := apperr.New(apperr.Internal, "internal error").ToBody()
+				w.Header().Set("Content-Type", "application/json; charset=utf-8")
+				w.WriteHeader(http.StatusInternalServerError)
+				_ = json.NewEncoder(w).Encode(body)
+			}
+		}()
+		h.ServeHTTP(rw, r)
+	})
+}
+
+// startedWriter remembers whether the response has started.
+type startedWriter struct {
+	http.ResponseWriter
+	started bool
+}
+
+func (w *startedWriter) WriteHeader(code int) {
+	w.started = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *startedWriter) Write(b []byte) (int, error) {
+	w.started = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *startedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
