@@ -16,6 +16,7 @@ import (
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/local/javamock"
 	"github.com/insightedge/insightedge/local/offlinemodel"
+	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
@@ -41,11 +42,13 @@ type localServer struct {
 	Offline *offlinemodel.Server // nil when a real model is configured
 	Java    *javamock.Server     // nil when a real data service is configured
 	Data    *javaapi.Client
+	Files   *blob.FS
 	App     *wire.App
 	Edge    *edge.Server
 	runner  *runner
 	db      *boltstore.DB
 	http    *http.Server
+	ln      net.Listener
 	closers []func(context.Context) error
 }
 
@@ -73,7 +76,14 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 		return s, err
 	}
 	s.closers = append(s.closers, func(context.Context) error { return s.db.Close() })
+	if err := s.listen(o.Addr); err != nil {
+		return s, err
+	}
 	data, err := s.startData(ctx, o, env)
+	if err != nil {
+		return s, err
+	}
+	files, err := s.startFiles(o, env)
 	if err != nil {
 		return s, err
 	}
@@ -85,7 +95,7 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	if metrics == nil {
 		metrics = io.Discard
 	}
-	s.App, err = wire.New(cfg, wire.Backends{Store: s.db.Sessions(), Log: s.db.Events(), Tools: data,
+	s.App, err = wire.New(cfg, wire.Backends{Store: s.db.Sessions(), Log: s.db.Events(), Tools: append(data, files...),
 		Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
 	if err != nil {
 		return s, err
@@ -115,16 +125,25 @@ func (s *localServer) startOfflineModel(ctx context.Context, log *slog.Logger, e
 	return nil
 }
 
+// listen takes the address first: the file store's URLs need it.
+func (s *localServer) listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("local: listen on %s: %w", addr, err)
+	}
+	s.ln = ln
+	s.URL = "http://" + ln.Addr().String()
+	s.closers = append(s.closers, func(context.Context) error { _ = ln.Close(); return nil })
+	return nil
+}
+
 func (s *localServer) serve(o options) error {
 	mux := http.NewServeMux()
 	s.Edge.Mount(mux)
+	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("local: listen on %s: %w", o.Addr, err)
-	}
-	s.URL = "http://" + ln.Addr().String()
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ln := s.ln
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			o.Logger.Error("http server stopped", "err", err)

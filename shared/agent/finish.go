@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -73,6 +74,11 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 		return out, "", nil, err
 	}
 	out.Action, out.Text, out.Artifacts = "chat", rec.Result.Message, rec.Result.Artifacts
+	mem, err := a.memories(ctx, in.Turn, in.Attempt)
+	if err != nil {
+		return out, "", nil, err
+	}
+	out.Memory = mem
 	if in.Validation != nil {
 		switch in.Validation.Verdict {
 		case workflow.VerdictGiveUp:
@@ -122,4 +128,21 @@ func userError(e workflow.ErrorInfo) (apperr.Code, string) {
 	default:
 		return apperr.AIError, "AI 服务暂时不可用，请稍后再试。The AI service is temporarily unavailable; please try again."
 	}
+}
+
+// memories collects what the attempt's tools asked later turns to know, in
+// call order.
+func (a *Agent) memories(ctx context.Context, t workflow.Turn, attempt int) ([]string, error) {
+	recs, err := a.Store.ListRecords(ctx, t.SessionID, toolKeyPrefix(t.TurnID, attempt))
+	if err != nil {
+		return nil, fmt.Errorf("agent: list tool records: %w", err)
+	}
+	var out []string
+	for _, r := range recs {
+		var tr toolRecord
+		if err := json.Unmarshal(r.Value, &tr); err == nil && tr.Memory != "" {
+			out = append(out, tr.Memory)
+		}
+	}
+	return out, nil
 }

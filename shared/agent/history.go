@@ -50,6 +50,9 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 		if len(x.Outcome.Artifacts) > 0 {
 			fmt.Fprintf(&b, "Artifacts: %s\n", strings.Join(x.Outcome.Artifacts, ", "))
 		}
+		for _, m := range x.Outcome.Memory {
+			fmt.Fprintf(&b, "Produced: %s\n", m)
+		}
 	}
 	return b.String()
 }
@@ -66,6 +69,9 @@ func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, syst
 	}
 	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: user})
 }
+
+// maxMemory bounds one tool's memory in the history summary.
+const maxMemory = 4000
 
 func clip(s string, n int) string {
 	r := []rune(s)

@@ -35,6 +35,7 @@ type toolRecord struct {
 	Status  string   `json:"status"`
 	Output  string   `json:"output"`
 	Emitted []string `json:"emitted,omitempty"`
+	Memory  string   `json:"memory,omitempty"`
 }
 
 // finalRecord is the stored final_result (or chat reply) of one attempt.

@@ -60,6 +60,9 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 		return workflow.ToolOutput{}, fmt.Errorf("agent: tool %s: %w", in.Call.Name, errors.Join(err, ctx.Err()))
 	}
 	rec.Status, rec.Output = a.toolOutcome(ctx, in.Call, res, err)
+	if err == nil {
+		rec.Memory = clip(res.Memory, maxMemory)
+	}
 	a.Metrics.Count("ToolCall", 1, map[string]string{"tool": in.Call.Name, "status": rec.Status})
 	msg := res.Message
 	if err != nil {

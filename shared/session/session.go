@@ -80,6 +80,9 @@ type Outcome struct {
 	Error     string   `json:"error,omitempty"`
 	ErrorCode string   `json:"errorCode,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// Memory is what the turn's tools asked later turns to know (outlines,
+	// document contents), given to the model in the history summary.
+	Memory []string `json:"memory,omitempty"`
 }
 
 // Clarify is a question the assistant asked back.

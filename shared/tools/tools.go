@@ -47,6 +47,10 @@ type Result struct {
 	Message string
 	// Output is given to the model, encoded as JSON.
 	Output any
+	// Memory is what later turns of the conversation are told about this
+	// call, as text (seed 000 §7.3.2.1: never the raw tool call), e.g. the
+	// outline a teacher is asked to confirm. Keep it short.
+	Memory string
 }
 
 // Tool is one callable tool.

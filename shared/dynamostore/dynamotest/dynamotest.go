@@ -9,6 +9,7 @@ package dynamotest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -37,6 +38,9 @@ const (
 // startBound bounds the wait for the server to listen.
 const startBound = 20 * time.Second
 
+// ErrMissing is returned by Launch when node or dynalite is not installed.
+var ErrMissing = errors.New("dynamotest: node or dynalite is not installed (npm ci --prefix test/js)")
+
 // Server is a running dynalite.
 type Server struct {
 	// Endpoint is its URL, e.g. http://127.0.0.1:41234.
@@ -44,6 +48,7 @@ type Server struct {
 	// Client is a DynamoDB client for it.
 	Client *dynamodb.Client
 	tables atomic.Int64
+	stop   func()
 }
 
 // Require skips t, or fails it when CI=true, with why.
@@ -56,60 +61,72 @@ func Require(t testing.TB, why string) {
 }
 
 // RepoRoot returns the directory of the repository's go.mod, found from the
-// test's working directory upwards.
-func RepoRoot(t testing.TB) string {
-	t.Helper()
+// working directory upwards.
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
+			return "", errors.New("no go.mod above the working directory")
 		}
 		dir = parent
 	}
 }
 
-// Dynalite returns the path of the dynalite command, or skips (fails on CI).
-func Dynalite(t testing.TB) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		Require(t, "node is not installed: "+err.Error())
-	}
-	bin := filepath.Join(RepoRoot(t), "test", "js", "node_modules", ".bin", "dynalite")
-	if _, err := os.Stat(bin); err != nil {
-		Require(t, "dynalite is not installed (npm ci --prefix test/js): "+err.Error())
-	}
-	return bin
-}
-
-// Start starts dynalite for the test and stops it at cleanup.
+// Start starts dynalite for the test and stops it at cleanup. Without node
+// or dynalite the test is skipped, or fails when CI=true.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Dynalite(t)
+	srv, err := Launch()
+	if errors.Is(err, ErrMissing) {
+		Require(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Launch starts dynalite; Close stops it.
+func Launch() (*Server, error) {
+	if _, err := exec.LookPath("node"); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMissing, err)
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(root, "test", "js", "node_modules", ".bin", "dynalite")
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMissing, err)
+	}
 	var lastErr error
 	// The free port is found by binding it and letting it go, so another
 	// process can take it before dynalite does: try a few ports.
 	for range 3 {
-		endpoint, err := start(t, bin)
+		endpoint, stop, err := start(bin)
 		if err == nil {
-			return &Server{Endpoint: endpoint, Client: NewClient(endpoint)}
+			return &Server{Endpoint: endpoint, Client: NewClient(endpoint), stop: stop}, nil
 		}
 		lastErr = err
 	}
-	t.Fatalf("dynalite did not start: %v", lastErr)
-	return nil
+	return nil, fmt.Errorf("dynamotest: dynalite did not start: %w", lastErr)
 }
 
-func start(t testing.TB, bin string) (string, error) {
+// Close stops the server.
+func (s *Server) Close() { s.stop() }
+
+func start(bin string) (string, func(), error) {
 	port, err := freePort()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
 	listening := &watcher{want: "listening at", found: make(chan struct{})}
@@ -117,25 +134,23 @@ func start(t testing.TB, bin string) (string, error) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	stop := func() {
+	stop := sync.OnceFunc(func() {
 		_ = cmd.Process.Kill()
 		<-exited
-	}
+	})
 	select {
 	case <-listening.found:
 	case err := <-exited:
-		exited <- err
-		return "", fmt.Errorf("dynalite exited before listening (%v): %s", err, stderr.String())
+		return "", nil, fmt.Errorf("dynalite exited before listening (%v): %s", err, stderr.String())
 	case <-time.After(startBound):
 		stop()
-		return "", fmt.Errorf("dynalite did not listen within %s", startBound)
+		return "", nil, fmt.Errorf("dynalite did not listen within %s", startBound)
 	}
-	t.Cleanup(stop)
-	return fmt.Sprintf("http://127.0.0.1:%d", port), nil
+	return fmt.Sprintf("http://127.0.0.1:%d", port), stop, nil
 }
 
 // watcher is an io.Writer that closes found once want has been written.

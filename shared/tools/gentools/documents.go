@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/office"
@@ -191,5 +192,6 @@ func (p *pack) documentFile(ctx context.Context, c tools.Call, args any, tool, t
 			"sections": len(doc.Sections),
 			"next":     "The teacher sees a download card for the file; do not repeat the link. Tell them briefly what it contains.",
 		},
+		Memory: memory(fmt.Sprintf("%s file %s generated from this document", typ, d.obj.Filename()), args),
 	}, nil
 }

@@ -278,3 +278,18 @@ func bilingual(l, zh, en string) string {
 	}
 	return en
 }
+
+// memory is a tool's note for later turns: what it made, with its arguments
+// as compact JSON so that a follow-up ("generate it", "export it as PDF") can
+// reuse the content. Oversized content is left out rather than cut into
+// invalid JSON.
+func memory(what string, args any) string {
+	b, err := json.Marshal(args)
+	if err != nil || len(b) > maxMemoryJSON {
+		return what
+	}
+	return what + ": " + string(b)
+}
+
+// maxMemoryJSON bounds the arguments kept in a memory.
+const maxMemoryJSON = 3500

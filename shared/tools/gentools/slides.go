@@ -87,6 +87,7 @@ func (p *pack) proposeOutline(ctx context.Context, c tools.Call, a OutlineArgs) 
 			"next": "The teacher now sees the outline. End this turn: ask them to confirm it or say what to change. " +
 				"Call generate_pptx only after they confirm, with the confirmed slides and speaker notes.",
 		},
+		Memory: memory("PPT outline proposed, awaiting the teacher's confirmation (propose_pptx_outline arguments)", a),
 	}, nil
 }
 
@@ -126,6 +127,7 @@ func (p *pack) generatePptx(ctx context.Context, c tools.Call, a PptxArgs) (tool
 			"slides": len(deck.Slides) + 1,
 			"next":   "The teacher sees a download card for the deck; do not repeat the link. Tell them briefly what the deck contains.",
 		},
+		Memory: "PPT generated: " + d.obj.Filename(),
 	}, nil
 }
 

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"strings"
 	"time"
 )
 
@@ -232,10 +231,4 @@ func (x *Writer) Bytes() []byte { return x.buf.Bytes() }
 func (x *Writer) escape(s string) {
 	// EscapeText writes to an io.Writer; a bytes.Buffer never fails.
 	_ = xml.EscapeText(&x.buf, []byte(s))
-}
-
-// PreserveSpace reports whether text needs xml:space="preserve" (leading or
-// trailing spaces, or runs of spaces) to survive a reader.
-func PreserveSpace(s string) bool {
-	return strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || strings.Contains(s, "  ") || strings.Contains(s, "\t")
 }

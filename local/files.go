@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/office/pdf"
+	"github.com/insightedge/insightedge/shared/tools"
+	"github.com/insightedge/insightedge/shared/tools/gentools"
+)
+
+// startFiles opens the file store (a directory under the data dir, served at
+// /files/ with signed, expiring URLs) and returns the generation tools.
+func (s *localServer) startFiles(o options, env *envOverlay) ([]tools.Tool, error) {
+	secret, err := filesSecret(env.get("FILES_SECRET"), o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s.Files, err = blob.NewFS(blob.FSConfig{Dir: filepath.Join(o.DataDir, "files"), BaseURL: s.URL, Secret: secret, Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("local: file store: %w", err)
+	}
+	s.closers = append(s.closers, func(context.Context) error { return s.Files.Close() })
+	var paths []string
+	if p := env.get("PDF_FONT_PATH"); p != "" {
+		paths = strings.Split(p, ":")
+	}
+	var renderer gentools.PDFRenderer
+	if w, err := pdf.Load(paths...); err != nil {
+		o.Logger.Warn("PDF output unavailable: render_pdf will offer a .docx instead", "err", err)
+	} else {
+		renderer = w
+	}
+	return gentools.New(gentools.Deps{Blob: s.Files, PDF: renderer, Logger: o.Logger}), nil
+}
+
+// filesSecret is FILES_SECRET, or a random secret kept in the data dir so
+// that download links survive a restart.
+func filesSecret(fromEnv, dataDir string) ([]byte, error) {
+	if fromEnv != "" {
+		if len(fromEnv) < 16 {
+			return nil, errors.New("FILES_SECRET must have at least 16 characters")
+		}
+		return []byte(fromEnv), nil
+	}
+	path := filepath.Join(dataDir, "files.secret")
+	b, err := os.ReadFile(path)
+	if err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("local: read %s: %w", path, err)
+	}
+	b = make([]byte, 32)
+	_, _ = rand.Read(b)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return nil, fmt.Errorf("local: write %s: %w", path, err)
+	}
+	return b, nil
+}

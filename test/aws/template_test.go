@@ -1,0 +1,536 @@
+package awstest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/awslabs/goformation/v7"
+	"github.com/awslabs/goformation/v7/cloudformation"
+	"github.com/awslabs/goformation/v7/intrinsics"
+
+	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+// Intrinsic functions are kept as marked strings ("ref:Table",
+// "getatt:Table.Arn", "sub:...") so that the test can check what each
+// value refers to; goformation would otherwise turn a resource's Ref into "".
+func intrinsicMarkers() *intrinsics.ProcessorOptions {
+	return &intrinsics.ProcessorOptions{IntrinsicHandlerOverrides: map[string]intrinsics.IntrinsicHandler{
+		"Ref": func(_ string, input, template any) any {
+			name, _ := input.(string)
+			// A CommaDelimitedList parameter is a list where it is used.
+			if tm, ok := template.(map[string]any); ok {
+				if params, ok := tm["Parameters"].(map[string]any); ok {
+					if p, ok := params[name].(map[string]any); ok && p["Type"] == "CommaDelimitedList" {
+						return []any{"ref:" + name}
+					}
+				}
+			}
+			return "ref:" + name
+		},
+		"Fn::GetAtt": func(_ string, input, _ any) any {
+			switch v := input.(type) {
+			case string:
+				return "getatt:" + v
+			case []any:
+				parts := make([]string, len(v))
+				for i, p := range v {
+					parts[i] = fmt.Sprint(p)
+				}
+				return "getatt:" + strings.Join(parts, ".")
+			}
+			return fmt.Sprintf("getatt:%v", input)
+		},
+		"Fn::Sub": func(_ string, input, _ any) any { return fmt.Sprintf("sub:%v", input) },
+		// Conditions are not evaluated: a value is the "true" branch.
+		"Fn::If": func(_ string, input, _ any) any {
+			if v, ok := input.([]any); ok && len(v) == 3 {
+				return v[1]
+			}
+			return nil
+		},
+	}}
+}
+
+// template is template.yaml, typed (goformation) and as processed JSON.
+type template struct {
+	*cloudformation.Template
+	raw map[string]any
+}
+
+func openTemplate(t *testing.T, repo string) template {
+	t.Helper()
+	path := filepath.Join(repo, "template.yaml")
+	tpl, err := goformation.OpenWithOptions(path, intrinsicMarkers())
+	if err != nil {
+		t.Fatalf("goformation: %v", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	processed, err := intrinsics.ProcessYAML(data, intrinsicMarkers())
+	if err != nil {
+		t.Fatalf("goformation intrinsics: %v", err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(processed, &raw); err != nil {
+		t.Fatal(err)
+	}
+	return template{Template: tpl, raw: raw}
+}
+
+// resource returns the processed JSON of a resource's Properties.
+func (tp template) properties(name string) map[string]any {
+	res, _ := tp.raw["Resources"].(map[string]any)
+	r, _ := res[name].(map[string]any)
+	p, _ := r["Properties"].(map[string]any)
+	return p
+}
+
+func (tp template) resourceType(name string) string {
+	res, _ := tp.raw["Resources"].(map[string]any)
+	r, _ := res[name].(map[string]any)
+	s, _ := r["Type"].(string)
+	return s
+}
+
+func (tp template) condition(name string) string {
+	res, _ := tp.raw["Resources"].(map[string]any)
+	r, _ := res[name].(map[string]any)
+	s, _ := r["Condition"].(string)
+	return s
+}
+
+// function is one AWS::Serverless::Function with Globals merged in (SAM
+// merges them at deploy time; goformation does not).
+type function struct {
+	Name, CodeUri, Runtime, Handler, Tracing, BuildMethod string
+	Architectures                                         []string
+	Env                                                   map[string]string
+	Props                                                 map[string]any
+}
+
+func (tp template) functions(t *testing.T) map[string]function {
+	t.Helper()
+	g, err := tp.GetServerlessGlobalFunction()
+	if err != nil {
+		t.Fatalf("Globals.Function: %v", err)
+	}
+	out := map[string]function{}
+	for name, f := range tp.GetAllServerlessFunctionResources() {
+		fn := function{Name: name, Env: map[string]string{}, Props: tp.properties(name)}
+		if g.Environment != nil {
+			for k, v := range g.Environment.Variables {
+				fn.Env[k] = v
+			}
+		}
+		if f.Environment != nil {
+			for k, v := range f.Environment.Variables {
+				fn.Env[k] = v
+			}
+		}
+		pick := func(own *string, global *string) string {
+			switch {
+			case own != nil:
+				return *own
+			case global != nil:
+				return *global
+			}
+			return ""
+		}
+		fn.Runtime = pick(f.Runtime, g.Runtime)
+		fn.Handler = pick(f.Handler, g.Handler)
+		fn.Tracing = pick(f.Tracing, g.Tracing)
+		switch {
+		case f.Architectures != nil:
+			fn.Architectures = f.Architectures
+		case g.Architectures != nil:
+			fn.Architectures = *g.Architectures
+		}
+		if f.CodeUri != nil && f.CodeUri.String != nil {
+			fn.CodeUri = *f.CodeUri.String
+		}
+		fn.BuildMethod, _ = f.AWSCloudFormationMetadata["BuildMethod"].(string)
+		out[name] = fn
+	}
+	return out
+}
+
+// statements returns the IAM statements of a function's or state
+// machine's Policies that are policy documents.
+func statements(props map[string]any) []map[string]any {
+	var out []map[string]any
+	policies, _ := props["Policies"].([]any)
+	for _, p := range policies {
+		doc, _ := p.(map[string]any)
+		sts, _ := doc["Statement"].([]any)
+		for _, s := range sts {
+			if m, ok := s.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+func strs(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, x := range v {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	return nil
+}
+
+// grants is every (action, resource) a function's policies allow.
+func grants(props map[string]any) map[string][]string {
+	out := map[string][]string{}
+	for _, st := range statements(props) {
+		if st["Effect"] != "Allow" {
+			continue
+		}
+		for _, a := range strs(st["Action"]) {
+			out[a] = append(out[a], strs(st["Resource"])...)
+		}
+	}
+	return out
+}
+
+// step ties a DefinitionSubstitutions name to its function resource, its
+// directory and the step its main starts.
+type step struct{ sub, resource, dir, call string }
+
+var conversationSteps = []step{
+	{"RouterFunctionArn", "RouterFunction", "router", "app.Agent.Route"},
+	{"AgentTurnFunctionArn", "AgentTurnFunction", "agentturn", "app.Agent.Turn"},
+	{"ToolFunctionArn", "ToolFunction", "tool", "app.Agent.RunTool"},
+	{"ValidateFunctionArn", "ValidateFunction", "validate", "app.Agent.Validate"},
+	{"FinishFunctionArn", "FinishFunction", "finish", "app.Agent.Finish"},
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	s := newSuite(t)
+	return s.repo
+}
+
+// TestTemplateFunctions checks every function's runtime, build and code path,
+// and that every function directory is deployed.
+func TestTemplateFunctions(t *testing.T) {
+	repo := repoRoot(t)
+	tp := openTemplate(t, repo)
+	fns := tp.functions(t)
+	deployed := map[string]string{}
+	for name, fn := range fns {
+		if fn.Runtime != "provided.al2023" || fn.Handler != "bootstrap" || !slices.Equal(fn.Architectures, []string{"arm64"}) {
+			t.Errorf("%s: runtime %q handler %q architectures %v; want provided.al2023, bootstrap, [arm64]", name, fn.Runtime, fn.Handler, fn.Architectures)
+		}
+		if fn.Tracing != "Active" {
+			t.Errorf("%s: Tracing %q, want Active (X-Ray)", name, fn.Tracing)
+		}
+		if fn.BuildMethod != "go1.x" {
+			t.Errorf("%s: Metadata.BuildMethod %q, want go1.x", name, fn.BuildMethod)
+		}
+		dir, ok := strings.CutPrefix(fn.CodeUri, "functions/")
+		if !ok {
+			t.Errorf("%s: CodeUri %q is not functions/<name>", name, fn.CodeUri)
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(repo, fn.CodeUri, "main.go"))
+		if err != nil || !strings.Contains(string(src), "package main") {
+			t.Errorf("%s: CodeUri %s has no main package: %v", name, fn.CodeUri, err)
+		}
+		if other, dup := deployed[dir]; dup {
+			t.Errorf("%s and %s both deploy functions/%s", name, other, dir)
+		}
+		deployed[dir] = name
+	}
+	for _, dir := range functionDirs(t, repo) {
+		if _, ok := deployed[dir]; !ok {
+			t.Errorf("functions/%s is not deployed by template.yaml", dir)
+		}
+	}
+	for _, st := range conversationSteps {
+		fn, ok := fns[st.resource]
+		if !ok || fn.CodeUri != "functions/"+st.dir {
+			t.Errorf("%s: want a function with CodeUri functions/%s", st.resource, st.dir)
+			continue
+		}
+		src, _ := os.ReadFile(filepath.Join(repo, fn.CodeUri, "main.go"))
+		if !strings.Contains(string(src), "lambda.Start("+st.call+")") {
+			t.Errorf("functions/%s/main.go does not lambda.Start(%s)", st.dir, st.call)
+		}
+	}
+}
+
+// TestTemplateStream checks the streaming Function URL and its public
+// permissions.
+func TestTemplateStream(t *testing.T) {
+	tp := openTemplate(t, repoRoot(t))
+	fn, err := tp.GetServerlessFunctionWithName("StreamFunction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := fn.FunctionUrlConfig
+	if u == nil || u.InvokeMode == nil || *u.InvokeMode != "RESPONSE_STREAM" {
+		t.Fatalf("StreamFunction.FunctionUrlConfig = %+v, want InvokeMode RESPONSE_STREAM", u)
+	}
+	if u.AuthType != "ref:StreamAuthType" {
+		t.Errorf("AuthType = %q, want the StreamAuthType parameter", u.AuthType)
+	}
+	param := tp.Parameters["StreamAuthType"]
+	if !reflect.DeepEqual(param.AllowedValues, []any{"NONE", "AWS_IAM"}) {
+		t.Errorf("StreamAuthType allows %v, want [NONE AWS_IAM]", param.AllowedValues)
+	}
+	if u.Cors == nil || !slices.Equal(u.Cors.AllowOrigins, []string{"ref:CorsAllowOrigins"}) {
+		t.Errorf("Cors = %+v, want AllowOrigins from the CorsAllowOrigins parameter", u.Cors)
+	}
+	if fn.Timeout == nil || *fn.Timeout < 300 {
+		t.Errorf("StreamFunction.Timeout = %v, want minutes: it is billed and bounded by the turn it relays", fn.Timeout)
+	}
+	// SAM adds no public permission when AuthType is a Ref; since October
+	// 2025 a public URL needs both actions.
+	wantPerms := map[string]bool{"lambda:InvokeFunctionUrl": false, "lambda:InvokeFunction": false}
+	for name, p := range tp.GetAllLambdaPermissionResources() {
+		if p.FunctionName != "ref:StreamFunction" || p.Principal != "*" {
+			continue
+		}
+		if tp.condition(name) != "PublicStream" {
+			t.Errorf("%s grants %s to everyone without the PublicStream condition", name, p.Action)
+		}
+		props := tp.properties(name)
+		switch p.Action {
+		case "lambda:InvokeFunctionUrl":
+			wantPerms[p.Action] = props["FunctionUrlAuthType"] == "NONE"
+		case "lambda:InvokeFunction":
+			wantPerms[p.Action] = props["InvokedViaFunctionUrl"] == true
+		}
+	}
+	for action, ok := range wantPerms {
+		if !ok {
+			t.Errorf("no conditional public permission %s for the stream URL", action)
+		}
+	}
+	if tp.Outputs["StreamUrl"].Value != "getatt:StreamFunctionUrl.FunctionUrl" {
+		t.Errorf("Outputs.StreamUrl = %v", tp.Outputs["StreamUrl"].Value)
+	}
+	if v, _ := tp.Outputs["ApiUrl"].Value.(string); !strings.Contains(v, "${HttpApi}") {
+		t.Errorf("Outputs.ApiUrl = %v, want the HTTP API's URL", v)
+	}
+}
+
+// TestTemplateAPIRoutes checks that every HTTP API route of the api function
+// is a route of the edge (not its catch-all), and that the streaming routes
+// are not on the HTTP API (it cannot stream).
+func TestTemplateAPIRoutes(t *testing.T) {
+	tp := openTemplate(t, repoRoot(t))
+	props := tp.properties("ApiFunction")
+	events, _ := props["Events"].(map[string]any)
+	mux := http.NewServeMux()
+	edge.New(nil, nil, nil, nil, edge.Options{}).Mount(mux)
+	if len(events) == 0 {
+		t.Fatal("ApiFunction has no events")
+	}
+	for name, e := range events {
+		ev, _ := e.(map[string]any)
+		p, _ := ev["Properties"].(map[string]any)
+		if ev["Type"] != "HttpApi" || p["ApiId"] != "ref:HttpApi" {
+			t.Errorf("event %s: type %v api %v, want HttpApi on HttpApi", name, ev["Type"], p["ApiId"])
+			continue
+		}
+		method, path := fmt.Sprint(p["Method"]), fmt.Sprint(p["Path"])
+		req, _ := http.NewRequest(method, "https://example.com"+strings.ReplaceAll(path, "{id}", "conv-1"), nil)
+		_, pattern := mux.Handler(req)
+		if pattern == "" || pattern == "/api/" {
+			t.Errorf("event %s: %s %s is not a route of the edge", name, method, path)
+		}
+		if strings.HasSuffix(path, "/stream") {
+			t.Errorf("event %s: %s is a streaming route; the HTTP API cannot stream", name, path)
+		}
+	}
+}
+
+// TestTemplateWorkflow checks the conversation state machine: Express, the
+// ASL file, every substitution resolving to a function of the template and
+// to a task of wire.App, and invoke permissions for exactly those functions.
+func TestTemplateWorkflow(t *testing.T) {
+	repo := repoRoot(t)
+	tp := openTemplate(t, repo)
+	sm, err := tp.GetServerlessStateMachineWithName("ConversationStateMachine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm.Type == nil || *sm.Type != "EXPRESS" {
+		t.Errorf("Type = %v, want EXPRESS", sm.Type)
+	}
+	if sm.Tracing == nil || sm.Tracing.Enabled == nil || !*sm.Tracing.Enabled {
+		t.Error("X-Ray tracing is not enabled on the state machine")
+	}
+	if sm.DefinitionUri == nil || sm.DefinitionUri.String == nil {
+		t.Fatal("no DefinitionUri")
+	}
+	asl, err := os.ReadFile(filepath.Join(repo, *sm.DefinitionUri.String))
+	if err != nil {
+		t.Fatalf("DefinitionUri: %v", err)
+	}
+	placeholders := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`).FindAllStringSubmatch(string(asl), -1) {
+		placeholders[m[1]] = true
+	}
+	fns := tp.GetAllServerlessFunctionResources()
+	for name := range placeholders {
+		v, ok := sm.DefinitionSubstitutions[name]
+		if !ok {
+			t.Errorf("${%s} of the ASL has no DefinitionSubstitutions entry", name)
+			continue
+		}
+		res, ok := strings.CutPrefix(v, "getatt:")
+		res, attr, _ := strings.Cut(res, ".")
+		if _, fn := fns[res]; !ok || !fn || attr != "Arn" {
+			t.Errorf("${%s} = %q, want !GetAtt <function>.Arn of this template", name, v)
+		}
+	}
+	for name := range sm.DefinitionSubstitutions {
+		if !placeholders[name] {
+			t.Errorf("DefinitionSubstitutions.%s is not used by the ASL", name)
+		}
+	}
+	// The local interpreter binds the same names to the same steps.
+	var tasks []string
+	for name := range newTestApp(t).ConversationTasks() {
+		tasks = append(tasks, name)
+	}
+	var subs []string
+	for name := range placeholders {
+		subs = append(subs, name)
+	}
+	sort.Strings(tasks)
+	sort.Strings(subs)
+	if !slices.Equal(tasks, subs) {
+		t.Errorf("wire.App.ConversationTasks = %v, ASL placeholders = %v", tasks, subs)
+	}
+	var stepSubs []string
+	for _, st := range conversationSteps {
+		stepSubs = append(stepSubs, st.sub)
+		if sm.DefinitionSubstitutions[st.sub] != "getatt:"+st.resource+".Arn" {
+			t.Errorf("%s = %q, want the Arn of %s", st.sub, sm.DefinitionSubstitutions[st.sub], st.resource)
+		}
+	}
+	sort.Strings(stepSubs)
+	if !slices.Equal(stepSubs, subs) {
+		t.Errorf("the test's step table %v is not the ASL's placeholders %v", stepSubs, subs)
+	}
+
+	// Invoke permissions: exactly the substituted functions.
+	var invoked []string
+	policies, _ := tp.properties("ConversationStateMachine")["Policies"].([]any)
+	for _, p := range policies {
+		m, _ := p.(map[string]any)
+		if inv, ok := m["LambdaInvokePolicy"].(map[string]any); ok {
+			invoked = append(invoked, strings.TrimPrefix(fmt.Sprint(inv["FunctionName"]), "ref:"))
+		}
+	}
+	var want []string
+	for _, st := range conversationSteps {
+		want = append(want, st.resource)
+	}
+	sort.Strings(invoked)
+	sort.Strings(want)
+	if !slices.Equal(invoked, want) {
+		t.Errorf("the state machine may invoke %v, want exactly %v", invoked, want)
+	}
+}
+
+// TestTemplateStorage checks the table against the store's own definition
+// and the bucket's protections.
+func TestTemplateStorage(t *testing.T) {
+	tp := openTemplate(t, repoRoot(t))
+	tbl, err := tp.GetDynamoDBTableWithName("Table")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dynamostore.CreateTableInput("x")
+	var gotKeys, wantKeys, gotAttrs, wantAttrs []string
+	for _, k := range tbl.KeySchema {
+		gotKeys = append(gotKeys, k.AttributeName+":"+k.KeyType)
+	}
+	for _, k := range want.KeySchema {
+		wantKeys = append(wantKeys, *k.AttributeName+":"+string(k.KeyType))
+	}
+	for _, a := range tbl.AttributeDefinitions {
+		gotAttrs = append(gotAttrs, a.AttributeName+":"+a.AttributeType)
+	}
+	for _, a := range want.AttributeDefinitions {
+		wantAttrs = append(wantAttrs, *a.AttributeName+":"+string(a.AttributeType))
+	}
+	if !slices.Equal(gotKeys, wantKeys) || !slices.Equal(gotAttrs, wantAttrs) {
+		t.Errorf("table keys %v attrs %v, want %v %v (dynamostore.CreateTableInput)", gotKeys, gotAttrs, wantKeys, wantAttrs)
+	}
+	if tbl.BillingMode == nil || *tbl.BillingMode != string(want.BillingMode) {
+		t.Errorf("BillingMode = %v, want %s", tbl.BillingMode, want.BillingMode)
+	}
+	if ttl := tbl.TimeToLiveSpecification; ttl == nil || ttl.AttributeName == nil || *ttl.AttributeName != dynamostore.AttrTTL || !ttl.Enabled {
+		t.Errorf("TimeToLiveSpecification = %+v, want %q enabled", ttl, dynamostore.AttrTTL)
+	}
+	if p := tbl.PointInTimeRecoverySpecification; p == nil || p.PointInTimeRecoveryEnabled == nil || !*p.PointInTimeRecoveryEnabled {
+		t.Error("point-in-time recovery is not enabled")
+	}
+
+	b, err := tp.GetS3BucketWithName("FilesBucket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pab := b.PublicAccessBlockConfiguration; pab == nil || pab.BlockPublicAcls == nil || !*pab.BlockPublicAcls ||
+		pab.BlockPublicPolicy == nil || !*pab.BlockPublicPolicy || pab.IgnorePublicAcls == nil || !*pab.IgnorePublicAcls ||
+		pab.RestrictPublicBuckets == nil || !*pab.RestrictPublicBuckets {
+		t.Errorf("the bucket is not private: %+v", pab)
+	}
+	if b.BucketEncryption == nil || len(b.BucketEncryption.ServerSideEncryptionConfiguration) == 0 {
+		t.Error("the bucket has no default encryption")
+	}
+	expires := false
+	if b.LifecycleConfiguration != nil {
+		for _, r := range b.LifecycleConfiguration.Rules {
+			if r.Status == "Enabled" && r.ExpirationInDays != nil && r.Prefix != nil && *r.Prefix == "teachers/" {
+				expires = true
+			}
+		}
+	}
+	if !expires {
+		t.Error("no enabled lifecycle rule expires the generated files (prefix teachers/)")
+	}
+}
+
+// TestTemplateLogRetention checks that every function's log group is
+// declared with a retention, so that logs do not accumulate forever.
+func TestTemplateLogRetention(t *testing.T) {
+	tp := openTemplate(t, repoRoot(t))
+	groups := map[string]bool{}
+	for _, g := range tp.GetAllLogsLogGroupResources() {
+		if g.LogGroupName != nil && g.RetentionInDays != nil {
+			groups[*g.LogGroupName] = true
+		}
+	}
+	for name := range tp.GetAllServerlessFunctionResources() {
+		if !groups["sub:/aws/lambda/${"+name+"}"] {
+			t.Errorf("%s has no log group with a retention", name)
+		}
+	}
+}
