@@ -95,7 +95,7 @@ func NewDev(def string, log *slog.Logger) Dev {
 func (d Dev) Authenticate(r *http.Request) (Identity, error) {
 	id := strings.TrimSpace(r.Header.Get("X-Teacher-Id"))
 	if id == "" {
-		if raw, ok := bearer(r); ok {
+		if raw, ok := bearer(r); ok && strings.HasPrefix(raw, "dev:") {
 			id = strings.TrimPrefix(raw, "dev:")
 		}
 	}

@@ -294,6 +294,8 @@ func jsonProblem(err error) string {
 	switch {
 	case errors.As(err, &syntax):
 		return fmt.Sprintf("malformed JSON at byte %d", syntax.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "malformed JSON (it ends too early)"
 	case errors.As(err, &typ):
 		return fmt.Sprintf("field %q must be %s", typ.Field, typ.Type.String())
 	case strings.HasPrefix(err.Error(), "json: unknown field"):

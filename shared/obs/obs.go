@@ -58,7 +58,8 @@ func NewEMF(w io.Writer, namespace string) *EMF {
 
 // Count records value for the metric name with dims.
 func (e *EMF) Count(name string, value float64, dims map[string]string) {
-	keys := slices.Sorted(maps.Keys(dims))
+	keys := slices.AppendSeq([]string{}, maps.Keys(dims)) // [] not null: EMF needs an array
+	slices.Sort(keys)
 	doc := map[string]any{
 		"_aws": map[string]any{
 			"Timestamp": e.now().UnixMilli(),

@@ -88,9 +88,7 @@ func Define[In any](name, description string, kind Kind, running string, fn func
 		Name: name, Description: description, Kind: kind, Running: running, Schema: *schema,
 		run: func(ctx context.Context, c Call, args json.RawMessage) (Result, error) {
 			var in In
-			if len(args) == 0 || string(args) == "null" {
-				args = json.RawMessage("{}")
-			}
+			args = dropNulls(args)
 			if err := jsonschema.VerifySchemaAndUnmarshal(*schema, args, &in); err != nil {
 				return Result{}, &ArgumentError{Tool: name, Err: err}
 			}
@@ -165,6 +163,33 @@ func (r *Registry) ForTurn(candidates []string) []Tool {
 	}
 	for _, n := range picked {
 		out = append(out, r.tools[n])
+	}
+	return out
+}
+
+// dropNulls removes top-level null members: models often send null for an
+// optional argument, which means "not given". Empty or null arguments are {}.
+func dropNulls(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 || string(args) == "null" {
+		return json.RawMessage("{}")
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args // not an object: let validation report it
+	}
+	changed := false
+	for k, v := range m {
+		if string(v) == "null" {
+			delete(m, k)
+			changed = true
+		}
+	}
+	if !changed {
+		return args
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return args
 	}
 	return out
 }

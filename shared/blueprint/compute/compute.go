@@ -1,0 +1,433 @@
+// Package compute runs a blueprint's compute graph: deterministic statistics
+// over the submissions the data phase fetched. Numbers on a page come from
+// here, never from a model.
+//
+// The statistics are gonum's (gonum.org/v1/gonum/stat), with these
+// definitions, which docs/build-runtime.md states for teachers:
+//
+//   - mean: the arithmetic mean (stat.Mean);
+//   - standard deviation: of the population, the class being the whole
+//     population (stat.PopMeanStdDev);
+//   - median: the middle value, or the mean of the two middle values;
+//   - percentiles (25th, 75th, 90th): nearest rank, the smallest value with
+//     at least p of the values at or below it (stat.Quantile, stat.Empirical);
+//   - pass rate: the share of values at or above the pass mark;
+//   - distribution: counts per bin, each bin [lower, upper) except the last,
+//     which includes its upper edge (stat.Histogram);
+//   - ranking: by value, ties by student id, top N descending and bottom N
+//     ascending.
+//
+// With Per "student" (the default), each student's values are averaged
+// first, so that a student with more submissions does not weigh more.
+package compute
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/javaapi"
+)
+
+// Stats is the result of a stats node.
+type Stats struct {
+	Metric    string  `json:"metric"`
+	Per       string  `json:"per"`
+	Count     int     `json:"count"`
+	Mean      float64 `json:"mean"`
+	Median    float64 `json:"median"`
+	StdDev    float64 `json:"stdDev"`
+	Min       float64 `json:"min"`
+	Max       float64 `json:"max"`
+	P25       float64 `json:"p25"`
+	P75       float64 `json:"p75"`
+	P90       float64 `json:"p90"`
+	PassMark  float64 `json:"passMark"`
+	PassCount int     `json:"passCount"`
+	PassRate  float64 `json:"passRate"` // 0..1
+}
+
+// Distribution is the result of a distribution node.
+type Distribution struct {
+	Metric string `json:"metric"`
+	Per    string `json:"per"`
+	Count  int    `json:"count"`
+	Bins   []Bin  `json:"bins"`
+}
+
+// Bin is one bin of a Distribution.
+type Bin struct {
+	Label string  `json:"label"`
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+	Count int     `json:"count"`
+	Share float64 `json:"share"` // 0..1
+}
+
+// Ranking is the result of a ranking node.
+type Ranking struct {
+	Metric string  `json:"metric"`
+	Per    string  `json:"per"`
+	Count  int     `json:"count"`
+	Top    []Entry `json:"top"`
+	Bottom []Entry `json:"bottom"`
+}
+
+// Entry is one ranked value.
+type Entry struct {
+	Rank        int     `json:"rank"`
+	StudentID   string  `json:"studentId"`
+	StudentName string  `json:"studentName"`
+	Value       float64 `json:"value"`
+	Submissions int     `json:"submissions"`
+}
+
+// Breakdown is the result of a breakdown node.
+type Breakdown struct {
+	Metric   string  `json:"metric"`
+	GroupBy  string  `json:"groupBy"`
+	PassMark float64 `json:"passMark"`
+	Groups   []Group `json:"groups"`
+}
+
+// Group is one group of a Breakdown.
+type Group struct {
+	Key      string  `json:"key"`
+	Label    string  `json:"label"`
+	Count    int     `json:"count"`
+	Mean     float64 `json:"mean"`
+	Median   float64 `json:"median"`
+	Min      float64 `json:"min"`
+	Max      float64 `json:"max"`
+	PassRate float64 `json:"passRate"`
+}
+
+// Run computes every node of bp over data, in order.
+func Run(bp blueprint.Blueprint, data blueprint.DataContext) (blueprint.ComputeResults, error) {
+	out := make(blueprint.ComputeResults, len(bp.ComputeGraph.Nodes))
+	subs := map[string][]Submission{}
+	for _, n := range bp.ComputeGraph.Nodes {
+		s, ok := subs[n.Source]
+		if !ok {
+			raw, found := data[n.Source]
+			if !found {
+				// An optional binding that failed: its nodes have no result.
+				continue
+			}
+			var err error
+			if s, err = Submissions(raw); err != nil {
+				return nil, apperr.Wrap(err, apperr.DataError, "the data of binding %q cannot be computed over", n.Source)
+			}
+			subs[n.Source] = s
+		}
+		res, err := Node(n, s)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return nil, fmt.Errorf("compute: encode %s: %w", n.ID, err)
+		}
+		out[n.ID] = b
+	}
+	return out, nil
+}
+
+// Node computes one node over subs.
+func Node(n blueprint.ComputeNode, subs []Submission) (any, error) {
+	metric := cmp.Or(n.Metric, blueprint.MetricPercent)
+	per := cmp.Or(n.Per, blueprint.PerStudent)
+	pass := float64(blueprint.DefaultPassMark)
+	if n.PassMark != nil {
+		pass = *n.PassMark
+	}
+	switch n.Op {
+	case blueprint.OpStats:
+		return stats(units(subs, metric, per), metric, per, pass), nil
+	case blueprint.OpDistribution:
+		bins := n.Bins
+		if len(bins) == 0 {
+			bins = blueprint.DefaultBins()
+		}
+		return distribution(units(subs, metric, per), metric, per, bins), nil
+	case blueprint.OpRanking:
+		return ranking(units(subs, metric, blueprint.PerStudent), metric, cmp.Or(n.Limit, blueprint.DefaultLimit)), nil
+	case blueprint.OpBreakdown:
+		return breakdown(subs, metric, n.GroupBy, pass), nil
+	}
+	return nil, apperr.New(apperr.BlueprintError, "compute node %q: unknown operation %q", n.ID, n.Op)
+}
+
+// Submission is one submission as the compute graph sees it.
+type Submission struct {
+	StudentID       string
+	StudentName     string
+	AssignmentID    string
+	AssignmentTitle string
+	Score           float64
+	MaxScore        float64
+	Skills          *javaapi.Skills
+}
+
+// Value returns the submission's metric, and false when it has none (no
+// maxScore for a percent, no sub-scores for a skill).
+func (s Submission) Value(metric string) (float64, bool) {
+	switch metric {
+	case blueprint.MetricPercent:
+		if s.MaxScore <= 0 {
+			return 0, false
+		}
+		return s.Score / s.MaxScore * 100, true
+	case blueprint.MetricScore:
+		return s.Score, true
+	}
+	if s.Skills == nil {
+		return 0, false
+	}
+	return s.Skills.Get(metric)
+}
+
+// submissionSet is a data tool's output that holds submissions: one
+// assignment's (get_assignment_submissions) or one student's
+// (get_student_grades).
+type submissionSet struct {
+	AssignmentID string                     `json:"assignmentId"`
+	Title        string                     `json:"title"`
+	StudentID    string                     `json:"studentId"`
+	StudentName  string                     `json:"studentName"`
+	Submissions  []javaapi.SubmissionRecord `json:"submissions"`
+}
+
+// Submissions extracts the submissions of a binding's data: one tool
+// output or a list of them (a forEach binding).
+func Submissions(raw json.RawMessage) ([]Submission, error) {
+	var sets []submissionSet
+	trimmed := strings.TrimSpace(string(raw))
+	switch {
+	case strings.HasPrefix(trimmed, "["):
+		if err := json.Unmarshal(raw, &sets); err != nil {
+			return nil, fmt.Errorf("compute: decode submission lists: %w", err)
+		}
+	case strings.HasPrefix(trimmed, "{"):
+		var one submissionSet
+		if err := json.Unmarshal(raw, &one); err != nil {
+			return nil, fmt.Errorf("compute: decode submissions: %w", err)
+		}
+		sets = []submissionSet{one}
+	default:
+		return nil, errors.New("compute: the data is neither an object nor a list")
+	}
+	var out []Submission
+	for _, set := range sets {
+		for _, r := range set.Submissions {
+			s := Submission{StudentID: cmp.Or(r.StudentID, set.StudentID), StudentName: cmp.Or(r.StudentName, set.StudentName),
+				AssignmentID: cmp.Or(r.AssignmentID, set.AssignmentID), AssignmentTitle: cmp.Or(r.AssignmentTitle, set.Title),
+				Score: r.Score, MaxScore: r.MaxScore, Skills: r.Skills}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// unit is one value computed over: a submission, or a student's mean.
+type unit struct {
+	studentID, studentName string
+	value                  float64
+	n                      int
+}
+
+// units returns the values of metric, one per submission or per student
+// (in order of first appearance).
+func units(subs []Submission, metric, per string) []unit {
+	if per == blueprint.PerSubmission {
+		var out []unit
+		for _, s := range subs {
+			if v, ok := s.Value(metric); ok {
+				out = append(out, unit{s.StudentID, s.StudentName, v, 1})
+			}
+		}
+		return out
+	}
+	idx := map[string]int{}
+	var sums []unit
+	for _, s := range subs {
+		v, ok := s.Value(metric)
+		if !ok {
+			continue
+		}
+		i, seen := idx[s.StudentID]
+		if !seen {
+			i = len(sums)
+			idx[s.StudentID] = i
+			sums = append(sums, unit{studentID: s.StudentID, studentName: s.StudentName})
+		}
+		sums[i].value += v
+		sums[i].n++
+	}
+	for i := range sums {
+		sums[i].value /= float64(sums[i].n)
+	}
+	return sums
+}
+
+func values(us []unit) []float64 {
+	xs := make([]float64, len(us))
+	for i, u := range us {
+		xs[i] = u.value
+	}
+	return xs
+}
+
+// summary is the order statistics of a sample.
+type summary struct {
+	count                                     int
+	mean, median, std, min, max, p25, p75, p90 float64
+	passCount                                 int
+}
+
+func summarize(xs []float64, pass float64) summary {
+	if len(xs) == 0 {
+		return summary{}
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	mean, std := stat.PopMeanStdDev(s, nil)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	below, _ := slices.BinarySearch(s, pass) // the first index with s[i] >= pass
+	passCount := n - below
+	return summary{
+		count: n, mean: mean, median: med, std: std, min: s[0], max: s[n-1],
+		p25: stat.Quantile(0.25, stat.Empirical, s, nil), p75: stat.Quantile(0.75, stat.Empirical, s, nil),
+		p90: stat.Quantile(0.90, stat.Empirical, s, nil), passCount: passCount,
+	}
+}
+
+func stats(us []unit, metric, per string, pass float64) Stats {
+	s := summarize(values(us), pass)
+	out := Stats{Metric: metric, Per: per, Count: s.count, Mean: s.mean, Median: s.median, StdDev: s.std,
+		Min: s.min, Max: s.max, P25: s.p25, P75: s.p75, P90: s.p90, PassMark: pass, PassCount: s.passCount}
+	if s.count > 0 {
+		out.PassRate = float64(s.passCount) / float64(s.count)
+	}
+	return out
+}
+
+func distribution(us []unit, metric, per string, edges []float64) Distribution {
+	xs := values(us)
+	slices.Sort(xs)
+	lo, hi := edges[0], edges[len(edges)-1]
+	// stat.Histogram counts x into [d[j], d[j+1]) and needs every x inside
+	// the dividers: values beyond the edges are clamped into the outer
+	// bins, and the top edge is nudged so that the last bin includes it.
+	dividers := slices.Clone(edges)
+	dividers[len(dividers)-1] = math.Nextafter(hi, math.Inf(1))
+	clamped := make([]float64, len(xs))
+	for i, x := range xs {
+		clamped[i] = min(max(x, lo), hi)
+	}
+	counts := make([]float64, len(edges)-1)
+	if len(clamped) > 0 {
+		stat.Histogram(counts, dividers, clamped, nil)
+	}
+	out := Distribution{Metric: metric, Per: per, Count: len(xs), Bins: make([]Bin, len(counts))}
+	for i, c := range counts {
+		b := Bin{Label: binLabel(edges[i], edges[i+1], i == len(counts)-1), Lower: edges[i], Upper: edges[i+1], Count: int(c)}
+		if len(xs) > 0 {
+			b.Share = c / float64(len(xs))
+		}
+		out.Bins[i] = b
+	}
+	return out
+}
+
+// binLabel names a bin the way a teacher reads it: "60–69" for whole-number
+// edges (the bin holds values below 70), "90–100" for the last.
+func binLabel(lo, hi float64, last bool) string {
+	if lo == math.Trunc(lo) && hi == math.Trunc(hi) && !last {
+		return fmt.Sprintf("%g–%g", lo, hi-1)
+	}
+	return fmt.Sprintf("%g–%g", lo, hi)
+}
+
+func ranking(us []unit, metric string, limit int) Ranking {
+	desc := slices.Clone(us)
+	slices.SortStableFunc(desc, func(a, b unit) int {
+		return cmp.Or(cmp.Compare(b.value, a.value), strings.Compare(a.studentID, b.studentID))
+	})
+	asc := slices.Clone(us)
+	slices.SortStableFunc(asc, func(a, b unit) int {
+		return cmp.Or(cmp.Compare(a.value, b.value), strings.Compare(a.studentID, b.studentID))
+	})
+	entries := func(us []unit, rank func(i int) int) []Entry {
+		out := []Entry{}
+		for i, u := range us[:min(limit, len(us))] {
+			out = append(out, Entry{Rank: rank(i), StudentID: u.studentID, StudentName: u.studentName, Value: u.value, Submissions: u.n})
+		}
+		return out
+	}
+	n := len(us)
+	return Ranking{Metric: metric, Per: blueprint.PerStudent, Count: n,
+		Top:    entries(desc, func(i int) int { return i + 1 }),
+		Bottom: entries(asc, func(i int) int { return n - i })}
+}
+
+func breakdown(subs []Submission, metric, groupBy string, pass float64) Breakdown {
+	type acc struct {
+		key, label string
+		xs         []float64
+	}
+	var groups []*acc
+	idx := map[string]*acc{}
+	add := func(key, label string, v float64) {
+		g := idx[key]
+		if g == nil {
+			g = &acc{key: key, label: label}
+			idx[key] = g
+			groups = append(groups, g)
+		}
+		g.xs = append(g.xs, v)
+	}
+	switch groupBy {
+	case blueprint.GroupSkill:
+		// Each skill is a group; its values are the skill's sub-scores.
+		for _, skill := range javaapi.SkillNames() {
+			for _, s := range subs {
+				if v, ok := s.Value(skill); ok {
+					add(skill, skill, v)
+				}
+			}
+		}
+		metric = "skill"
+	default:
+		for _, s := range subs {
+			v, ok := s.Value(metric)
+			if !ok {
+				continue
+			}
+			if groupBy == blueprint.GroupAssignment {
+				add(s.AssignmentID, s.AssignmentTitle, v)
+			} else {
+				add(s.StudentID, s.StudentName, v)
+			}
+		}
+	}
+	out := Breakdown{Metric: metric, GroupBy: groupBy, PassMark: pass, Groups: []Group{}}
+	for _, g := range groups {
+		s := summarize(g.xs, pass)
+		out.Groups = append(out.Groups, Group{Key: g.key, Label: g.label, Count: s.count, Mean: s.mean, Median: s.median,
+			Min: s.min, Max: s.max, PassRate: float64(s.passCount) / float64(s.count)})
+	}
+	return out
+}

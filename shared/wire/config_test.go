@@ -1,0 +1,121 @@
+package wire_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+// env is a getenv over a map.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// withModel adds the variables the model client needs to vars.
+func withModel(vars map[string]string) map[string]string {
+	out := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL_STANDARD": "test-model"}
+	for k, v := range vars {
+		out[k] = v
+	}
+	return out
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	cases := []struct {
+		name    string
+		vars    map[string]string
+		wantErr string // a substring of the error: the variable at fault
+		check   func(t *testing.T, c wire.Config)
+	}{
+		{name: "defaults", vars: withModel(nil), check: func(t *testing.T, c wire.Config) {
+			if c.MaxRounds != 6 || c.Heartbeat != 15*time.Second || c.TurnTimeout != 10*time.Minute {
+				t.Errorf("defaults = rounds %d, heartbeat %v, timeout %v", c.MaxRounds, c.Heartbeat, c.TurnTimeout)
+			}
+			if c.JWTSecret != "" || c.DevTeacher != "" {
+				t.Errorf("auth defaults = %q %q", c.JWTSecret, c.DevTeacher)
+			}
+			if c.LLM.BaseURL != "http://127.0.0.1:9/v1" || len(c.LLM.Models["standard"]) != 1 {
+				t.Errorf("LLM = %+v", c.LLM)
+			}
+		}},
+		{name: "all set", vars: withModel(map[string]string{
+			"AGENT_MAX_ROUNDS": "20", "SSE_HEARTBEAT": "5s", "TURN_TIMEOUT": "2m",
+			"AUTH_JWT_SECRET": "s3cret", "AUTH_JWT_ISSUER": "iss", "AUTH_JWT_AUDIENCE": "aud", "DEV_TEACHER_ID": "t-9",
+		}), check: func(t *testing.T, c wire.Config) {
+			if c.MaxRounds != 20 || c.Heartbeat != 5*time.Second || c.TurnTimeout != 2*time.Minute {
+				t.Errorf("got rounds %d, heartbeat %v, timeout %v", c.MaxRounds, c.Heartbeat, c.TurnTimeout)
+			}
+			if c.JWTSecret != "s3cret" || c.JWTIssuer != "iss" || c.JWTAudience != "aud" || c.DevTeacher != "t-9" {
+				t.Errorf("auth = %q %q %q %q", c.JWTSecret, c.JWTIssuer, c.JWTAudience, c.DevTeacher)
+			}
+		}},
+		{name: "lowest round limit", vars: withModel(map[string]string{"AGENT_MAX_ROUNDS": "1"}), check: func(t *testing.T, c wire.Config) {
+			if c.MaxRounds != 1 {
+				t.Errorf("MaxRounds = %d", c.MaxRounds)
+			}
+		}},
+		{name: "rounds zero", vars: withModel(map[string]string{"AGENT_MAX_ROUNDS": "0"}), wantErr: "AGENT_MAX_ROUNDS"},
+		{name: "rounds above limit", vars: withModel(map[string]string{"AGENT_MAX_ROUNDS": "21"}), wantErr: "AGENT_MAX_ROUNDS"},
+		{name: "rounds not a number", vars: withModel(map[string]string{"AGENT_MAX_ROUNDS": "six"}), wantErr: "AGENT_MAX_ROUNDS"},
+		{name: "rounds negative", vars: withModel(map[string]string{"AGENT_MAX_ROUNDS": "-3"}), wantErr: "AGENT_MAX_ROUNDS"},
+		{name: "heartbeat without unit", vars: withModel(map[string]string{"SSE_HEARTBEAT": "15"}), wantErr: "SSE_HEARTBEAT"},
+		{name: "heartbeat zero", vars: withModel(map[string]string{"SSE_HEARTBEAT": "0s"}), wantErr: "SSE_HEARTBEAT"},
+		{name: "heartbeat negative", vars: withModel(map[string]string{"SSE_HEARTBEAT": "-1s"}), wantErr: "SSE_HEARTBEAT"},
+		{name: "heartbeat garbage", vars: withModel(map[string]string{"SSE_HEARTBEAT": "often"}), wantErr: "SSE_HEARTBEAT"},
+		{name: "turn timeout bad", vars: withModel(map[string]string{"TURN_TIMEOUT": "10 minutes"}), wantErr: "TURN_TIMEOUT"},
+		{name: "model chain missing", vars: map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, wantErr: "LLM_MODEL_STANDARD"},
+		{name: "api key missing", vars: map[string]string{"LLM_MODEL_STANDARD": "m"}, wantErr: "OPENAI_API_KEY"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := wire.ConfigFromEnv(env(c.vars))
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want one naming %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, cfg)
+		})
+	}
+}
+
+func TestCloudConfigFromEnv(t *testing.T) {
+	cases := []struct {
+		name    string
+		vars    map[string]string
+		wantErr string
+		want    wire.CloudConfig
+	}{
+		{name: "table only", vars: map[string]string{"TABLE_NAME": "t"},
+			want: wire.CloudConfig{Table: "t", ConversationExpress: true}},
+		{name: "standard machine, dev auth", vars: map[string]string{"TABLE_NAME": "t", "CONVERSATION_STATE_MACHINE_TYPE": "standard", "AUTH_ALLOW_DEV": "true", "BUCKET_NAME": " b "},
+			want: wire.CloudConfig{Table: "t", Bucket: "b", AllowDevAuth: true}},
+		{name: "table missing", vars: map[string]string{}, wantErr: "TABLE_NAME"},
+		{name: "machine type unknown", vars: map[string]string{"TABLE_NAME": "t", "CONVERSATION_STATE_MACHINE_TYPE": "fast"}, wantErr: "CONVERSATION_STATE_MACHINE_TYPE"},
+		{name: "dev auth not a boolean", vars: map[string]string{"TABLE_NAME": "t", "AUTH_ALLOW_DEV": "yes"}, wantErr: "AUTH_ALLOW_DEV"},
+		{name: "log level unknown", vars: map[string]string{"TABLE_NAME": "t", "LOG_LEVEL": "loud"}, wantErr: "LOG_LEVEL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := wire.CloudConfigFromEnv(env(c.vars))
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want one naming %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("got %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}

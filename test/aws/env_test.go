@@ -1,0 +1,359 @@
+package awstest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+// Who sets an environment variable in AWS.
+const (
+	setAll    = "all"    // Globals: every function
+	setEdge   = "edge"   // the stream and api functions
+	setModel  = "model"  // the functions that call the model
+	setFiles  = "files"  // the functions that write generated files
+	setCode   = "code"   // nobody: the code's default is right
+	setLambda = "lambda" // Lambda itself
+	setNever  = "never"  // must not be set in AWS (secrets, development modes)
+)
+
+// envTable is every environment variable the code of the functions reads,
+// and who sets it in AWS. TestTemplateEnv fails when the code reads a
+// variable missing here, when a function lacks one it needs, or when the
+// template sets one that no code reads.
+var envTable = map[string]string{
+	wire.EnvTable:                   setAll,
+	"OPENAI_BASE_URL":               setAll,
+	"LLM_MODEL_FAST":                setAll,
+	"LLM_MODEL_STANDARD":            setAll,
+	"LLM_MODEL_STRONG":              setAll,
+	"LLM_TIMEOUT":                   setAll,
+	wire.EnvLogLevel:                setAll,
+	wire.EnvAPIKeyParameter:         setModel,
+	wire.EnvJWTSecretParameter:      setEdge,
+	"AUTH_JWT_ISSUER":               setEdge,
+	"AUTH_JWT_AUDIENCE":             setEdge,
+	wire.EnvConversationMachine:     setEdge,
+	wire.EnvConversationMachineType: setEdge,
+	"TURN_TIMEOUT":                  setEdge,
+	wire.EnvBucket:                  setFiles,
+	"LLM_MAX_RETRIES":               setCode,
+	"AGENT_MAX_ROUNDS":              setCode,
+	"SSE_HEARTBEAT":                 setCode,
+	wire.EnvXRayContextMissing:      setCode,
+	wire.EnvFunctionName:            setLambda,
+	"OPENAI_API_KEY":                setNever, // read from OPENAI_API_KEY_PARAMETER
+	"AUTH_JWT_SECRET":               setNever, // read from AUTH_JWT_SECRET_PARAMETER
+	wire.EnvAllowDevAuth:            setNever,
+	"DEV_TEACHER_ID":                setNever,
+}
+
+// roles are the kinds of each function of the template.
+var roles = map[string][]string{
+	"StreamFunction":    {setAll, setEdge},
+	"ApiFunction":       {setAll, setEdge},
+	"RouterFunction":    {setAll, setModel},
+	"AgentTurnFunction": {setAll, setModel},
+	"ToolFunction":      {setAll, setModel, setFiles},
+	"ValidateFunction":  {setAll},
+	"FinishFunction":    {setAll},
+}
+
+// Local stand-ins for the template's references, for running a function's
+// configuration outside AWS.
+const (
+	testMachineARN   = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-conversation-test"
+	testAPIKeyParam  = "/insightedge/test/openai-api-key"
+	testJWTParam     = "/insightedge/test/jwt-secret"
+	testJWTSecret    = "insightedge-sample-secret"
+	testBucket       = "insightedge-files-test"
+	testTable        = "insightedge-test"
+	offlineModelURL  = "http://127.0.0.1:9/v1"
+	offlineModelName = "offline-standard"
+)
+
+// localEnv resolves a function's template environment to local values;
+// table and model override the table name and the model's URL.
+func localEnv(t *testing.T, env map[string]string, table, model string) map[string]string {
+	t.Helper()
+	params := map[string]string{
+		"ref:Table": table, "ref:OpenAIBaseURL": model, "ref:ModelFast": "offline-fast",
+		"ref:ModelStandard": offlineModelName, "ref:ModelStrong": "offline-strong", "ref:ModelTimeout": "30s",
+		"ref:LogLevel": "info", "ref:OpenAIApiKeyParameter": testAPIKeyParam, "ref:JwtSecretParameter": testJWTParam,
+		"ref:JwtIssuer": "", "ref:JwtAudience": "", "ref:ConversationStateMachine": testMachineARN,
+		"ref:FilesBucket": testBucket,
+	}
+	out := map[string]string{}
+	for k, v := range env {
+		if strings.HasPrefix(v, "ref:") || strings.HasPrefix(v, "getatt:") || strings.HasPrefix(v, "sub:") {
+			local, ok := params[v]
+			if !ok {
+				t.Fatalf("%s=%s: no local value for this reference", k, v)
+			}
+			v = local
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// fakeSSM is SSM's GetParameter at the edge of the tests: the secrets that
+// template.yaml names by parameter.
+func fakeSSM(t *testing.T, params map[string]string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Name string }
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &in)
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		v, ok := params[in.Name]
+		if r.Header.Get("X-Amz-Target") != "AmazonSSM.GetParameter" || !ok {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"__type":"ParameterNotFound","message":"no such parameter"}`)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"Parameter": map[string]any{
+			"Name": in.Name, "Type": "SecureString", "Value": v, "Version": 1}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func testSecrets() map[string]string {
+	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret}
+}
+
+// localAWS are SDK options for local endpoints: static credentials, one
+// region, and the given endpoints.
+func localAWS(dynamoURL, ssmURL, sfnURL string) wire.CloudOptions {
+	o := wire.CloudOptions{
+		Output: io.Discard,
+		AWSOptions: []func(*config.LoadOptions) error{
+			config.WithRegion("us-east-1"),
+			config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
+		},
+	}
+	if dynamoURL != "" {
+		o.DynamoDB = append(o.DynamoDB, func(d *dynamodb.Options) { d.BaseEndpoint = aws.String(dynamoURL) })
+	}
+	if ssmURL != "" {
+		o.SSM = append(o.SSM, func(s *ssm.Options) { s.BaseEndpoint = aws.String(ssmURL) })
+	}
+	if sfnURL != "" {
+		o.StepFunctions = append(o.StepFunctions, func(s *sfn.Options) { s.BaseEndpoint = aws.String(sfnURL) })
+	}
+	return o
+}
+
+// recorder is a getenv over a map that records the names asked for.
+type recorder struct {
+	env  map[string]string
+	mu   sync.Mutex
+	read map[string]bool
+}
+
+func (r *recorder) getenv(name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.read == nil {
+		r.read = map[string]bool{}
+	}
+	r.read[name] = true
+	return r.env[name]
+}
+
+// TestTemplateEnv builds each function's graph (wire.FromEnv, and the edge
+// for the edge functions) from exactly the environment template.yaml gives
+// it, with the secrets coming from SSM parameters, and cross-checks the
+// variables set, the variables read and envTable.
+func TestTemplateEnv(t *testing.T) {
+	repo := repoRoot(t)
+	tp := openTemplate(t, repo)
+	ssmURL := fakeSSM(t, testSecrets())
+	read := map[string]bool{}
+	for name, fn := range tp.functions(t) {
+		t.Run(name, func(t *testing.T) {
+			kinds, ok := roles[name]
+			if !ok {
+				t.Fatalf("%s has no role in the test's roles table", name)
+			}
+			for v, who := range envTable {
+				_, set := fn.Env[v]
+				switch {
+				case slices.Contains(kinds, who) && !set:
+					t.Errorf("%s is not set (needed by every %s function)", v, who)
+				case !slices.Contains(kinds, who) && set:
+					t.Errorf("%s is set, but only %s functions use it", v, who)
+				}
+			}
+			for v := range fn.Env {
+				if _, ok := envTable[v]; !ok {
+					t.Errorf("%s is set, but no code reads it (not in envTable)", v)
+				}
+			}
+			rec := &recorder{env: localEnv(t, fn.Env, testTable, offlineModelURL)}
+			app, err := wire.FromEnv(context.Background(), rec.getenv, localAWS("http://127.0.0.1:9", ssmURL, ""))
+			if err != nil {
+				t.Fatalf("wire.FromEnv with the template's environment: %v", err)
+			}
+			if slices.Contains(kinds, setEdge) {
+				if _, err := app.EdgeHandler(); err != nil {
+					t.Fatalf("EdgeHandler with the template's environment: %v", err)
+				}
+				if app.Config.JWTSecret != testJWTSecret {
+					t.Errorf("the JWT secret was not read from its SSM parameter")
+				}
+			}
+			if slices.Contains(kinds, setModel) && app.Config.LLM.APIKey != "offline" {
+				t.Errorf("the model key was not read from its SSM parameter")
+			}
+			if slices.Contains(kinds, setFiles) != (app.Blob != nil) {
+				t.Errorf("blob store present = %v, want %v", app.Blob != nil, slices.Contains(kinds, setFiles))
+			}
+			for v := range rec.read {
+				read[v] = true
+			}
+		})
+	}
+	for v := range read {
+		if _, ok := envTable[v]; !ok {
+			t.Errorf("the code reads %s, which envTable does not list", v)
+		}
+	}
+	for _, v := range envNamesInCode(t, repo) {
+		if _, ok := envTable[v]; !ok {
+			t.Errorf("the source reads %s (found by grep), which envTable does not list", v)
+		}
+	}
+}
+
+// envNamesInCode greps the Go files linked into the functions for the
+// environment variables they name: quoted UPPER_CASE names in files that
+// call a getenv.
+func envNamesInCode(t *testing.T, repo string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}`, "./functions/...")
+	cmd.Dir = repo
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	getenv := regexp.MustCompile(`(?i)getenv|LookupEnv`)
+	name := regexp.MustCompile(`"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"`)
+	found := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || !strings.HasPrefix(fields[0], repo) {
+			continue // another module's package
+		}
+		for _, f := range fields[1:] {
+			src, err := os.ReadFile(filepath.Join(fields[0], f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !getenv.Match(src) {
+				continue
+			}
+			for _, m := range name.FindAllSubmatch(src, -1) {
+				found[string(m[1])] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(found))
+	for n := range found {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		t.Fatal("the grep found no environment variable at all")
+	}
+	return names
+}
+
+// TestTemplatePolicies checks that each function may do exactly what its
+// code does with the resources its environment names: the store's DynamoDB
+// operations on the table, the blob store's S3 operations on the bucket,
+// StartExecution on the state machine it starts, GetParameter on the
+// parameters it reads.
+func TestTemplatePolicies(t *testing.T) {
+	tp := openTemplate(t, repoRoot(t))
+	var dynamoActions []string
+	api := reflect.TypeOf((*dynamostore.API)(nil)).Elem()
+	for i := range api.NumMethod() {
+		dynamoActions = append(dynamoActions, "dynamodb:"+api.Method(i).Name)
+	}
+	for name, fn := range tp.functions(t) {
+		t.Run(name, func(t *testing.T) {
+			want := map[string][]string{}
+			if fn.Env[wire.EnvTable] == "ref:Table" {
+				for _, a := range dynamoActions {
+					want[a] = []string{"getatt:Table.Arn"}
+				}
+			}
+			if fn.Env[wire.EnvBucket] == "ref:FilesBucket" {
+				want["s3:GetObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"}
+				want["s3:PutObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"}
+				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
+			}
+			if m := fn.Env[wire.EnvConversationMachine]; m != "" {
+				want["states:StartExecution"] = []string{m}
+				if fn.Env[wire.EnvConversationMachineType] == wire.MachineStandard {
+					want["states:StopExecution"] = []string{m}
+				}
+			}
+			for _, v := range []string{wire.EnvAPIKeyParameter, wire.EnvJWTSecretParameter} {
+				if p, ok := strings.CutPrefix(fn.Env[v], "ref:"); ok {
+					want["ssm:GetParameter"] = append(want["ssm:GetParameter"],
+						"sub:arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter${"+p+"}")
+				}
+			}
+			got := grants(fn.Props)
+			for a := range got {
+				sort.Strings(got[a])
+			}
+			for a := range want {
+				sort.Strings(want[a])
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("policies allow\n%v\nwant exactly\n%v", got, want)
+			}
+		})
+	}
+}
+
+// newTestApp is a graph with no backends, for reading its task table.
+func newTestApp(t *testing.T) *wire.App {
+	t.Helper()
+	env := map[string]string{"OPENAI_BASE_URL": offlineModelURL, "LLM_MODEL_STANDARD": offlineModelName}
+	cfg, err := wire.ConfigFromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := wire.New(cfg, wire.Backends{Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app
+}
