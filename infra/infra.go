@@ -8,3 +8,8 @@ import _ "embed"
 //
 //go:embed statemachines/conversation.asl.json
 var ConversationASL []byte
+
+// BuildASL is statemachines/build.asl.json.
+//
+//go:embed statemachines/build.asl.json
+var BuildASL []byte

@@ -52,9 +52,10 @@ func TestDataQuestions(t *testing.T) {
 		t.Run(msg, func(t *testing.T) {
 			before := len(s.Java.Requests())
 			st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q}`, msg))
-			types := st.types(t)
-			if st.Status != http.StatusOK || slices.Contains(types, "error") || types[len(types)-2] != "finish" {
-				t.Fatalf("turn: %d %v", st.Status, types)
+			want := []string{"start", "start-step", "data-tool-progress", "data-tool-progress", "finish-step",
+				"start-step", "text-start", "text-delta+", "text-end", "finish-step", "finish", "[DONE]"}
+			if types := st.types(t); st.Status != http.StatusOK || !slices.Equal(types, want) {
+				t.Fatalf("turn: %d\n got %v\nwant %v", st.Status, types, want)
 			}
 			var tools []string
 			for _, p := range st.data(t, "data-tool-progress") {
@@ -93,12 +94,12 @@ func TestDataQuestions(t *testing.T) {
 func TestAmbiguousRequestEndsInClarify(t *testing.T) {
 	s := newLocal(t, nil)
 	st := postStream(t, s.URL, `{"message":"make a worksheet for my class"}`)
-	types := st.types(t)
-	if !slices.Contains(types, "data-clarify") || types[len(types)-2] != "finish" {
-		t.Fatalf("chunks %v", types)
-	}
-	if !slices.Contains(types, "data-tool-progress") {
-		t.Fatalf("clarify_needed should come from the agent after it looked at the classes: %v", types)
+	// clarify_needed comes from the agent after it looked at the classes;
+	// the question is shown with its options once validated.
+	want := []string{"start", "start-step", "data-tool-progress", "data-tool-progress", "finish-step",
+		"start-step", "finish-step", "text-start", "text-delta+", "text-end", "data-clarify", "finish", "[DONE]"}
+	if types := st.types(t); !slices.Equal(types, want) {
+		t.Fatalf("chunks\n got %v\nwant %v", types, want)
 	}
 	c := st.last(t, "data-clarify")["data"].(map[string]any)
 	opts, _ := c["options"].([]any)

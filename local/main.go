@@ -30,7 +30,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay") {
 		cmd, args = args[0], args[1:]
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
@@ -41,6 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	teacher := fs.String("teacher", "", "chat: teacher id (development mode)")
 	conv := fs.String("conversation", "", "chat: continue this conversation id")
 	verbose := fs.Bool("v", false, "debug logs")
+	appID := fs.String("app", "", "replay: run this app now (default: every due app)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,6 +52,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch cmd {
+	case "replay":
+		return replay(ctx, replayOptions{DataDir: *dataDir, App: *appID, Out: stdout, Getenv: getenv,
+			Logger: obs.NewLogger(stderr, level, "local")})
 	case "chat":
 		if fs.NArg() == 0 {
 			return fmt.Errorf(`usage: go run ./local chat [-server URL] [-conversation ID] "message" ["follow-up" ...]`)

@@ -45,6 +45,7 @@ type localServer struct {
 	Files   *blob.FS
 	App     *wire.App
 	Edge    *edge.Server
+	Build   *buildRuntime
 	runner  *runner
 	db      *boltstore.DB
 	http    *http.Server
@@ -107,6 +108,9 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	s.runner.onFail = s.closeFailed
 	s.closers = append(s.closers, s.runner.Shutdown)
 	s.Edge = s.App.Edge(s.runner, s.checks())
+	if s.Build, err = s.startBuild(ctx, o); err != nil {
+		return s, err
+	}
 	return s, s.serve(o)
 }
 
@@ -140,6 +144,7 @@ func (s *localServer) listen(addr string) error {
 func (s *localServer) serve(o options) error {
 	mux := http.NewServeMux()
 	s.Edge.Mount(mux)
+	s.Build.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -21,6 +21,7 @@ var conversationSubs = map[string]string{
 	"ToolFunctionArn":      "arn:local:tool",
 	"ValidateFunctionArn":  "arn:local:validate",
 	"FinishFunctionArn":    "arn:local:finish",
+	"BuildStepFunctionArn": "arn:local:buildstep",
 }
 
 func conversationMachine(t testing.TB) *Machine {
@@ -85,6 +86,9 @@ func (s *steps) handlers() map[string]Handler {
 			defer s.mu.Unlock()
 			s.validIn = append(s.validIn, in)
 			return s.validate[len(s.validIn)-1], nil
+		}),
+		"arn:local:buildstep": Typed(func(_ context.Context, in workflow.PlanInput) (workflow.PlanOutput, error) {
+			return workflow.PlanOutput{Status: workflow.PlanPlanned}, nil
 		}),
 		"arn:local:finish": func(_ context.Context, raw json.RawMessage) (json.RawMessage, error) {
 			s.mu.Lock()

@@ -1,13 +1,19 @@
 package offlinemodel
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// Content requests (slides, documents, interactive pages): the agent calls
-// the generation tool the request offers, filling its arguments from the
-// tool's schema, and reports the artifact.
+// Content requests (seed 000 §5.1–5.3): a deck is proposed as an outline
+// first and generated when the teacher confirms it; a document is written
+// straight away and exported as PDF on request, reusing the document the
+// earlier turn made; an interactive page uses a template, or plain HTML for
+// a simple page. Earlier turns are known only from the history summary: the
+// tools' "Produced:" notes carry their arguments as JSON, which is what a
+// follow-up ("就按这个提纲生成", "export it as PDF") reuses.
 
 type contentKind int
 
@@ -20,24 +26,51 @@ const (
 type contentScenario struct {
 	kind  contentKind
 	topic string
-	// confirmed: the teacher approved a proposed outline, so the deck itself
-	// is generated (seed 000 §5.1).
+	// confirmed: the teacher approved the outline the last turn proposed,
+	// so the deck itself is generated; outline is that outline, when the
+	// history carries it.
 	confirmed bool
-	wantsPDF  bool
+	outline   *outlineArgs
+	// wantsPDF: a document as PDF; source is the earlier document to
+	// export, when the history carries it.
+	wantsPDF bool
+	source   *documentArgs
+	docKind  string
+	// template of an interactive page; simple asks for a plain HTML page.
+	template string
+	simple   bool
+	grade    string
 }
 
 func contentScenarioFrom(c *call) *contentScenario {
 	low := strings.ToLower(c.user)
-	cs := &contentScenario{topic: topicOf(c.lang, c.user), wantsPDF: strings.Contains(low, "pdf")}
+	cs := &contentScenario{topic: topicOf(c.lang, c.user), wantsPDF: strings.Contains(low, "pdf"), grade: gradeMention(c.user)}
 	switch {
-	case containsAny(low, "互动", "网页", "动画", "小游戏", "interactive", "web page", "webpage", "simulation", "animation"):
+	case asksForPage(low):
 		cs.kind = interactive
-	case containsAny(low, "ppt", "课件", "幻灯片", "演示文稿", "slide", "presentation", "powerpoint", "大纲", "outline"):
-		cs.kind = slides
-	case isConfirmation(c.user) && historyMentionsSlides(c.history):
+		cs.simple = asksForSimplePage(low)
+		cs.template = pageTemplate(low)
+	case isConfirmation(c.user) && awaitsOutline(c.history) && !asksForDocument(low):
 		cs.kind, cs.confirmed = slides, true
+		if o, ok := pendingOutline(c.history); ok {
+			cs.outline = &o
+			if cs.topic == "" {
+				cs.topic = o.Title
+			}
+		}
+	case asksForSlides(low):
+		cs.kind = slides
 	default:
 		cs.kind = document
+		cs.docKind = documentKind(low)
+		if cs.wantsPDF {
+			if d, ok := earlierDocument(c.history); ok && (cs.topic == "" || sameTopic(cs.topic, d.Title)) {
+				cs.source = &d
+				if cs.topic == "" {
+					cs.topic = d.Title
+				}
+			}
+		}
 	}
 	if cs.topic == "" && c.history != "" {
 		cs.topic, _ = historyTopic(c.lang, c.history)
@@ -45,29 +78,137 @@ func contentScenarioFrom(c *call) *contentScenario {
 	return cs
 }
 
-// tool is the generation tool to call, the first offered by preference.
-func (s *contentScenario) tool(c *call) string {
-	var prefs []string
+func asksForPage(low string) bool {
+	return containsAny(low, "互动", "网页", "页面", "动画", "小游戏", "闪卡", "interactive", "web page", "webpage", "html", "simulation", "animation", "flashcard", "flash card")
+}
+
+func asksForSimplePage(low string) bool {
+	return containsAny(low, "简单的网页", "简单网页", "简单的页面", "简单页面", "simple page", "simple web page", "simple webpage", "simple html", "plain html")
+}
+
+func asksForDocument(low string) bool {
+	return containsAny(low, "教案", "讲稿", "讲义", "文档", "作业", "pdf", "word", "lesson plan", "document", "handout", "homework", "notes")
+}
+
+func asksForSlides(low string) bool {
+	return containsAny(low, "ppt", "课件", "幻灯片", "演示文稿", "大纲", "提纲", "slide", "presentation", "powerpoint", "deck", "outline")
+}
+
+// pageTemplate picks the template a page request calls for; an explainer
+// walks through the topic when nothing else is asked.
+func pageTemplate(low string) string {
+	switch {
+	case containsAny(low, "闪卡", "卡片", "记忆卡", "flashcard", "flash card"):
+		return templateFlashcards
+	case containsAny(low, "测验", "自测", "小测", "练习", "题", "quiz", "self-check", "test"):
+		return templateQuiz
+	}
+	return templateExplainer
+}
+
+func documentKind(low string) string {
+	switch {
+	case containsAny(low, "讲稿", "讲义", "lecture notes", "handout", "script"):
+		return kindLectureNotes
+	case containsAny(low, "作业", "练习单", "homework", "worksheet"):
+		return kindHomework
+	}
+	return kindLessonPlan
+}
+
+// sameTopic reports whether a document titled title is on topic.
+func sameTopic(topic, title string) bool {
+	return strings.Contains(strings.ToLower(title), strings.ToLower(topic))
+}
+
+// isContentTool reports whether name is one of the generation tools a
+// content scenario can fill.
+func isContentTool(name string) bool {
+	return slices.Contains([]string{toolOutline, toolPptx, toolDocx, toolPDF, toolInteractive, toolHTML}, name)
+}
+
+// prefs are the generation tools for the request, best first.
+func (s *contentScenario) prefs() []string {
 	switch s.kind {
 	case slides:
-		prefs = []string{toolOutline, toolPptx}
 		if s.confirmed {
-			prefs = []string{toolPptx, toolOutline}
+			return []string{toolPptx, toolOutline}
 		}
-	case document:
-		prefs = []string{toolDocx, toolPDF}
-		if s.wantsPDF {
-			prefs = []string{toolPDF, toolDocx}
-		}
+		return []string{toolOutline, toolPptx}
 	case interactive:
-		prefs = []string{toolInteractive, toolHTML}
+		if s.simple {
+			return []string{toolHTML, toolInteractive}
+		}
+		return []string{toolInteractive, toolHTML}
 	}
-	for _, p := range prefs {
+	if s.wantsPDF {
+		return []string{toolPDF, toolDocx}
+	}
+	return []string{toolDocx, toolPDF}
+}
+
+// tool is the generation tool to call, the first offered by preference.
+func (s *contentScenario) tool(c *call) string {
+	for _, p := range s.prefs() {
 		if c.offers(p) {
 			return p
 		}
 	}
 	return ""
+}
+
+// argsFor writes the arguments of tool for this request.
+func (s *contentScenario) argsFor(c *call, tool string) map[string]any {
+	l := c.lang
+	m := s.material(l)
+	var v any
+	switch tool {
+	case toolOutline:
+		v = outlineOf(m)
+	case toolPptx:
+		o := outlineOf(m)
+		if s.outline != nil {
+			o = *s.outline
+		}
+		v = deckOf(l, o, m)
+	case toolDocx, toolPDF:
+		d := documentOf(l, m, s.docKind)
+		if s.source != nil {
+			d = *s.source
+		}
+		if tool == toolDocx && d.Kind == "" {
+			d.Kind = kindLessonPlan
+		}
+		v = d
+	case toolInteractive:
+		template := s.template
+		if template == "" {
+			template = templateExplainer
+		}
+		v = pageOf(l, m, template)
+	case toolHTML:
+		v = simplePageOf(l, m)
+	}
+	args := toArgs(v)
+	// A schema other than the product's may ask for more: fill what it
+	// declares from the request, then keep only what it declares.
+	sc := c.tools[tool]
+	hints := c.argHints()
+	hints["topic"], hints["title"] = s.topic, m.title
+	for k, v := range fillArgs(sc, hints) {
+		if _, ok := args[k]; !ok {
+			args[k] = v
+		}
+	}
+	return sc.keep(args)
+}
+
+func (s *contentScenario) material(l lang) material {
+	m := materialFor(l, s.topic)
+	if s.grade != "" {
+		m.grade = s.grade
+	}
+	return m
 }
 
 func (s *contentScenario) next(st *agentState) action {
@@ -77,34 +218,108 @@ func (s *contentScenario) next(st *agentState) action {
 		return answer(l.pick("抱歉，这次对话里没有可用的生成工具，我没法直接生成"+s.describe(l)+"。",
 			"Sorry, no generation tool for this is available in this conversation, so I can't produce "+s.describe(l)+"."))
 	}
-	hints := st.c.argHints()
-	hints["topic"], hints["title"] = s.topic, s.topic
-	if _, a := st.need(tool, fillArgs(st.c.tools[tool], hints)); a != nil {
+	if _, a := st.need(tool, s.argsFor(st.c, tool)); a != nil {
 		return *a
 	}
-	return finish(s.done(l, tool))
+	return finish(s.done(st, tool))
 }
 
-func (s *contentScenario) done(l lang, tool string) finalResult {
-	t := s.topic
-	msgs := map[string][2]string{
-		toolOutline:     {"我先为「" + t + "」拟了一份 PPT 大纲，你看看结构是否合适；确认后我再生成完整的课件。", "I've drafted a slide outline for " + t + ". Have a look at the structure; once you confirm, I'll build the full deck."},
-		toolPptx:        {"「" + t + "」的 PPT 课件已经生成好了，可以直接下载使用。需要调整页数或风格的话告诉我。", "The slide deck on " + t + " is ready to download. Tell me if you'd like more slides or a different style."},
-		toolDocx:        {"「" + t + "」的文档已经生成好了，可以下载后直接编辑。", "The document on " + t + " is ready; you can download and edit it."},
-		toolPDF:         {"「" + t + "」的 PDF 已经生成好了，可以直接下载打印。", "The PDF on " + t + " is ready to download and print."},
-		toolInteractive: {"「" + t + "」的互动网页已经生成好了，可以在预览里直接试用。", "The interactive page on " + t + " is ready; try it in the preview."},
-		toolHTML:        {"「" + t + "」的互动网页已经生成好了，可以在预览里直接试用。", "The interactive page on " + t + " is ready; try it in the preview."},
+// done is the final result after tool succeeded, told from its call and
+// its result.
+func (s *contentScenario) done(st *agentState, tool string) finalResult {
+	l := st.c.lang
+	last := st.lastCall(tool)
+	var out map[string]any
+	if last != nil {
+		_ = json.Unmarshal([]byte(last.result), &out) // a result that is not JSON only loses the details
 	}
-	arts := map[string]string{toolOutline: "pptx-outline", toolPptx: "pptx", toolDocx: "docx", toolPDF: "pdf", toolInteractive: "interactive", toolHTML: "interactive"}
-	m := msgs[tool]
-	return finalResult{Status: statusArtifact, Message: l.pick(m[0], m[1]), Artifacts: []string{arts[tool]}}
+	t := s.topic
+	fr := finalResult{Status: statusArtifact}
+	switch tool {
+	case toolOutline:
+		var o outlineArgs
+		if last != nil {
+			_ = json.Unmarshal([]byte(last.args), &o)
+		}
+		var titles []string
+		for i, sl := range o.Slides {
+			titles = append(titles, fmt.Sprintf("%d. %s", i+1, sl.Title))
+		}
+		list := strings.Join(titles, "\n")
+		fr.Artifacts = []string{"pptx-outline"}
+		fr.Message = l.pick(
+			fmt.Sprintf("我先为「%s」拟了一份 %d 页的 PPT 提纲：\n\n%s\n\n请确认是否合适：回复「可以，就按这个提纲生成」，我就生成带讲稿备注的完整课件；也可以告诉我要增删或调整哪几页。", t, len(o.Slides), list),
+			fmt.Sprintf("Here is a %d-slide outline for a deck on %s:\n\n%s\n\nDoes it look right? Reply \"yes, go ahead\" and I'll build the full deck with speaker notes, or tell me which slides to add, drop or change.", len(o.Slides), t, list))
+	case toolPptx:
+		n, _ := num(out, "slides")
+		fr.Artifacts = []string{"pptx"}
+		fr.Message = l.pick(
+			fmt.Sprintf("「%s」的 PPT 课件已经生成好了：共 %d 页（封面加内容页），每页都附有讲稿备注，可以直接下载使用。需要调整页数或风格的话告诉我。", t, int(n)),
+			fmt.Sprintf("The deck on %s is ready: %d slides (a title slide and the content slides), each with speaker notes. Download it from the card; tell me if you'd like changes.", t, int(n)))
+	case toolDocx:
+		name := s.docName()
+		fr.Artifacts = []string{"docx"}
+		fr.Message = l.pick(
+			fmt.Sprintf("「%s」的%s已经生成好了（%s），可以下载后直接编辑。需要 PDF 版的话，说一声「导出成 PDF」就行。", t, name[0], s.docContents(l)),
+			fmt.Sprintf("The %s on %s is ready (%s); download it and edit as you like. Say \"export it as PDF\" if you need a PDF.", name[1], t, s.docContents(l)))
+	case toolPDF:
+		fr.Artifacts = []string{"pdf"}
+		if s.source != nil {
+			fr.Message = l.pick("已把「"+s.source.Title+"」导出为 PDF，内容和刚才的文档一致，可以直接下载打印。",
+				"I've exported \""+s.source.Title+"\" as a PDF with the same content; it's ready to download and print.")
+		} else {
+			name := s.docName()
+			fr.Message = l.pick("「"+t+"」的"+name[0]+"已经生成为 PDF，可以直接下载打印。", "The "+name[1]+" on "+t+" is ready as a PDF to download and print.")
+		}
+	case toolInteractive:
+		n, _ := num(out, "items")
+		name := map[string][2]string{
+			templateFlashcards: {"闪卡", "flashcards"}, templateQuiz: {"自测题", "self-check quiz"}, templateExplainer: {"分步讲解", "step-by-step explainer"},
+		}[s.templateOr()]
+		fr.Artifacts = []string{"interactive"}
+		fr.Message = l.pick(
+			fmt.Sprintf("「%s」的互动网页（%s，共 %d 项）已经生成好了，可以在预览里直接试用，也可以投到大屏上和学生一起操作。", t, name[0], int(n)),
+			fmt.Sprintf("The interactive page on %s (%s, %d items) is ready; try it in the preview or show it on the board with the class.", t, name[1], int(n)))
+	case toolHTML:
+		fr.Artifacts = []string{"interactive"}
+		fr.Message = l.pick("「"+t+"」的网页已经生成好了：点击按钮逐条展示要点，适合课堂上边讲边看。", "The page on "+t+" is ready: each click reveals the next key point, handy for walking through it in class.")
+	}
+	return fr
+}
+
+func (s *contentScenario) templateOr() string {
+	if s.template == "" {
+		return templateExplainer
+	}
+	return s.template
+}
+
+// docName names the kind of document, in Chinese and English.
+func (s *contentScenario) docName() [2]string {
+	switch s.docKind {
+	case kindLectureNotes:
+		return [2]string{"讲稿", "lecture notes"}
+	case kindHomework:
+		return [2]string{"课后作业", "homework sheet"}
+	}
+	return [2]string{"教案", "lesson plan"}
+}
+
+func (s *contentScenario) docContents(l lang) string {
+	switch s.docKind {
+	case kindLectureNotes:
+		return l.pick("按课件顺序逐页写好了讲解要点", "a section for each slide, with what to say")
+	case kindHomework:
+		return l.pick("包括选择题和简答与实践题", "multiple-choice questions and short tasks")
+	}
+	return l.pick("包括教学目标、重点难点、教学过程表格和作业", "objectives, key points and difficulties, the procedure as a table, and homework")
 }
 
 func (s *contentScenario) finish(st *agentState) finalResult {
 	l := st.c.lang
 	if tool := s.tool(st.c); tool != "" {
 		if last := st.lastCall(tool); last != nil && last.answered && !last.failed {
-			return s.done(l, tool)
+			return s.done(st, tool)
 		} else if last != nil {
 			return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, tool, last.errText)}
 		}
@@ -121,6 +336,9 @@ func (s *contentScenario) artifact() string {
 	case interactive:
 		return "interactive"
 	}
+	if s.wantsPDF {
+		return "pdf"
+	}
 	return "docx"
 }
 
@@ -134,31 +352,97 @@ func (s *contentScenario) describe(l lang) string {
 	return l.pick("「"+s.topic+"」的文档", "a document on "+s.topic)
 }
 
+// inline writes the deck's outline as text, as a model that skips its
+// tools would.
 func (s *contentScenario) inline(l lang) string {
-	steps := [][2]string{
-		{"导入：用一个生活中的问题引出「%s」", "Warm-up: a real-life question that leads into %s"},
-		{"核心概念：讲清「%s」的定义和关键点", "Key ideas: what %s is and why it matters"},
-		{"例题讲解：两道由浅入深的例题", "Worked examples: two examples, easy to harder"},
-		{"课堂练习：三道针对性练习", "Practice: three targeted exercises"},
-		{"小结与作业", "Summary and homework"},
-	}
 	var sb strings.Builder
 	sb.WriteString(l.pick("下面直接给出"+s.describe(l)+"的文字大纲：\n\n", "Here is "+s.describe(l)+" written out as an outline:\n\n"))
-	for i, st := range steps {
-		line := l.pick(st[0], st[1])
-		if strings.Contains(line, "%s") {
-			line = fmt.Sprintf(line, s.topic)
-		}
-		fmt.Fprintf(&sb, "%d. %s\n", i+1, line)
+	for i, sl := range s.material(l).slides {
+		fmt.Fprintf(&sb, "%d. %s：%s\n", i+1, sl.Title, strings.Join(sl.Bullets, l.pick("；", "; ")))
 	}
 	return strings.TrimSpace(sb.String())
 }
 
+// isConfirmation is a short yes to a proposal, with nothing to change.
 func isConfirmation(s string) bool {
 	low := strings.ToLower(strings.TrimSpace(s))
-	return containsAny(low, "确认", "就这样", "生成吧", "开始生成", "没问题", "可以了", "go ahead", "looks good", "confirm", "generate it", "build it")
+	if len([]rune(low)) > 40 {
+		return false
+	}
+	if containsAny(low, "不要", "不用", "不行", "不对", "不好", "改", "换", "调整", "删", "增加", "再") ||
+		matches(`(?i)\b(change|instead|but|don't|do not|not|remove|add|replace)\b`, low) {
+		return false
+	}
+	return containsAny(low, "确认", "就这样", "生成吧", "开始生成", "没问题", "可以", "好的", "按这个", "就按", "同意") ||
+		matches(`(?i)\b(yes|yeah|yep|ok|okay|sure|go ahead|looks good|sounds good|confirm(ed)?|generate it|build it|make it|do it)\b`, low)
 }
 
-func historyMentionsSlides(history string) bool {
-	return containsAny(strings.ToLower(history), "ppt", "课件", "幻灯片", "大纲", "slide", "outline", "presentation")
+// awaitsOutline reports whether the last turn proposed an outline: its
+// note says so, or (a summary without notes) it talked about slides.
+func awaitsOutline(history string) bool {
+	if _, ok := pendingOutline(history); ok {
+		return true
+	}
+	last := lastTurn(history)
+	return !strings.Contains(last, "Produced:") && containsAny(strings.ToLower(last), "ppt", "课件", "幻灯片", "大纲", "提纲", "slide", "outline", "presentation")
+}
+
+// Labels of the tools' notes (shared/tools/gentools), as the summary
+// shows them after "Produced:".
+const (
+	outlineNote  = "propose_pptx_outline arguments"
+	documentNote = "generated from this document"
+)
+
+// pendingOutline is the outline the last turn proposed.
+func pendingOutline(history string) (outlineArgs, bool) {
+	var o outlineArgs
+	raw, ok := producedJSON(lastTurn(history), outlineNote)
+	if !ok || json.Unmarshal(raw, &o) != nil || len(o.Slides) == 0 {
+		return outlineArgs{}, false
+	}
+	return o, true
+}
+
+// earlierDocument is the latest document made in the conversation.
+func earlierDocument(history string) (documentArgs, bool) {
+	var d documentArgs
+	raw, ok := producedJSON(history, documentNote)
+	if !ok || json.Unmarshal(raw, &d) != nil || len(d.Sections) == 0 {
+		return documentArgs{}, false
+	}
+	return d, true
+}
+
+// producedJSON returns the JSON object of the latest "Produced:" line of
+// text whose note contains label.
+func producedJSON(text, label string) (json.RawMessage, bool) {
+	lines := strings.Split(text, "\n")
+	for _, line := range slices.Backward(lines) {
+		note, ok := strings.CutPrefix(strings.TrimSpace(line), "Produced:")
+		if !ok || !strings.Contains(note, label) {
+			continue
+		}
+		i := strings.Index(note, "{")
+		if i < 0 {
+			continue
+		}
+		var raw json.RawMessage
+		if json.NewDecoder(strings.NewReader(note[i:])).Decode(&raw) == nil {
+			return raw, true
+		}
+	}
+	return nil, false
+}
+
+// lastTurn is the part of the summary from its last "Teacher:" line on,
+// or all of it when it has no such line.
+func lastTurn(history string) string {
+	lines := strings.Split(history, "\n")
+	for i, line := range slices.Backward(lines) {
+		if strings.HasPrefix(strings.TrimSpace(line), "Teacher:") {
+			return strings.Join(lines[i:], "\n")
+		}
+	}
+	return history
 }

@@ -284,6 +284,8 @@ func contentTools() []openai.Tool {
 	)
 }
 
+// TestAgentContent offers content tools whose schemas differ from the
+// product's: the stand-in fills what they declare.
 func TestAgentContent(t *testing.T) {
 	tests := []struct {
 		name, msg string
@@ -297,7 +299,7 @@ func TestAgentContent(t *testing.T) {
 		{"deck after the outline is confirmed", "确认，生成吧", []string{"- 老师：帮我做一个光合作用的 PPT 课件", "- 助手：我先为「光合作用」拟了一份 PPT 大纲"},
 			"generate_pptx", map[string]any{"title": "光合作用"}, "pptx"},
 		{"document", "Write a lesson plan on fractions", nil, "generate_docx",
-			map[string]any{"title": "fractions", "requirements": "Write a lesson plan on fractions"}, "docx"},
+			map[string]any{"title": "Fractions — lesson plan", "requirements": "Write a lesson plan on fractions"}, "docx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -97,6 +97,10 @@ func kindOf(system string) Kind {
 		return KindChat
 	case prompts.QuizHeader:
 		return KindQuiz
+	case prompts.PlannerHeader:
+		return KindPlanner
+	case prompts.WriterHeader:
+		return KindWriter
 	}
 	return KindUnknown
 }
@@ -153,6 +157,10 @@ func respond(c *call) reply {
 		r = chatReply(c)
 	case KindQuiz:
 		r = quizReply(c)
+	case KindPlanner:
+		r = plannerReply(c)
+	case KindWriter:
+		r = writerReply(c)
 	default:
 		r = textReply(c.lang.pick(
 			"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",
@@ -191,7 +199,8 @@ func (c *call) conform(r reply) reply {
 
 // forcedArgs are the arguments of a tool the scenario did not choose but
 // tool_choice forces: final_result carries the text, others get arguments
-// filled from their schema.
+// filled from their schema (a generation tool's, from the request's
+// material).
 func (c *call) forcedArgs(name string, r reply) string {
 	if name == finalResultTool {
 		msg := r.content
@@ -199,6 +208,11 @@ func (c *call) forcedArgs(name string, r reply) string {
 			msg = c.lang.pick("好的，我已经处理完了。", "All right, I'm done.")
 		}
 		return mustJSON(finalResult{Status: statusAnswer, Message: msg})
+	}
+	if isContentTool(name) {
+		if cs := contentScenarioFrom(c); cs.topic != "" {
+			return mustJSON(cs.argsFor(c, name))
+		}
 	}
 	return mustJSON(fillArgs(c.tools[name], c.argHints()))
 }

@@ -1,6 +1,9 @@
 package offlinemodel
 
-import "unicode/utf8"
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // Marker selects a misbehaviour when it appears anywhere in the last user
 // message. Markers are removed before the user's words are read or echoed.
@@ -20,6 +23,11 @@ const (
 	// (the tool rejects it); artifact_ready is claimed anyway; after a
 	// refusal the tool is called properly.
 	MarkerToolFails Marker = "[[offline:tool-fails]]"
+	// MarkerFileToolFails: a content request's generation tool (deck,
+	// document, PDF, page) is first called with an empty list of slides,
+	// sections or items (the tool rejects it); artifact_ready is claimed
+	// anyway; after a refusal the tool is called properly.
+	MarkerFileToolFails Marker = "[[offline:file-tool-fails]]"
 	// MarkerBadArgs: the first tool call's arguments are truncated JSON;
 	// after the error result the call is made properly.
 	MarkerBadArgs Marker = "[[offline:bad-args]]"
@@ -29,7 +37,7 @@ const (
 	// MarkerCutStream: the first agent stream of each distinct body that
 	// calls final_result is cut half-way through its arguments (no [DONE]).
 	MarkerCutStream Marker = "[[offline:cut-stream]]"
-	// MarkerSlow: every stream chunk is delayed 100ms.
+	// MarkerSlow: every stream chunk is delayed 25ms.
 	MarkerSlow Marker = "[[offline:slow]]"
 )
 
@@ -50,6 +58,7 @@ func misbehaviours() []misbehaviour {
 		{MarkerClaimAlways, steerClaimAlways},
 		{MarkerSkipTools, steerSkipTools},
 		{MarkerToolFails, steerToolFails},
+		{MarkerFileToolFails, steerFileToolFails},
 		{MarkerBadArgs, steerBadArgs},
 		{MarkerThrottle, nil},
 		{MarkerCutStream, nil},
@@ -98,6 +107,50 @@ func steerToolFails(st *agentState, sc scenario, plan planFunc) action {
 		// the tool is called again, properly.
 		return plan(st.without(func(_ int, s step) bool { return s.name == toolQuiz && s.failed && s.refusedBefore == 0 }))
 	}
+}
+
+func steerFileToolFails(st *agentState, sc scenario, plan planFunc) action {
+	cs, ok := sc.(*contentScenario)
+	if !ok {
+		return plan(st)
+	}
+	tool := cs.tool(st.c)
+	calls := st.callsOf(tool)
+	switch {
+	case len(calls) == 0:
+		a := plan(st)
+		if a.tool == tool {
+			a.args = emptied(a.args)
+		}
+		return a
+	case !st.refused():
+		if calls[len(calls)-1].failed {
+			return finish(falseClaim(st.c.lang, sc))
+		}
+		return plan(st)
+	default:
+		// After the refusal, the deliberately failed call is put behind.
+		return plan(st.without(func(_ int, s step) bool { return s.name == tool && s.failed && s.refusedBefore == 0 }))
+	}
+}
+
+// emptied empties the content of generation arguments: the slides,
+// sections or items list, or the page's HTML. The JSON stays valid and fits
+// the schema; the tool itself rejects it.
+func emptied(args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return args
+	}
+	for _, k := range []string{"slides", "sections", "items"} {
+		if _, ok := m[k]; ok {
+			m[k] = []any{}
+		}
+	}
+	if _, ok := m["html"]; ok {
+		m["html"] = ""
+	}
+	return mustJSON(m)
 }
 
 func steerBadArgs(st *agentState, _ scenario, plan planFunc) action {

@@ -6,7 +6,8 @@ import (
 )
 
 // Written questions for two known topics (牛顿第一定律 in Chinese,
-// photosynthesis in English), and templates for any other topic.
+// photosynthesis in English, and the lesson material's few choice questions
+// in the other language), and templates for any other topic.
 
 func questionBank(topicText string, l lang) []bankQuestion {
 	t, ok := findTopic(topicText)
@@ -19,7 +20,13 @@ func questionBank(topicText string, l lang) []bankQuestion {
 	case t.en == "photosynthesis" && l == en:
 		return photosynthesisBank()
 	}
-	return nil
+	// The other language's lesson material has a few choice questions.
+	var out []bankQuestion
+	m := materialFor(l, topicText)
+	for _, q := range m.quiz {
+		out = append(out, bankQuestion{singleChoice, q.Question, q.Options, q.Answer, q.Explanation, m.topic})
+	}
+	return out
 }
 
 func newtonBank() []bankQuestion {

@@ -108,14 +108,7 @@ func candidateTools(c *call, intent string) []string {
 	case intentQuiz:
 		want = []string{toolQuiz}
 	case intentContent:
-		switch contentScenarioFrom(c).kind {
-		case slides:
-			want = []string{toolOutline, toolPptx}
-		case interactive:
-			want = []string{toolInteractive, toolHTML}
-		default:
-			want = []string{toolDocx, toolPDF}
-		}
+		want = contentScenarioFrom(c).prefs()
 	}
 	listed := listedTools(c.system)
 	out := []string{}

@@ -7,7 +7,11 @@
 //
 // It recognises the kind of call by the header line that starts the first
 // system prompt (package prompts), one file per kind: router.go, agent.go,
-// chat.go, quiz.go. It reads the user's words with keyword heuristics; that is
+// chat.go, quiz.go. The agent's content requests (decks, documents, PDFs,
+// interactive pages) are in agent_content.go, with the teaching material they
+// are written from in lessons.go; a follow-up reuses what an earlier turn
+// made from the "Produced:" notes of the history summary. It reads the
+// user's words with keyword heuristics; that is
 // allowed here only, because this is a stand-in: the product itself never
 // routes by keywords.
 //
@@ -68,7 +72,7 @@ type Options struct {
 	// Logger receives one line per request; nil discards.
 	Logger *slog.Logger
 	// Delay is waited before each chunk of every stream (0: none). The
-	// [[offline:slow]] marker raises it to 100ms for one request.
+	// [[offline:slow]] marker raises it to 25ms for one request.
 	Delay time.Duration
 }
 

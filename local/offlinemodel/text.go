@@ -306,16 +306,25 @@ func wantsQuiz(c *call) bool {
 	zhNoun := matches(`选择题|判断题|填空题|简答题|问答题|练习题|习题|题目|测验|小测|练习|试卷|道题|(\d+|[一二两三四五六七八九十几]+)\s*道`, s)
 	enVerb := matches(`(?i)\b(create|make|generate|write|give me|prepare|design|set|draft|build)\b`, s)
 	enNoun := matches(`(?i)\b(questions?|quiz(zes)?|worksheets?|exercises?|tests?|mcqs?|practice)\b`, s)
+	if namesContentFormat(s) {
+		return false // questions on a page, in a deck or a document: content
+	}
 	return (zhVerb && zhNoun) || (enVerb && enNoun) || (isFollowUpMore(s) && c.history != "")
+}
+
+// namesContentFormat reports a request for a file or page format, which
+// makes it a content request even when it mentions questions.
+func namesContentFormat(s string) bool {
+	return matches(`(?i)ppt|课件|幻灯片|演示文稿|教案|讲稿|讲义|互动|网页|闪卡|\b(slides?|presentation|powerpoint|lesson plan|docx|word document|pdf|interactive|web ?page|html|flashcards?)\b`, s)
 }
 
 func wantsContent(c *call) bool {
 	s := c.user
-	zhNoun := matches(`(?i)ppt|课件|幻灯片|演示文稿|教案|讲稿|讲义|学案|文档|互动|网页|动画|小游戏`, s)
-	zhVerb := matches(`做|出|生成|制作|准备|设计|写|弄|帮我`, s)
-	enNoun := matches(`(?i)\b(slides?|slide deck|presentation|powerpoint|pptx?|lesson plan|handout|document|docx|pdf|interactive|web ?page|simulation|animation)\b`, s)
-	enVerb := matches(`(?i)\b(create|make|generate|write|prepare|design|draft|build|turn)\b`, s)
-	confirm := isConfirmation(s) && historyMentionsSlides(c.history)
+	zhNoun := matches(`(?i)ppt|课件|幻灯片|演示文稿|教案|讲稿|讲义|学案|文档|互动|网页|动画|小游戏|闪卡|pdf`, s)
+	zhVerb := matches(`做|出|生成|制作|准备|设计|写|弄|帮我|导出|转成|转为|存为`, s)
+	enNoun := matches(`(?i)\b(slides?|slide deck|decks?|presentation|powerpoint|pptx?|outline|lesson plan|lecture notes|handout|document|docx|pdf|interactive|web ?page|html|flashcards?|simulation|animation)\b`, s)
+	enVerb := matches(`(?i)\b(create|make|generate|write|prepare|design|draft|build|turn|export|convert|save)\b`, s)
+	confirm := isConfirmation(s) && awaitsOutline(c.history)
 	return (zhNoun && zhVerb) || (enNoun && enVerb) || confirm
 }
 

@@ -95,7 +95,7 @@ func (m responseMeta) completion(r reply) completion {
 	}
 }
 
-const slowDelay = 100 * time.Millisecond
+const slowDelay = 25 * time.Millisecond
 
 type streamOptions struct {
 	includeUsage bool

@@ -65,9 +65,7 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 		chunks, err := clarifyChunks("text-clarify", *c)
 		return out, session.TurnCompleted, chunks, err
 	case in.Route.Path == workflow.PathBuild:
-		out.Action = "build"
-		out.Text = buildNotice(in.Turn.Message)
-		return out, session.TurnCompleted, textChunks("text-build", out.Text), nil
+		return a.buildOutcome(ctx, in, out)
 	}
 	var rec finalRecord
 	if _, err := getJSON(ctx, a.Store, in.Turn.SessionID, finalKey(in.Turn.TurnID, in.Attempt), &rec); err != nil {
@@ -112,6 +110,48 @@ func clarifyChunks(textID string, c workflow.Clarify) ([]protocol.Chunk, error) 
 
 func textChunks(id, text string) []protocol.Chunk {
 	return []protocol.Chunk{protocol.TextStart{ID: id}, protocol.TextDelta{ID: id, Delta: text}, protocol.TextEnd{ID: id}}
+}
+
+// buildOutcome is the end of the build path: the planned blueprint (for
+// the JSON API) and a notice, or the question the planner asks back about
+// an unknown entity, or the planner's failure.
+func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out session.Outcome) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
+	out.Action = "build"
+	switch p := in.Plan; {
+	case p == nil:
+		// No plan step ran (an execution of an older definition).
+		out.Text = buildNotice(in.Turn.Message)
+	case p.Status == workflow.PlanClarify && p.Clarify != nil:
+		c := *p.Clarify
+		out.Action, out.Text = "clarify", c.Question
+		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
+		chunks, err := clarifyChunks("text-build", c)
+		return out, session.TurnCompleted, chunks, err
+	case p.Status == workflow.PlanPlanned:
+		var rec workflow.PlanRecord
+		found, err := getJSON(ctx, a.Store, in.Turn.SessionID, workflow.PlanKey(in.Turn.TurnID), &rec)
+		if err != nil {
+			return out, "", nil, err
+		}
+		if !found {
+			return planFailed(out, string(apperr.Internal), "internal error")
+		}
+		out.Text, out.Blueprint, out.ResolvedEntities = rec.Notice, rec.Blueprint, rec.ResolvedEntities
+	default:
+		return planFailed(out, p.Code, p.Message)
+	}
+	return out, session.TurnCompleted, textChunks("text-build", out.Text), nil
+}
+
+func planFailed(out session.Outcome, code, msg string) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
+	if code == "" {
+		code = string(apperr.AIError)
+	}
+	if msg == "" {
+		msg = "任务规划失败，请稍后再试。The page could not be planned; please try again."
+	}
+	out.Action, out.Error, out.ErrorCode = "chat", msg, code
+	return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
 }
 
 func buildNotice(msg string) string {

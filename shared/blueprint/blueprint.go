@@ -231,7 +231,7 @@ type Slot struct {
 }
 
 // Blocks returns every block of the composition in page order.
-func (b *Blueprint) Blocks() []Block {
+func (b Blueprint) Blocks() []Block {
 	var out []Block
 	for _, t := range b.UIComposition.Tabs {
 		out = append(out, t.Blocks...)
@@ -240,7 +240,7 @@ func (b *Blueprint) Blocks() []Block {
 }
 
 // Block returns the block with id.
-func (b *Blueprint) Block(id string) (Block, bool) {
+func (b Blueprint) Block(id string) (Block, bool) {
 	for _, t := range b.UIComposition.Tabs {
 		for _, bl := range t.Blocks {
 			if bl.ID == id {
@@ -252,7 +252,7 @@ func (b *Blueprint) Block(id string) (Block, bool) {
 }
 
 // Node returns the compute node with id.
-func (b *Blueprint) Node(id string) (ComputeNode, bool) {
+func (b Blueprint) Node(id string) (ComputeNode, bool) {
 	for _, n := range b.ComputeGraph.Nodes {
 		if n.ID == id {
 			return n, true

@@ -95,6 +95,12 @@ func responseOf(t session.Turn, followup bool) ConversationResponse {
 	switch resp.Action {
 	case "build":
 		resp.LegacyAction = "build_workflow"
+		if len(o.Blueprint) > 0 {
+			resp.Blueprint = o.Blueprint
+		}
+		if len(o.ResolvedEntities) > 0 {
+			resp.ResolvedEntities = o.ResolvedEntities
+		}
 	case "clarify":
 		resp.LegacyAction = "clarify"
 		if o.Clarify != nil {

@@ -174,11 +174,3 @@ func orNull(r json.RawMessage) json.RawMessage {
 	}
 	return r
 }
-
-// PageEventHead is the part of an encoded page event a reader dispatches on.
-type PageEventHead struct {
-	Type string `json:"type"`
-}
-
-// IsPageClosing reports whether an event type ends a page stream.
-func IsPageClosing(typ string) bool { return typ == "COMPLETE" || typ == "ERROR" }

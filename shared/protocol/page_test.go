@@ -110,12 +110,3 @@ func TestPageEventKeys(t *testing.T) {
 		}
 	}
 }
-
-func TestPageClosing(t *testing.T) {
-	for _, typ := range PageEventTypes() {
-		want := typ == "COMPLETE" || typ == "ERROR"
-		if IsPageClosing(typ) != want {
-			t.Errorf("IsPageClosing(%s) = %v", typ, !want)
-		}
-	}
-}

@@ -8,6 +8,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -83,6 +84,10 @@ type Outcome struct {
 	// Memory is what the turn's tools asked later turns to know (outlines,
 	// document contents), given to the model in the history summary.
 	Memory []string `json:"memory,omitempty"`
+	// Blueprint and ResolvedEntities are a build turn's plan (the JSON
+	// API's blueprint and resolvedEntities), as the planner encoded them.
+	Blueprint        json.RawMessage `json:"blueprint,omitempty"`
+	ResolvedEntities json.RawMessage `json:"resolvedEntities,omitempty"`
 }
 
 // Clarify is a question the assistant asked back.

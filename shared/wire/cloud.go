@@ -30,9 +30,13 @@ import (
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/javaapi"
+	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/sfnstart"
+	"github.com/insightedge/insightedge/shared/tools"
+	"github.com/insightedge/insightedge/shared/tools/datatools"
 	"github.com/insightedge/insightedge/shared/tools/gentools"
 )
 
@@ -56,6 +60,15 @@ const (
 	// EnvJWTSecretParameter names an SSM SecureString parameter holding
 	// AUTH_JWT_SECRET, read at cold start when AUTH_JWT_SECRET is not set.
 	EnvJWTSecretParameter = "AUTH_JWT_SECRET_PARAMETER"
+	// EnvJavaTokenParameter names an SSM SecureString parameter holding
+	// JAVA_API_TOKEN, read at cold start when JAVA_API_BASE_URL is set and
+	// JAVA_API_TOKEN is not.
+	EnvJavaTokenParameter = "JAVA_API_TOKEN_PARAMETER"
+	// EnvJavaBaseURL and EnvUseMockData are the data service's switches
+	// (javaapi.ConfigFromEnv reads them with the rest of its settings): a
+	// function with either set registers the data tools.
+	EnvJavaBaseURL = "JAVA_API_BASE_URL"
+	EnvUseMockData = "USE_MOCK_DATA"
 	// EnvAllowDevAuth=true lets the edge run without a JWT secret, in the
 	// development mode that trusts X-Teacher-Id (a sandbox stack only).
 	EnvAllowDevAuth = "AUTH_ALLOW_DEV"
@@ -83,8 +96,12 @@ type CloudConfig struct {
 	ConversationExpress bool
 	APIKeyParameter     string
 	JWTSecretParameter  string
-	AllowDevAuth        bool
-	LogLevel            slog.Level
+	JavaTokenParameter  string
+	// Data is true when the data service is configured (JAVA_API_BASE_URL
+	// or USE_MOCK_DATA): the tool registry then has the data tools.
+	Data         bool
+	AllowDevAuth bool
+	LogLevel     slog.Level
 }
 
 // CloudConfigFromEnv reads the AWS side's configuration; errors name the
@@ -96,6 +113,8 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 		ConversationMachine: strings.TrimSpace(getenv(EnvConversationMachine)),
 		APIKeyParameter:     strings.TrimSpace(getenv(EnvAPIKeyParameter)),
 		JWTSecretParameter:  strings.TrimSpace(getenv(EnvJWTSecretParameter)),
+		JavaTokenParameter:  strings.TrimSpace(getenv(EnvJavaTokenParameter)),
+		Data:                strings.TrimSpace(getenv(EnvJavaBaseURL)) != "" || strings.TrimSpace(getenv(EnvUseMockData)) != "",
 	}
 	if c.Table == "" {
 		return c, fmt.Errorf("wire: %s is required (the DynamoDB table)", EnvTable)
@@ -191,9 +210,16 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	table := dynamostore.New(dynamodb.NewFromConfig(awsCfg, o.DynamoDB...), cc.Table, dynamostore.Options{})
 	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
-	httpClient := xray.Client(&http.Client{})
+	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
 	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
 		Logger: logger, HTTPClient: httpClient}
+	if cc.Data {
+		data, err := dataTools(env, logger)
+		if err != nil {
+			return nil, err
+		}
+		b.Tools = append(b.Tools, data...)
+	}
 	if cc.Bucket != "" {
 		c.Blob = blob.NewS3(s3.NewFromConfig(awsCfg), cc.Bucket)
 		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger})...)
@@ -211,22 +237,45 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	return c, nil
 }
 
+// dataTools are the teacher-data tools over the Java data service client,
+// configured as locally (javaapi.ConfigFromEnv), with X-Ray subsegments for
+// its calls within traced invocations.
+func dataTools(getenv func(string) string, logger *slog.Logger) ([]tools.Tool, error) {
+	cfg, err := javaapi.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("wire: data service: %w", err)
+	}
+	client, err := javaapi.New(cfg, javaapi.Options{Logger: logger, Fallback: mockserver.Fallback(cfg),
+		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+			return tracedTransport{traced: xray.RoundTripper(rt), plain: rt}
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("wire: data service client: %w", err)
+	}
+	return datatools.New(client, logger), nil
+}
+
 // parameterGetter reads one SSM parameter (*ssm.Client is one).
 type parameterGetter interface {
 	GetParameter(ctx context.Context, in *ssm.GetParameterInput, opts ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
 }
 
-// resolveSecrets returns getenv with OPENAI_API_KEY and AUTH_JWT_SECRET
-// read from their SSM parameters where the variable itself is not set, so
+// resolveSecrets returns getenv with OPENAI_API_KEY, AUTH_JWT_SECRET and
+// JAVA_API_TOKEN read from their SSM parameters where the variable itself is not set, so
 // that secrets never sit in the function's configuration.
 func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudConfig, client func() parameterGetter) (func(string) string, error) {
 	secrets := map[string]string{}
 	var ssmc parameterGetter
-	for _, s := range []struct{ name, parameter string }{
-		{"OPENAI_API_KEY", cc.APIKeyParameter},
-		{"AUTH_JWT_SECRET", cc.JWTSecretParameter},
+	for _, s := range []struct {
+		name, parameter string
+		needed          bool
+	}{
+		{"OPENAI_API_KEY", cc.APIKeyParameter, true},
+		{"AUTH_JWT_SECRET", cc.JWTSecretParameter, true},
+		// Mock data needs no token: the parameter need not exist.
+		{"JAVA_API_TOKEN", cc.JavaTokenParameter, strings.TrimSpace(getenv(EnvJavaBaseURL)) != ""},
 	} {
-		if s.parameter == "" || getenv(s.name) != "" {
+		if s.parameter == "" || !s.needed || getenv(s.name) != "" {
 			continue
 		}
 		if ssmc == nil {
@@ -249,13 +298,36 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudCon
 	}, nil
 }
 
-// traceHeader is the X-Ray header of the segment in ctx, if any.
-func traceHeader(ctx context.Context) string {
-	seg := xray.GetSegment(ctx)
-	if seg == nil {
-		return ""
+// tracedTransport records an X-Ray subsegment for a request made within a
+// traced invocation, and sends other requests (init, tests, the emulator)
+// untraced: the X-Ray round tripper would log a warning for each of them.
+type tracedTransport struct{ traced, plain http.RoundTripper }
+
+func (t tracedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if traced(r.Context()) {
+		return t.traced.RoundTrip(r)
 	}
-	return seg.DownstreamHeader().String()
+	return t.plain.RoundTrip(r)
+}
+
+// traced reports whether ctx belongs to a traced invocation: it has a
+// segment, or the Lambda trace header from which X-Ray makes one.
+func traced(ctx context.Context) bool {
+	return xray.GetSegment(ctx) != nil || lambdaTraceHeader(ctx) != ""
+}
+
+func lambdaTraceHeader(ctx context.Context) string {
+	// aws-lambda-go stores the header under this plain string key.
+	h, _ := ctx.Value(xray.LambdaTraceHeaderKey).(string)
+	return h
+}
+
+// traceHeader is the X-Ray header to pass on from ctx, if any.
+func traceHeader(ctx context.Context) string {
+	if seg := xray.GetSegment(ctx); seg != nil {
+		return seg.DownstreamHeader().String()
+	}
+	return lambdaTraceHeader(ctx)
 }
 
 // EdgeHandler is the HTTP edge of the stream and api functions: every

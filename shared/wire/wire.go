@@ -14,7 +14,12 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/agent"
+	"github.com/insightedge/insightedge/shared/apps"
 	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/blueprint/build"
+	"github.com/insightedge/insightedge/shared/blueprint/launch"
+	"github.com/insightedge/insightedge/shared/blueprint/plan"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -22,6 +27,7 @@ import (
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/quiz"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // Config is the product's configuration, read once at start.
@@ -99,9 +105,12 @@ type App struct {
 	Model  *llm.Client
 	Tools  *tools.Registry
 	Agent  *agent.Agent
-	Store  session.Store
-	Log    eventlog.Log
-	Logger *slog.Logger
+	// Builder runs the Build workflow's phases; Planner plans blueprints.
+	Builder *build.Builder
+	Planner *plan.Planner
+	Store   session.Store
+	Log     eventlog.Log
+	Logger  *slog.Logger
 }
 
 // New builds the App.
@@ -121,7 +130,10 @@ func New(c Config, b Backends) (*App, error) {
 	reg := tools.NewRegistry(quiz.New(model))
 	reg.Add(b.Tools...)
 	ag := agent.New(model, reg, b.Store, b.Log, agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds})
-	return &App{Config: c, Model: model, Tools: reg, Agent: ag, Store: b.Store, Log: b.Log, Logger: b.Logger}, nil
+	return &App{Config: c, Model: model, Tools: reg, Agent: ag,
+		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
+		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
+		Store:   b.Store, Log: b.Log, Logger: b.Logger}, nil
 }
 
 // Authenticator is JWT when AUTH_JWT_SECRET is set, development mode otherwise.
@@ -168,5 +180,62 @@ func (a *App) ConversationTasks() map[string]Task {
 		"ToolFunctionArn":      Typed(a.Agent.RunTool),
 		"ValidateFunctionArn":  Typed(a.Agent.Validate),
 		"FinishFunctionArn":    Typed(a.Agent.Finish),
+		"BuildStepFunctionArn": a.BuildStep(),
 	}
+}
+
+// BuildTasks are the Build workflow's tasks, keyed by the
+// DefinitionSubstitutions names of infra/statemachines/build.asl.json.
+func (a *App) BuildTasks() map[string]Task {
+	return map[string]Task{"BuildStepFunctionArn": a.BuildStep()}
+}
+
+// BuildStep is the buildstep function's handler: the phase in its input
+// picks the step — plan (the conversation's build path), or data, compute,
+// compose and finish (the Build workflow).
+func (a *App) BuildStep() Task {
+	planTask, phaseTask := Typed(a.Planner.PlanBuild), Typed(a.Builder.Step)
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var head struct {
+			Phase string `json:"phase"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return nil, fmt.Errorf("wire: decode step input: %w", err)
+		}
+		if head.Phase == workflow.PhasePlan {
+			return planTask(ctx, raw)
+		}
+		return phaseTask(ctx, raw)
+	}
+}
+
+// Launcher begins page builds on starter (the Build workflow's).
+func (a *App) Launcher(st launch.Starter) *launch.Launcher {
+	return launch.New(a.Store, a.Log, st, launch.Options{Logger: a.Logger})
+}
+
+// Pages returns the Build runtime's HTTP routes (page generate, patch,
+// resume; workflow generate) over a launcher.
+func (a *App) Pages(l edge.BuildLauncher) *edge.Pages {
+	return edge.NewPages(l, a.Log, a.Authenticator(), planner{a.Planner}, edge.PagesOptions{Logger: a.Logger,
+		Heartbeat: a.Config.Heartbeat, Tools: a.Builder.DataTools()})
+}
+
+// Replayer runs saved apps through a launcher.
+func (a *App) Replayer(store apps.Store, l apps.Launcher) *apps.Replayer {
+	return apps.NewReplayer(store, l, apps.ReplayOptions{Logger: a.Logger, Tools: a.Builder.DataTools()})
+}
+
+// Apps returns the saved apps' HTTP routes; sync may be nil (locally).
+func (a *App) Apps(store apps.Store, r *apps.Replayer, sync edge.ScheduleSync) *edge.Apps {
+	return edge.NewApps(store, a.Authenticator(), r, edge.AppsOptions{Logger: a.Logger, Tools: a.Builder.DataTools(), Sync: sync})
+}
+
+// planner adapts the Planner to the edge's /api/workflow/generate.
+type planner struct{ p *plan.Planner }
+
+func (p planner) PlanBlueprint(ctx context.Context, teacherID, traceID string, req edge.WorkflowRequest) (blueprint.Blueprint, error) {
+	res, err := p.p.Plan(ctx, plan.Request{Message: req.Message, Language: req.Language, TeacherID: teacherID,
+		TraceID: traceID, Context: req.Context})
+	return res.Blueprint, err
 }

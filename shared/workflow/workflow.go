@@ -3,6 +3,8 @@
 // small (ids, routes, verdicts); histories and results live in the store.
 package workflow
 
+import "encoding/json"
+
 import "log/slog"
 
 // Turn identifies a conversation turn and what the user asked. It is the
@@ -169,7 +171,9 @@ type FinishInput struct {
 	Route      *RouteOutput    `json:"route,omitempty"`
 	Agent      *AgentOutput    `json:"agent,omitempty"`
 	Validation *ValidateOutput `json:"validation,omitempty"`
-	Error      *ErrorInfo      `json:"error,omitempty"`
+	// Plan is the PlanBuild step's output on the build path.
+	Plan  *PlanOutput `json:"plan,omitempty"`
+	Error *ErrorInfo  `json:"error,omitempty"`
 }
 
 // FinishOutput is the Finish step's output.
@@ -199,3 +203,99 @@ func (in ValidateInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }
 
 // LogAttrs implements the steps' logging contract.
 func (in FinishInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }
+
+// The Build runtime (seed 004 §1): the conversation's build path plans a
+// blueprint (the plan phase); the Build workflow runs it (data, compute,
+// compose, finish). One function, buildstep, serves every phase; the phase
+// is in its input.
+const (
+	PhasePlan    = "plan"
+	PhaseData    = "data"
+	PhaseCompute = "compute"
+	PhaseCompose = "compose"
+	PhaseFinish  = "finish"
+)
+
+// PlanInput is the plan phase's input: the turn and its route.
+type PlanInput struct {
+	Phase string      `json:"phase"`
+	Turn  Turn        `json:"turn"`
+	Route RouteOutput `json:"route"`
+}
+
+// Statuses of PlanOutput.
+const (
+	PlanPlanned = "planned" // the blueprint is stored under PlanKey
+	PlanClarify = "clarify" // an entity is unknown or ambiguous: ask
+	PlanFailed  = "failed"  // no valid blueprint (Code says why)
+)
+
+// PlanOutput is the plan phase's output, at $.plan.
+type PlanOutput struct {
+	Status  string   `json:"status"`
+	Code    string   `json:"code,omitempty"`
+	Message string   `json:"message,omitempty"`
+	Clarify *Clarify `json:"clarify,omitempty"`
+}
+
+// PlanRecord is a turn's planned blueprint, kept in the session's records
+// under PlanKey for Finish and the JSON API.
+type PlanRecord struct {
+	Blueprint        json.RawMessage `json:"blueprint"`
+	ResolvedEntities json.RawMessage `json:"resolvedEntities"`
+	// Notice is the text the teacher reads about the plan.
+	Notice string `json:"notice"`
+}
+
+// PlanKey is the record key of a turn's PlanRecord.
+func PlanKey(turnID string) string { return "turn/" + turnID + "/plan" }
+
+// Build identifies a page build; the Build workflow's state carries only
+// this (the blueprint, the data and the results are records of the build).
+type Build struct {
+	BuildID   string `json:"buildId"`
+	TeacherID string `json:"teacherId"`
+	// Mode is "build" (data, compute, compose) or "patch" (compose only).
+	Mode    string `json:"mode"`
+	TraceID string `json:"traceId,omitempty"`
+}
+
+// BuildState is the Build workflow's execution input.
+type BuildState struct {
+	Build Build `json:"build"`
+	// Error is null until a Catch fills it; it is present so that the
+	// Finish state's "$.error" path always resolves.
+	Error *ErrorInfo `json:"error"`
+}
+
+// NewBuildState is the execution input of a build.
+func NewBuildState(b Build) BuildState { return BuildState{Build: b} }
+
+// BuildStepInput is the input of the build phases.
+type BuildStepInput struct {
+	Phase string     `json:"phase"`
+	Build Build      `json:"build"`
+	Error *ErrorInfo `json:"error,omitempty"`
+}
+
+// Statuses of BuildStepOutput.
+const (
+	BuildOK     = "ok"     // go on to the next phase
+	BuildFailed = "failed" // the phase recorded why the build ends: go to Finish
+)
+
+// BuildStepOutput is a build phase's output.
+type BuildStepOutput struct {
+	Status string `json:"status"`
+}
+
+// BuildStream is the event-log stream of a page build.
+func BuildStream(buildID string) string { return "build/" + buildID }
+
+// LogAttrs implements the steps' logging contract.
+func (in PlanInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }
+
+// LogAttrs implements the steps' logging contract.
+func (in BuildStepInput) LogAttrs() []slog.Attr {
+	return []slog.Attr{slog.String("buildId", in.Build.BuildID), slog.String("phase", in.Phase), slog.String("traceId", in.Build.TraceID)}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/tools/datatools"
 	"github.com/insightedge/insightedge/shared/wire"
 )
 
@@ -59,6 +60,20 @@ var envTable = map[string]string{
 	wire.EnvConversationMachineType: setEdge,
 	"TURN_TIMEOUT":                  setEdge,
 	wire.EnvBucket:                  setFiles,
+	wire.EnvJavaBaseURL:             setModel, // the model's tools include the data tools
+	wire.EnvUseMockData:             setModel,
+	wire.EnvJavaTokenParameter:      setModel,
+	"JAVA_API_PREFIX":               setCode,
+	"JAVA_API_TIMEOUT":              setCode,
+	"JAVA_API_MAX_CONNS":            setCode,
+	"JAVA_API_ATTEMPTS":             setCode,
+	"JAVA_API_RETRY_BASE":           setCode,
+	"JAVA_API_BREAKER_FAILURES":     setCode,
+	"JAVA_API_BREAKER_RESET":        setCode,
+	"JAVA_API_CLASS_CACHE_TTL":      setCode,
+	"JAVA_API_FALLBACK_TO_MOCK":     setCode,
+	"JAVA_API_PATHS":                setCode,
+	"JAVA_API_TOKEN":                setNever, // read from JAVA_API_TOKEN_PARAMETER
 	"LLM_MAX_RETRIES":               setCode,
 	"AGENT_MAX_ROUNDS":              setCode,
 	"SSE_HEARTBEAT":                 setCode,
@@ -79,19 +94,21 @@ var roles = map[string][]string{
 	"ToolFunction":      {setAll, setModel, setFiles},
 	"ValidateFunction":  {setAll},
 	"FinishFunction":    {setAll},
+	"BuildStepFunction": {setAll, setModel},
 }
 
 // Local stand-ins for the template's references, for running a function's
 // configuration outside AWS.
 const (
-	testMachineARN   = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-conversation-test"
-	testAPIKeyParam  = "/insightedge/test/openai-api-key"
-	testJWTParam     = "/insightedge/test/jwt-secret"
-	testJWTSecret    = "insightedge-sample-secret"
-	testBucket       = "insightedge-files-test"
-	testTable        = "insightedge-test"
-	offlineModelURL  = "http://127.0.0.1:9/v1"
-	offlineModelName = "offline-standard"
+	testMachineARN     = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-conversation-test"
+	testAPIKeyParam    = "/insightedge/test/openai-api-key"
+	testJWTParam       = "/insightedge/test/jwt-secret"
+	testJWTSecret      = "insightedge-sample-secret"
+	testJavaTokenParam = "/insightedge/test/java-api-token"
+	testBucket         = "insightedge-files-test"
+	testTable          = "insightedge-test"
+	offlineModelURL    = "http://127.0.0.1:9/v1"
+	offlineModelName   = "offline-standard"
 )
 
 // localEnv resolves a function's template environment to local values;
@@ -103,7 +120,8 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"ref:ModelStandard": offlineModelName, "ref:ModelStrong": "offline-strong", "ref:ModelTimeout": "30s",
 		"ref:LogLevel": "info", "ref:OpenAIApiKeyParameter": testAPIKeyParam, "ref:JwtSecretParameter": testJWTParam,
 		"ref:JwtIssuer": "", "ref:JwtAudience": "", "ref:ConversationStateMachine": testMachineARN,
-		"ref:FilesBucket": testBucket,
+		"ref:FilesBucket": testBucket, "ref:JavaApiBaseUrl": "", "ref:UseMockData": "true",
+		"ref:JavaApiTokenParameter": testJavaTokenParam,
 	}
 	out := map[string]string{}
 	for k, v := range env {
@@ -142,7 +160,7 @@ func fakeSSM(t *testing.T, params map[string]string) string {
 }
 
 func testSecrets() map[string]string {
-	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret}
+	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret, testJavaTokenParam: "java-token"}
 }
 
 // localAWS are SDK options for local endpoints: static credentials, one
@@ -228,6 +246,9 @@ func TestTemplateEnv(t *testing.T) {
 			}
 			if slices.Contains(kinds, setModel) && app.Config.LLM.APIKey != "offline" {
 				t.Errorf("the model key was not read from its SSM parameter")
+			}
+			if _, ok := app.Tools.Get(datatools.GetTeacherClasses); ok != slices.Contains(kinds, setModel) {
+				t.Errorf("data tools registered = %v, want %v (every function that shows or runs tools has them)", ok, !ok)
 			}
 			if slices.Contains(kinds, setFiles) != (app.Blob != nil) {
 				t.Errorf("blob store present = %v, want %v", app.Blob != nil, slices.Contains(kinds, setFiles))
@@ -323,8 +344,8 @@ func TestTemplatePolicies(t *testing.T) {
 					want["states:StopExecution"] = []string{m}
 				}
 			}
-			for _, v := range []string{wire.EnvAPIKeyParameter, wire.EnvJWTSecretParameter} {
-				if p, ok := strings.CutPrefix(fn.Env[v], "ref:"); ok {
+			for v, ref := range fn.Env {
+				if p, ok := strings.CutPrefix(ref, "ref:"); ok && strings.HasSuffix(v, "_PARAMETER") {
 					want["ssm:GetParameter"] = append(want["ssm:GetParameter"],
 						"sub:arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter${"+p+"}")
 				}

@@ -198,7 +198,9 @@ type buildError struct {
 	out  string
 }
 
-func (e *buildError) Error() string { return "build linux/" + e.arch + ": " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string {
+	return "build linux/" + e.arch + ": " + e.err.Error() + "\n" + e.out
+}
 
 // discardLogger is for the parts whose logs do not matter to a test.
 func discardLogger() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }

@@ -270,6 +270,7 @@ var conversationSteps = []step{
 	{"ToolFunctionArn", "ToolFunction", "tool", "app.Agent.RunTool"},
 	{"ValidateFunctionArn", "ValidateFunction", "validate", "app.Agent.Validate"},
 	{"FinishFunctionArn", "FinishFunction", "finish", "app.Agent.Finish"},
+	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", "app.BuildStep()"},
 }
 
 func repoRoot(t *testing.T) string {
@@ -580,5 +581,58 @@ func TestTemplateLogRetention(t *testing.T) {
 		if !groups["sub:/aws/lambda/${"+name+"}"] {
 			t.Errorf("%s has no log group with a retention", name)
 		}
+	}
+}
+
+// TestSamconfig checks that samconfig.toml has a dev (default) and a prod
+// environment, each overriding only parameters the template has, with
+// values the template allows.
+func TestSamconfig(t *testing.T) {
+	repo := repoRoot(t)
+	tp := openTemplate(t, repo)
+	data, err := os.ReadFile(filepath.Join(repo, "samconfig.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	overrides := map[string]string{} // environment → parameter_overrides
+	env := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if m := regexp.MustCompile(`^\[([a-z]+)\.deploy\.parameters\]$`).FindStringSubmatch(line); m != nil {
+			env = m[1]
+		} else if strings.HasPrefix(line, "[") {
+			env = ""
+		}
+		if v, ok := strings.CutPrefix(line, "parameter_overrides = "); ok && env != "" {
+			overrides[env] = strings.Trim(v, `"`)
+		}
+	}
+	for _, want := range []string{"default", "prod"} {
+		if _, ok := overrides[want]; !ok {
+			t.Errorf("samconfig.toml has no [%s.deploy.parameters] parameter_overrides", want)
+		}
+	}
+	stages := map[string]string{}
+	for env, line := range overrides {
+		for _, kv := range strings.Fields(line) {
+			k, v, ok := strings.Cut(kv, "=")
+			p, known := tp.Parameters[k]
+			if !ok || !known {
+				t.Errorf("[%s] overrides %q, which is not a parameter of template.yaml", env, kv)
+				continue
+			}
+			if len(p.AllowedValues) > 0 && !slices.Contains(strs(p.AllowedValues), v) {
+				t.Errorf("[%s] %s=%s: the template allows %v", env, k, v, p.AllowedValues)
+			}
+			if p.AllowedPattern != nil && !regexp.MustCompile(*p.AllowedPattern).MatchString(v) {
+				t.Errorf("[%s] %s=%s does not match %s", env, k, v, *p.AllowedPattern)
+			}
+			if k == "Stage" {
+				stages[env] = v
+			}
+		}
+	}
+	if stages["default"] != "dev" || stages["prod"] != "prod" {
+		t.Errorf("stages = %v, want default: dev, prod: prod", stages)
 	}
 }

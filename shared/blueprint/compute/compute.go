@@ -288,9 +288,9 @@ func values(us []unit) []float64 {
 
 // summary is the order statistics of a sample.
 type summary struct {
-	count                                     int
+	count                                      int
 	mean, median, std, min, max, p25, p75, p90 float64
-	passCount                                 int
+	passCount                                  int
 }
 
 func summarize(xs []float64, pass float64) summary {

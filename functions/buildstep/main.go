@@ -1,0 +1,26 @@
+// Command buildstep is the build-step function (${BuildStepFunctionArn}):
+// the conversation workflow's PlanBuild state (phase "plan") and every
+// phase of the Build workflow (data, compute, compose, finish); the phase
+// in its input picks the step (wire.App.BuildStep).
+//
+// It only wires: configuration, clients and the steps come from
+// wire.FromEnv; the steps are plain Go in shared/blueprint.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("buildstep: %v", err)
+	}
+	lambda.Start(app.BuildStep())
+}

@@ -1,0 +1,160 @@
+package build
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/blueprint/compute"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Compute is the compute phase: the compute graph over the build's data.
+func (b *Builder) Compute(ctx context.Context, in workflow.BuildStepInput) (workflow.BuildStepOutput, error) {
+	id := in.Build.BuildID
+	var done blueprint.ComputeResults
+	if found, err := b.get(ctx, id, blueprint.RecordCompute, &done); err != nil || found {
+		return ok, err
+	}
+	req, err := b.request(ctx, id)
+	if err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	lang := req.Blueprint.Language
+	if err := b.stream(id).emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompute,
+		Message: pick(lang, "正在计算统计数据…", "Computing the statistics…")}); err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	var data blueprint.DataContext
+	if _, err := b.get(ctx, id, blueprint.RecordData, &data); err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	results, err := compute.Run(req.Blueprint, data)
+	if err != nil {
+		return b.fail(ctx, id, failureOf(err, lang))
+	}
+	if err := b.put(ctx, id, blueprint.RecordCompute, results); err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	return ok, nil
+}
+
+// sources returns what a build composes from: the stored data and results
+// of this build, or, for a patch, the client's.
+func (b *Builder) sources(ctx context.Context, id string, req blueprint.Request) (blueprint.DataContext, blueprint.ComputeResults, error) {
+	if req.Mode == blueprint.ModePatch {
+		return req.DataContext, req.ComputeResults, nil
+	}
+	var data blueprint.DataContext
+	var results blueprint.ComputeResults
+	if _, err := b.get(ctx, id, blueprint.RecordData, &data); err != nil {
+		return nil, nil, err
+	}
+	if _, err := b.get(ctx, id, blueprint.RecordCompute, &results); err != nil {
+		return nil, nil, err
+	}
+	return data, results, nil
+}
+
+// Finish is the last phase and every Catch's target: it closes the stream
+// with COMPLETE, or with ERROR when a phase recorded a failure or failed.
+// A stream already closed is left as it is.
+func (b *Builder) Finish(ctx context.Context, in workflow.BuildStepInput) (workflow.BuildStepOutput, error) {
+	id := in.Build.BuildID
+	em := b.stream(id)
+	req, reqErr := b.request(ctx, id)
+	lang := req.Blueprint.Language
+	var f blueprint.Failure
+	found, err := b.get(ctx, id, blueprint.RecordFailure, &f)
+	if err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	var page blueprint.Page
+	if !found && in.Error == nil && reqErr == nil {
+		var hasPage bool
+		if hasPage, err = b.get(ctx, id, blueprint.RecordPage, &page); err != nil {
+			return workflow.BuildStepOutput{}, err
+		}
+		if hasPage {
+			return b.complete(ctx, em, id, req, page)
+		}
+		in.Error = &workflow.ErrorInfo{Error: "BuildIncomplete", Cause: "the build reached Finish without a page"}
+	}
+	if !found {
+		f = errorFailure(in.Error, reqErr, lang)
+	}
+	err = em.close(ctx, protocol.PageError{Message: f.Message, Code: f.Code, Details: f.Details})
+	if err != nil && !errors.Is(err, errClosed) {
+		return workflow.BuildStepOutput{}, err
+	}
+	return failed, nil
+}
+
+func (b *Builder) complete(ctx context.Context, em emitter, id string, req blueprint.Request, page blueprint.Page) (workflow.BuildStepOutput, error) {
+	data, results, err := b.sources(ctx, id, req)
+	if err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	var res protocol.PageResult
+	if res.Page, err = jsonOf(page); err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	if res.DataContext, err = jsonOf(orEmpty(data)); err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	if res.ComputeResults, err = jsonOf(orEmpty(results)); err != nil {
+		return workflow.BuildStepOutput{}, err
+	}
+	msg := "completed"
+	err = em.close(ctx, protocol.PageComplete{Message: msg, Progress: 100, Result: res})
+	if err != nil && !errors.Is(err, errClosed) {
+		return workflow.BuildStepOutput{}, err
+	}
+	return ok, nil
+}
+
+// errorFailure is the failure of a build whose phase failed outright.
+func errorFailure(e *workflow.ErrorInfo, reqErr error, lang string) blueprint.Failure {
+	f := blueprint.Failure{Code: string(apperr.Internal), Message: pick(lang, "页面生成失败，请稍后再试。", "The page could not be built; please try again.")}
+	cause := ""
+	if e != nil {
+		cause = e.Error + " " + e.Cause
+	} else if reqErr != nil {
+		cause = reqErr.Error()
+	}
+	for _, c := range []apperr.Code{apperr.BlueprintError, apperr.DataError, apperr.ServiceUnavailable, apperr.AIError, apperr.EntityNotFound, apperr.AuthError} {
+		if strings.Contains(cause, string(c)) {
+			f.Code = string(c)
+			break
+		}
+	}
+	switch {
+	case strings.Contains(cause, "Timeout"):
+		f.Code, f.Message = string(apperr.AIError), pick(lang, "页面生成超时，请稍后再试。", "Building the page timed out; please try again.")
+	case f.Code == string(apperr.DataError) || f.Code == string(apperr.ServiceUnavailable):
+		f.Message = pick(lang, "数据获取失败，请稍后再试。", "The data could not be fetched; please try again.")
+	case f.Code == string(apperr.AIError):
+		f.Message = pick(lang, "AI 服务暂时不可用，请稍后再试。", "The AI service is temporarily unavailable; please try again.")
+	}
+	return f
+}
+
+func orEmpty[M ~map[string]V, V any](m M) M {
+	if m == nil {
+		return M{}
+	}
+	return m
+}
+
+// pick chooses the Chinese or the English text by the page's language.
+func pick(lang, zh, en string) string {
+	if isZH(lang) {
+		return zh
+	}
+	return en
+}
+
+func isZH(lang string) bool { return lang == "" || strings.HasPrefix(strings.ToLower(lang), "zh") }

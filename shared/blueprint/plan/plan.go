@@ -1,0 +1,411 @@
+// Package plan turns a teacher's request into a Blueprint: the page planner
+// model writes it (JSON mode, checked against the Blueprint contract and
+// sent back once with the problems when it does not pass), then the entities
+// it names are resolved against the teacher's own data, so that a blueprint
+// leaves the planner with ids, not mentions ("1A" → class-hk-f1a).
+//
+// The model extracts the mentions; resolving them is data lookup by the
+// data tools (which match names the way Hong Kong schools write them), not
+// keyword routing.
+package plan
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/javaapi"
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/tools"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Model is the language model as the planner uses it.
+type Model interface {
+	Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error)
+}
+
+// Records is where the conversation step stores a turn's plan
+// (session.Store is one).
+type Records interface {
+	PutRecord(ctx context.Context, sessionID, key string, value []byte) error
+}
+
+// The tool that resolves a class mention and lists the class's students
+// and assignments.
+const classTool = "get_class_detail"
+
+// Options configure a Planner.
+type Options struct {
+	Logger *slog.Logger
+	Now    func() time.Time
+	NewID  func() string
+	// Tier is the planner's model tier (standard).
+	Tier llm.Tier
+	// Attempts bounds the model calls of one plan (2: one correction).
+	Attempts int
+}
+
+// Planner plans blueprints.
+type Planner struct {
+	model   Model
+	tools   *tools.Registry
+	records Records
+	o       Options
+}
+
+// New returns a Planner; reg holds the data tools, records keeps the plans
+// of conversation turns.
+func New(m Model, reg *tools.Registry, records Records, o Options) *Planner {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = func() string { return "bp-" + uuid.Must(uuid.NewV7()).String() }
+	}
+	if o.Tier == "" {
+		o.Tier = llm.TierStandard
+	}
+	if o.Attempts <= 0 {
+		o.Attempts = 2
+	}
+	return &Planner{model: m, tools: reg, records: records, o: o}
+}
+
+// Request is what to plan.
+type Request struct {
+	Message   string
+	Language  string
+	TeacherID string
+	TraceID   string
+	// Context holds choices the teacher already made ({"classId": …}); they
+	// override the planned input values.
+	Context map[string]any
+}
+
+// Result is a planned, resolved blueprint.
+type Result struct {
+	Blueprint blueprint.Blueprint
+	Resolved  []blueprint.ResolvedEntity
+}
+
+// DataTools returns the tools a binding may call.
+func (p *Planner) DataTools() []string { return p.tools.Names(tools.Base) }
+
+// Plan plans and resolves a blueprint. Errors carry a code: BLUEPRINT_ERROR
+// (no valid blueprint), AI_ERROR (the model failed), ENTITY_NOT_FOUND with
+// javaapi.NotFound details (an unknown or ambiguous entity), or the data
+// service's codes.
+func (p *Planner) Plan(ctx context.Context, req Request) (Result, error) {
+	bp, err := p.draft(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	for i, in := range bp.DataContract.Inputs {
+		for _, k := range []string{in.ID, in.ID + "Id"} {
+			if s, ok := req.Context[k].(string); ok && strings.TrimSpace(s) != "" {
+				bp.DataContract.Inputs[i].Value = strings.TrimSpace(s)
+				break
+			}
+		}
+	}
+	resolved, err := p.resolve(ctx, req, &bp)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Blueprint: bp, Resolved: resolved}, nil
+}
+
+// draft asks the model for a blueprint until one passes the contract.
+func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, error) {
+	var sys strings.Builder
+	sys.WriteString(prompts.Planner)
+	for _, n := range p.DataTools() {
+		t, _ := p.tools.Get(n)
+		fmt.Fprintf(&sys, "- %s: %s\n", t.Name, t.Description)
+	}
+	if req.Language != "" {
+		fmt.Fprintf(&sys, "\nThe teacher's language: %s\n", req.Language)
+	}
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: sys.String()},
+		{Role: openai.ChatMessageRoleUser, Content: req.Message},
+	}
+	var last error
+	for attempt := 1; attempt <= p.o.Attempts; attempt++ {
+		resp, err := p.model.Stream(ctx, llm.Request{Tier: p.o.Tier, Messages: msgs, JSON: true}, llm.Handler{})
+		if err != nil {
+			if ctx.Err() != nil {
+				return blueprint.Blueprint{}, err
+			}
+			return blueprint.Blueprint{}, apperr.Wrap(err, apperr.AIError, "the page planner is unavailable")
+		}
+		content := resp.Message.Content
+		bp, err := blueprint.Parse([]byte(stripFence(content)))
+		if err == nil {
+			p.normalize(&bp, req)
+			err = blueprint.Validate(bp, p.DataTools())
+		}
+		if err == nil {
+			return bp, nil
+		}
+		last = err
+		p.o.Logger.WarnContext(ctx, "the planner's blueprint was refused", "attempt", attempt, "err", err)
+		msgs = append(msgs,
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "The blueprint was refused: " +
+				apperr.As(err).Message + "\nAnswer with the corrected blueprint, one JSON object only."})
+	}
+	return blueprint.Blueprint{}, last
+}
+
+// normalize fills what the server owns: the id, the version, the time, the
+// source prompt and the language.
+func (p *Planner) normalize(bp *blueprint.Blueprint, req Request) {
+	bp.ID = p.o.NewID()
+	bp.Version = max(bp.Version, 1)
+	bp.CreatedAt = p.o.Now().UTC().Format(time.RFC3339)
+	bp.SourcePrompt = req.Message
+	bp.Language = cmp.Or(req.Language, bp.Language)
+	if bp.UIComposition.Layout == "" {
+		bp.UIComposition.Layout = blueprint.LayoutTabs
+	}
+}
+
+func stripFence(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(s, "```")
+	}
+	return strings.TrimSpace(s)
+}
+
+// classDetail is the part of get_class_detail's output resolution reads.
+type classDetail struct {
+	Class       javaapi.ClassInfo    `json:"class"`
+	Students    []javaapi.Student    `json:"students"`
+	Assignments []javaapi.Assignment `json:"assignments"`
+}
+
+// resolve replaces the entity inputs' mentions with ids: a class through
+// get_class_detail (which resolves names), an assignment or a student
+// within the class its input depends on (or the blueprint's class input).
+func (p *Planner) resolve(ctx context.Context, req Request, bp *blueprint.Blueprint) ([]blueprint.ResolvedEntity, error) {
+	resolved := []blueprint.ResolvedEntity{}
+	classes := map[string]classDetail{} // by input id
+	var firstClass string
+	for i := range bp.DataContract.Inputs {
+		in := &bp.DataContract.Inputs[i]
+		mention := strings.TrimSpace(in.Value)
+		if mention == "" {
+			continue
+		}
+		switch in.Type {
+		case blueprint.InputClass:
+			d, err := p.classDetail(ctx, req, mention)
+			if err != nil {
+				return nil, err
+			}
+			classes[in.ID] = d
+			if firstClass == "" {
+				firstClass = in.ID
+			}
+			in.Value = d.Class.ClassID
+			name := d.Class.Name
+			if d.Class.Subject != "" {
+				name += " · " + d.Class.Subject
+			}
+			resolved = append(resolved, blueprint.ResolvedEntity{EntityType: in.Type, Mention: mention, EntityID: d.Class.ClassID,
+				DisplayName: name, InputID: in.ID})
+		case blueprint.InputAssignment, blueprint.InputStudent:
+			d, ok := classes[cmp.Or(in.DependsOn, firstClass)]
+			if !ok {
+				// No class to look in: the id is taken as given and checked
+				// by the data tools when the page is built.
+				continue
+			}
+			id, name, err := within(d, in.Type, mention)
+			if err != nil {
+				return nil, err
+			}
+			in.Value = id
+			resolved = append(resolved, blueprint.ResolvedEntity{EntityType: in.Type, Mention: mention, EntityID: id,
+				DisplayName: name, InputID: in.ID})
+		}
+	}
+	return resolved, nil
+}
+
+func (p *Planner) classDetail(ctx context.Context, req Request, mention string) (classDetail, error) {
+	tool, ok := p.tools.Get(classTool)
+	if !ok {
+		return classDetail{}, apperr.New(apperr.ServiceUnavailable, "the data tools are not available")
+	}
+	args, _ := json.Marshal(map[string]string{"classId": mention})
+	res, err := tool.Run(ctx, tools.Call{TeacherID: req.TeacherID, TraceID: req.TraceID, Language: req.Language,
+		CallID: "plan-resolve", Emit: func(context.Context, protocol.Chunk) error { return nil }}, args)
+	if err != nil {
+		return classDetail{}, err
+	}
+	raw, err := json.Marshal(res.Output)
+	if err != nil {
+		return classDetail{}, fmt.Errorf("plan: encode class detail: %w", err)
+	}
+	var d classDetail
+	if err := json.Unmarshal(raw, &d); err != nil || d.Class.ClassID == "" {
+		return classDetail{}, apperr.New(apperr.DataError, "the class detail of %q has no class", mention)
+	}
+	return d, nil
+}
+
+// within resolves an assignment or a student of a class.
+func within(d classDetail, kind, mention string) (id, name string, err error) {
+	if kind == blueprint.InputStudent {
+		s, err := javaapi.ResolveStudent(mention, d.Students)
+		return s.StudentID, s.Name, err
+	}
+	var hits []javaapi.Assignment
+	low := strings.ToLower(mention)
+	for _, a := range d.Assignments {
+		switch {
+		case strings.EqualFold(a.AssignmentID, mention) || strings.EqualFold(a.Title, mention):
+			return a.AssignmentID, a.Title, nil
+		case strings.Contains(strings.ToLower(a.Title), low):
+			hits = append(hits, a)
+		}
+	}
+	if len(hits) == 1 {
+		return hits[0].AssignmentID, hits[0].Title, nil
+	}
+	sugg := []javaapi.Suggestion{}
+	options := hits
+	if len(options) == 0 {
+		options = d.Assignments
+	}
+	for _, a := range options {
+		sugg = append(sugg, javaapi.Suggestion{Label: a.Title, Value: a.AssignmentID})
+	}
+	return "", "", apperr.New(apperr.EntityNotFound, "no single assignment of %s matches %q", d.Class.Name, mention).
+		WithDetails(javaapi.NotFound{Kind: "assignment", Mention: mention, Ambiguous: len(hits) > 1, Suggestions: sugg})
+}
+
+// PlanBuild is the plan phase of the conversation's build path: it plans
+// the turn's blueprint and stores it for Finish and the JSON API. An
+// unknown or ambiguous entity asks the teacher back; a plan that fails for
+// another reason is reported as data (status failed), so that Finish ends
+// the turn with the right code.
+func (p *Planner) PlanBuild(ctx context.Context, in workflow.PlanInput) (workflow.PlanOutput, error) {
+	t := in.Turn
+	res, err := p.Plan(ctx, Request{Message: t.Message, Language: t.Language, TeacherID: t.TeacherID, TraceID: t.TraceID, Context: t.Context})
+	if err != nil {
+		if ctx.Err() != nil {
+			return workflow.PlanOutput{}, err
+		}
+		return p.planFailure(ctx, t, err), nil
+	}
+	bp, err := json.Marshal(res.Blueprint)
+	if err != nil {
+		return workflow.PlanOutput{}, fmt.Errorf("plan: encode blueprint: %w", err)
+	}
+	ents, err := json.Marshal(res.Resolved)
+	if err != nil {
+		return workflow.PlanOutput{}, fmt.Errorf("plan: encode entities: %w", err)
+	}
+	rec, err := json.Marshal(workflow.PlanRecord{Blueprint: bp, ResolvedEntities: ents, Notice: notice(t.Language, t.Message, res)})
+	if err != nil {
+		return workflow.PlanOutput{}, err
+	}
+	if err := p.records.PutRecord(ctx, t.SessionID, workflow.PlanKey(t.TurnID), rec); err != nil {
+		return workflow.PlanOutput{}, fmt.Errorf("plan: store the plan: %w", err)
+	}
+	p.o.Logger.InfoContext(ctx, "planned a blueprint", "turnId", t.TurnID, "blueprintId", res.Blueprint.ID,
+		"blocks", len(res.Blueprint.Blocks()), "entities", len(res.Resolved))
+	return workflow.PlanOutput{Status: workflow.PlanPlanned}, nil
+}
+
+func (p *Planner) planFailure(ctx context.Context, t workflow.Turn, err error) workflow.PlanOutput {
+	e := apperr.As(err)
+	p.o.Logger.WarnContext(ctx, "planning failed", "turnId", t.TurnID, "code", e.Code, "err", err)
+	nf, _ := e.Details.(javaapi.NotFound)
+	if e.Code == apperr.EntityNotFound && nf.Kind != "" {
+		c := &workflow.Clarify{Hint: "need" + strings.ToUpper(nf.Kind[:1]) + nf.Kind[1:] + "Id"}
+		for _, s := range nf.Suggestions {
+			c.Options = append(c.Options, s.Label)
+		}
+		zh := isZH(t.Language, t.Message)
+		switch {
+		case nf.Ambiguous && zh:
+			c.Question = fmt.Sprintf("「%s」对应多个选项，您指的是哪一个？", nf.Mention)
+		case nf.Ambiguous:
+			c.Question = fmt.Sprintf("%q matches several; which one do you mean?", nf.Mention)
+		case zh:
+			c.Question = fmt.Sprintf("没有找到「%s」，您是指以下哪一个？", nf.Mention)
+		default:
+			c.Question = fmt.Sprintf("I could not find %q; which one do you mean?", nf.Mention)
+		}
+		return workflow.PlanOutput{Status: workflow.PlanClarify, Code: string(e.Code), Message: e.Message, Clarify: c}
+	}
+	msg := e.Message
+	switch e.Code {
+	case apperr.BlueprintError:
+		msg = "任务规划失败，请换个说法再试。The page could not be planned; please rephrase and try again."
+	case apperr.AIError, apperr.Internal:
+		msg = "AI 服务暂时不可用，请稍后再试。The AI service is temporarily unavailable; please try again."
+	case apperr.DataError, apperr.ServiceUnavailable:
+		msg = "数据服务暂时无法获取数据，请稍后再试。The data service is unavailable; please try again."
+	}
+	return workflow.PlanOutput{Status: workflow.PlanFailed, Code: string(e.Code), Message: msg}
+}
+
+// notice is what the teacher reads about the plan.
+func notice(lang, msg string, r Result) string {
+	var names []string
+	for _, e := range r.Resolved {
+		names = append(names, e.DisplayName)
+	}
+	bp := r.Blueprint
+	if isZH(lang, msg) {
+		s := fmt.Sprintf("已为您规划页面「%s」：%d 个数据来源、%d 项计算、%d 个区块", bp.Name,
+			len(bp.DataContract.Bindings), len(bp.ComputeGraph.Nodes), len(bp.Blocks()))
+		if len(names) > 0 {
+			s += "，数据范围：" + strings.Join(names, "、")
+		}
+		return s + "。点击「生成页面」即可查看。"
+	}
+	s := fmt.Sprintf("I planned the page %q: %d data sources, %d computations and %d blocks", bp.Name,
+		len(bp.DataContract.Bindings), len(bp.ComputeGraph.Nodes), len(bp.Blocks()))
+	if len(names) > 0 {
+		s += ", for " + strings.Join(names, ", ")
+	}
+	return s + ". Use Build to generate it."
+}
+
+// isZH tells the teacher's language: the request's, or Chinese when the
+// message has Han characters.
+func isZH(lang, msg string) bool {
+	if lang != "" {
+		return strings.HasPrefix(strings.ToLower(lang), "zh")
+	}
+	for _, r := range msg {
+		if r >= 0x4E00 && r <= 0x9FFF {
+			return true
+		}
+	}
+	return false
+}

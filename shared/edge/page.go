@@ -1,0 +1,379 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// The Build runtime's routes (seed 004 §1.3.2, PROTOCOL.md §2 and §5):
+//
+//	POST /api/page/generate        run a blueprint, stream the page build
+//	POST /api/page/patch           re-compose or restyle blocks (or rebuild), streamed
+//	GET  /api/page/{id}/stream     resume a build's stream after Last-Event-ID / ?after=
+//	POST /api/workflow/generate    plan a blueprint and return it
+//
+// The streams carry the page vocabulary (protocol.PageEvent) with id lines,
+// a ": ping" heartbeat, and end after COMPLETE or ERROR. A bad blueprint is
+// a 422 BLUEPRINT_ERROR before any streaming; an unknown entity is a
+// DATA_ERROR event in the stream.
+
+// BuildLauncher begins page builds (launch.Launcher is one).
+type BuildLauncher interface {
+	Begin(ctx context.Context, teacherID, traceID string, req blueprint.Request) (string, error)
+	// Owned fails with ENTITY_NOT_FOUND unless the teacher owns the build.
+	Owned(ctx context.Context, teacherID, buildID string) error
+	// Abandon closes a build's stream with an ERROR.
+	Abandon(ctx context.Context, buildID, why string)
+	// MaxWait bounds the wait for a build's next event.
+	MaxWait() time.Duration
+}
+
+// Planner plans a blueprint for a request (plan.Planner, adapted by wire).
+type Planner interface {
+	PlanBlueprint(ctx context.Context, teacherID, traceID string, req WorkflowRequest) (blueprint.Blueprint, error)
+}
+
+// PagesOptions configure Pages.
+type PagesOptions struct {
+	Logger *slog.Logger
+	// Heartbeat is the idle time after which ": ping" is written (15 s).
+	Heartbeat time.Duration
+	// MaxBody bounds request bodies (4 MiB: a patch carries the page and
+	// its data).
+	MaxBody int64
+	// Tools are the data tools a blueprint may call (nil: not checked).
+	Tools []string
+	// PollMin and PollMax pace the tail when the log cannot notify.
+	PollMin, PollMax time.Duration
+}
+
+// Pages serves the Build runtime's routes.
+type Pages struct {
+	builds  BuildLauncher
+	log     eventlog.Reader
+	auth    Authenticator
+	planner Planner
+	o       PagesOptions
+}
+
+// NewPages returns the Build runtime's handler. planner may be nil: then
+// /api/workflow/generate answers SERVICE_UNAVAILABLE.
+func NewPages(builds BuildLauncher, log eventlog.Reader, au Authenticator, planner Planner, o PagesOptions) *Pages {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 4 << 20
+	}
+	return &Pages{builds: builds, log: log, auth: au, planner: planner, o: o}
+}
+
+// Mount registers the routes on mux.
+func (p *Pages) Mount(mux *http.ServeMux) {
+	mux.Handle("POST /api/page/generate", handle(p.o.Logger, p.handleGenerate))
+	mux.Handle("POST /api/page/patch", handle(p.o.Logger, p.handlePatch))
+	mux.Handle("GET /api/page/{id}/stream", handle(p.o.Logger, p.handleResume))
+	mux.Handle("POST /api/workflow/generate", handle(p.o.Logger, p.handleWorkflow))
+}
+
+// PageGenerateRequest is the body of POST /api/page/generate (seed 004 §1.3.2).
+type PageGenerateRequest struct {
+	Blueprint json.RawMessage `json:"blueprint"`
+	Context   map[string]any  `json:"context"`
+	TeacherID string          `json:"teacherId"`
+	Language  string          `json:"language"`
+}
+
+// PagePatchRequest is the body of POST /api/page/patch: the blueprint, the
+// page and what it was built from (seed 004 §1.5), and the PatchPlan.
+type PagePatchRequest struct {
+	Blueprint      json.RawMessage          `json:"blueprint"`
+	Page           json.RawMessage          `json:"page"`
+	DataContext    blueprint.DataContext    `json:"dataContext"`
+	ComputeResults blueprint.ComputeResults `json:"computeResults"`
+	PatchPlan      json.RawMessage          `json:"patchPlan"`
+	Context        map[string]any           `json:"context"`
+	TeacherID      string                   `json:"teacherId"`
+	Language       string                   `json:"language"`
+}
+
+// WorkflowRequest is the body of POST /api/workflow/generate.
+type WorkflowRequest struct {
+	Message   string         `json:"message"`
+	Language  string         `json:"language"`
+	TeacherID string         `json:"teacherId"`
+	Context   map[string]any `json:"context"`
+}
+
+func (p *Pages) handleGenerate(w http.ResponseWriter, r *http.Request) error {
+	var body PageGenerateRequest
+	if err := decodeBody(w, r, p.o.MaxBody, &body); err != nil {
+		return err
+	}
+	id, err := p.identity(r, body.TeacherID)
+	if err != nil {
+		return err
+	}
+	bp, err := p.blueprint(body.Blueprint)
+	if err != nil {
+		return err
+	}
+	inputs, err := blueprint.ResolveInputs(bp, body.Context)
+	if err != nil {
+		return err
+	}
+	req := blueprint.Request{Mode: blueprint.ModeBuild, Blueprint: bp, Inputs: inputs, Context: body.Context,
+		Language: firstNonEmpty(bp.Language, body.Language)}
+	return p.start(w, r, id, req)
+}
+
+func (p *Pages) handlePatch(w http.ResponseWriter, r *http.Request) error {
+	var body PagePatchRequest
+	if err := decodeBody(w, r, p.o.MaxBody, &body); err != nil {
+		return err
+	}
+	id, err := p.identity(r, body.TeacherID)
+	if err != nil {
+		return err
+	}
+	bp, err := p.blueprint(body.Blueprint)
+	if err != nil {
+		return err
+	}
+	var plan blueprint.PatchPlan
+	if err := strictJSON(body.PatchPlan, &plan); err != nil {
+		return apperr.New(apperr.BlueprintError, "patchPlan is not a PatchPlan: %v", err).
+			WithDetails(blueprint.Details{Problems: []blueprint.Problem{{Path: "patchPlan", Message: err.Error()}}})
+	}
+	if err := blueprint.ValidatePatch(plan, bp); err != nil {
+		return err
+	}
+	var page blueprint.Page
+	hasPage := len(body.Page) > 0 && string(body.Page) != "null" && json.Unmarshal(body.Page, &page) == nil
+	req := blueprint.Request{Mode: blueprint.ModePatch, Blueprint: bp, Context: body.Context,
+		Language: firstNonEmpty(bp.Language, body.Language), Page: &page, DataContext: body.DataContext,
+		ComputeResults: body.ComputeResults, Patch: &plan}
+	// A structural change is a rebuild: a rebuild scope, or a page, data or
+	// results that no longer fit the blueprint.
+	if plan.Scope == blueprint.ScopeRebuild || !hasPage || !blueprint.SameStructure(bp, page) ||
+		len(body.DataContext) == 0 || !hasResults(bp, body.ComputeResults) {
+		inputs, err := blueprint.ResolveInputs(bp, body.Context)
+		if err != nil {
+			return err
+		}
+		req = blueprint.Request{Mode: blueprint.ModeBuild, Blueprint: bp, Inputs: inputs, Context: body.Context, Language: req.Language}
+	}
+	w.Header().Set("X-Build-Mode", req.Mode)
+	return p.start(w, r, id, req)
+}
+
+// hasResults reports whether results has every compute node a block shows.
+func hasResults(bp blueprint.Blueprint, results blueprint.ComputeResults) bool {
+	for _, b := range bp.Blocks() {
+		if _, ok := results[b.DataBinding]; b.DataBinding != "" && !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// start begins the build and relays its stream.
+func (p *Pages) start(w http.ResponseWriter, r *http.Request, id auth.Identity, req blueprint.Request) error {
+	buildID, err := p.builds.Begin(r.Context(), id.TeacherID, TraceID(r.Context()), req)
+	if err != nil {
+		return err
+	}
+	p.relay(w, r, buildID, 0)
+	return nil
+}
+
+func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
+	id, err := p.auth.Authenticate(r)
+	if err != nil {
+		return err
+	}
+	buildID := r.PathValue("id")
+	if err := p.builds.Owned(r.Context(), id.TeacherID, buildID); err != nil {
+		return err
+	}
+	after, err := resumePoint(r)
+	if err != nil {
+		return err
+	}
+	p.relay(w, r, buildID, after)
+	return nil
+}
+
+// relay writes the build's events after seq as SSE until the closing event.
+// A disconnected client only ends the relay; the build goes on.
+func (p *Pages) relay(w http.ResponseWriter, r *http.Request, buildID string, after int64) {
+	ctx := r.Context()
+	protocol.SetHeaders(w.Header())
+	w.Header().Set("X-Build-Id", buildID)
+	w.WriteHeader(http.StatusOK)
+	sse := protocol.NewSSEWriter(w)
+	_ = sse.Flush()
+	send := func(ev eventlog.Event) error {
+		after = ev.Seq
+		return sse.Event(ev.Seq, "", ev.Data)
+	}
+	opts := eventlog.TailOptions{PollMin: p.o.PollMin, PollMax: p.o.PollMax, IdleEvery: p.o.Heartbeat,
+		MaxWait: p.builds.MaxWait(), Idle: func() error { return sse.Comment("ping") }}
+	stream := workflow.BuildStream(buildID)
+	err := eventlog.Tail(ctx, p.log, stream, after, opts, send)
+	if errors.Is(err, eventlog.ErrTailTimeout) {
+		p.builds.Abandon(ctx, buildID, "no event within the wait bound")
+		opts.MaxWait = p.o.Heartbeat
+		err = eventlog.Tail(ctx, p.log, stream, after, opts, send)
+	}
+	if err != nil && ctx.Err() == nil {
+		p.o.Logger.WarnContext(ctx, "page relay ended early", "buildId", buildID, "err", err)
+	}
+}
+
+func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
+	var body WorkflowRequest
+	if err := decodeBody(w, r, p.o.MaxBody, &body); err != nil {
+		return err
+	}
+	id, err := p.identity(r, body.TeacherID)
+	if err != nil {
+		return err
+	}
+	body.Message = strings.TrimSpace(body.Message)
+	if body.Message == "" || len([]rune(body.Message)) > MaxMessageRunes {
+		return apperr.New(apperr.ValidationError, "message is required, at most %d characters", MaxMessageRunes)
+	}
+	if p.planner == nil {
+		return apperr.New(apperr.ServiceUnavailable, "the page planner is not configured")
+	}
+	bp, err := p.planner.PlanBlueprint(r.Context(), id.TeacherID, TraceID(r.Context()), body)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, bp)
+	return nil
+}
+
+// identity authenticates the caller; in development mode a body's
+// teacherId chooses the teacher, as for the conversation.
+func (p *Pages) identity(r *http.Request, bodyTeacher string) (auth.Identity, error) {
+	id, err := p.auth.Authenticate(r)
+	if err != nil {
+		return id, err
+	}
+	switch {
+	case bodyTeacher == "" || bodyTeacher == id.TeacherID:
+	case id.Dev && r.Header.Get("X-Teacher-Id") == "":
+		if !auth.ValidTeacherID(bodyTeacher) {
+			return id, apperr.New(apperr.ValidationError, "invalid teacherId")
+		}
+		id.TeacherID = bodyTeacher
+	case !id.Dev:
+		return id, apperr.New(apperr.AuthError, "teacherId does not match the signed-in teacher")
+	}
+	return id, nil
+}
+
+func (p *Pages) blueprint(raw json.RawMessage) (blueprint.Blueprint, error) {
+	return parseBlueprint(raw, p.o.Tools)
+}
+
+// parseBlueprint parses and validates a request's blueprint (422 when bad).
+func parseBlueprint(raw json.RawMessage, tools []string) (blueprint.Blueprint, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return blueprint.Blueprint{}, apperr.New(apperr.BlueprintError, "blueprint is required").
+			WithDetails(blueprint.Details{Problems: []blueprint.Problem{{Path: "blueprint", Message: "is required"}}})
+	}
+	bp, err := blueprint.Parse(raw)
+	if err != nil {
+		return bp, err
+	}
+	return bp, blueprint.Validate(bp, tools)
+}
+
+// decodeBody reads one JSON object (unknown fields are ignored: the
+// blueprint inside is decoded strictly on its own).
+func decodeBody(w http.ResponseWriter, r *http.Request, maxBody int64, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	if err := dec.Decode(v); err != nil {
+		return bodyError(err, maxBody)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return apperr.New(apperr.ValidationError, "the body must be one JSON object")
+	}
+	return nil
+}
+
+func strictJSON(raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return errors.New("it is missing")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// handle is the Build runtime's middleware, as Server.wrap is the
+// conversation's: a trace id, JSON error bodies for returned errors, and a
+// panic answered with a 500 without a stack trace.
+func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		trace := r.Header.Get("X-Trace-ID")
+		if trace == "" || len(trace) > 128 {
+			trace = uuid.NewString()
+		}
+		w.Header().Set("X-Trace-ID", trace)
+		ctx := context.WithValue(r.Context(), traceKey{}, trace)
+		r = r.WithContext(ctx)
+		rw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				log.ErrorContext(ctx, "panic in handler", "panic", fmt.Sprint(v), "path", r.URL.Path, "traceId", trace)
+				if !rw.wrote {
+					writeError(rw, apperr.New(apperr.Internal, "internal error"))
+				}
+			}
+		}()
+		if err := h(rw, r); err != nil {
+			e := apperr.As(err)
+			lvl := slog.LevelInfo
+			if e.HTTPStatus() >= 500 {
+				lvl = slog.LevelError
+			}
+			log.Log(ctx, lvl, "request failed", "path", r.URL.Path, "code", e.Code, "err", err, "traceId", trace)
+			if !rw.wrote {
+				writeError(rw, e)
+			}
+		}
+	})
+}

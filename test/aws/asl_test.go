@@ -1,0 +1,291 @@
+package awstest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/insightedge/insightedge/infra"
+	"github.com/insightedge/insightedge/local/asl"
+	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// nodeTool returns the path of a command installed in test/js.
+func (s *suite) nodeTool(t *testing.T, name string) string {
+	t.Helper()
+	require(t, "node")
+	return require(t, filepath.Join(s.repo, "test", "js", "node_modules", ".bin", name))
+}
+
+// testASLValidator validates every state machine definition with the npm
+// asl-validator, and checks that the validator rejects a broken one.
+func (s *suite) testASLValidator(t *testing.T) {
+	validator := s.nodeTool(t, "asl-validator")
+	files, err := filepath.Glob(filepath.Join(s.repo, "infra", "statemachines", "*.asl.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no infra/statemachines/*.asl.json: %v", err)
+	}
+	validate := func(path string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), testBound)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, validator, "--json-path", path).CombinedOutput()
+		return string(out), err
+	}
+	for _, f := range files {
+		if out, err := validate(f); err != nil {
+			t.Errorf("%s: %v\n%s", filepath.Base(f), err, out)
+		}
+	}
+	broken := filepath.Join(t.TempDir(), "broken.asl.json")
+	def := strings.Replace(string(infra.ConversationASL), `"Next": "RoutePath"`, `"Next": "NoSuchState"`, 1)
+	if err := os.WriteFile(broken, []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := validate(broken); err == nil {
+		t.Errorf("asl-validator accepted a transition to a missing state:\n%s", out)
+	}
+}
+
+// taskShim serves a graph's workflow tasks over HTTP (POST /task/<name>)
+// for the JavaScript interpreter's task handlers.
+func taskShim(t *testing.T, tasks map[string]wire.Task) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /task/{name}", func(w http.ResponseWriter, r *http.Request) {
+		task, ok := tasks[r.PathValue("name")]
+		if !ok {
+			http.Error(w, "no such task", http.StatusNotFound)
+			return
+		}
+		in, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		out, err := task(r.Context(), in)
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			// As Lambda reports a Go error: its type's name and message.
+			w.WriteHeader(http.StatusInternalServerError)
+			_ = json.NewEncoder(w).Encode(map[string]string{"errorType": errorType(err), "errorMessage": err.Error()})
+			return
+		}
+		_, _ = w.Write(out)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func errorType(err error) string {
+	typ := reflect.TypeOf(err)
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	return typ.Name()
+}
+
+// run is what one execution of the conversation workflow produced.
+type run struct {
+	Status  string
+	Output  json.RawMessage
+	Entered map[string]int
+	Events  []any
+	Turn    any
+}
+
+// stepsApp is the graph of the task functions on table, built the way the
+// functions build it (wire.FromEnv) with local endpoints.
+func (s *suite) stepsApp(t *testing.T, table string) *wire.CloudApp {
+	t.Helper()
+	env := map[string]string{wire.EnvTable: table, "OPENAI_BASE_URL": s.model(t), "OPENAI_API_KEY": "offline",
+		"LLM_MODEL_FAST": "offline-fast", "LLM_MODEL_STANDARD": offlineModelName, "LLM_MODEL_STRONG": "offline-strong"}
+	app, err := wire.FromEnv(context.Background(), func(k string) string { return env[k] }, localAWS(s.dynalite(t).Endpoint, "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app
+}
+
+// result reads what a run left in the table: the turn's events, merged as
+// a client sees them, and the turn's outcome.
+func result(t *testing.T, tbl *dynamostore.Table, turn workflow.Turn) ([]any, any) {
+	t.Helper()
+	evs, err := tbl.Events().Read(context.Background(), workflow.TurnStream(turn.TurnID), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, err := tbl.Sessions().GetTurn(context.Background(), turn.SessionID, turn.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mergeDeltas(t, evs), map[string]any{"status": ended.Status, "outcome": ended.Outcome}
+}
+
+// mergeDeltas decodes the events' chunks and joins consecutive text-delta
+// chunks of one part: how an answer is cut into deltas depends on timing
+// (the agent coalesces them every 50 ms), what the client assembles does not.
+func mergeDeltas(t *testing.T, evs []eventlog.Event) []any {
+	t.Helper()
+	var out []any
+	for _, e := range evs {
+		var c map[string]any
+		if err := json.Unmarshal(e.Data, &c); err != nil {
+			t.Fatalf("event %d: %v", e.Seq, err)
+		}
+		if c["type"] == "text-delta" && len(out) > 0 {
+			if prev, ok := out[len(out)-1].(map[string]any); ok && prev["type"] == "text-delta" && prev["id"] == c["id"] {
+				prev["delta"] = fmt.Sprint(prev["delta"]) + fmt.Sprint(c["delta"])
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// runGo runs the conversation workflow with our interpreter (local/asl).
+func (s *suite) runGo(t *testing.T, turn workflow.Turn) run {
+	t.Helper()
+	dyn := s.dynalite(t)
+	table := dyn.NewTable(t)
+	app := s.stepsApp(t, table)
+	seedTurn(t, app.Table, turn)
+	subs, handlers := map[string]string{}, map[string]asl.Handler{}
+	for _, m := range regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`).FindAllStringSubmatch(string(infra.ConversationASL), -1) {
+		// A state whose task the graph does not have yet fails if entered
+		// (TestTemplateWorkflow reports the missing task).
+		subs[m[1]] = "arn:local:lambda:" + m[1]
+		handlers[subs[m[1]]] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			return nil, fmt.Errorf("no task %s in wire.App.ConversationTasks", m[1])
+		}
+	}
+	for name, task := range app.ConversationTasks() {
+		subs[name] = "arn:local:lambda:" + name
+		handlers[subs[name]] = asl.Handler(task)
+	}
+	m, err := asl.Parse(infra.ConversationASL, subs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	entered := map[string]int{}
+	input, _ := json.Marshal(workflow.NewConversationState(turn))
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	defer cancel()
+	out, err := m.Run(ctx, input, asl.Options{Handlers: handlers, Logger: discardLogger(), ExecutionID: turn.TurnID,
+		OnTransition: func(state, _ string) {
+			mu.Lock()
+			entered[state]++
+			mu.Unlock()
+		}})
+	r := run{Status: "SUCCEEDED", Output: out, Entered: entered}
+	if err != nil {
+		r.Status, r.Output = "FAILED", json.RawMessage(fmt.Sprintf("%q", err.Error()))
+	}
+	r.Events, r.Turn = result(t, app.Table, turn)
+	return r
+}
+
+// runJS runs it with the npm aws-local-stepfunctions, its tasks calling the
+// same steps through the HTTP shim.
+func (s *suite) runJS(t *testing.T, turn workflow.Turn) run {
+	t.Helper()
+	require(t, "node")
+	script := require(t, filepath.Join(s.repo, "test", "js", "run-workflow.mjs"))
+	s.nodeTool(t, "local-sfn") // aws-local-stepfunctions is installed
+	dyn := s.dynalite(t)
+	table := dyn.NewTable(t)
+	app := s.stepsApp(t, table)
+	seedTurn(t, app.Table, turn)
+	shim := taskShim(t, app.ConversationTasks())
+
+	input, _ := json.Marshal(workflow.NewConversationState(turn))
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script, filepath.Join(s.repo, "infra", "statemachines", "conversation.asl.json"), shim)
+	cmd.Dir = filepath.Join(s.repo, "test", "js")
+	cmd.Stdin = bytes.NewReader(input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node run-workflow.mjs: %v\n%s", err, stderr.String())
+	}
+	var rep struct {
+		Status  string          `json:"status"`
+		Output  json.RawMessage `json:"output"`
+		Error   string          `json:"error"`
+		Cause   string          `json:"cause"`
+		Entered map[string]int  `json:"entered"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("run-workflow.mjs printed %q: %v", out, err)
+	}
+	r := run{Status: rep.Status, Output: rep.Output, Entered: rep.Entered}
+	if rep.Status != "SUCCEEDED" {
+		r.Output = json.RawMessage(fmt.Sprintf("%q", rep.Error+": "+rep.Cause))
+	}
+	r.Events, r.Turn = result(t, app.Table, turn)
+	return r
+}
+
+// testWorkflowEquivalence runs the conversation workflow with both
+// interpreters on the same inputs, with the offline model: the execution
+// output, the states entered, the turn's events and its outcome must be the
+// same.
+func (s *suite) testWorkflowEquivalence(t *testing.T) {
+	scenarios := []struct{ name, message string }{
+		{"quiz", "出 5 道牛顿第一定律的选择题"},
+		{"chat", "What is photosynthesis?"},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			turn := workflow.Turn{SessionID: "conv-" + sc.name, TurnID: "turn-" + sc.name, TeacherID: "t-001",
+				MessageID: "msg-" + sc.name, Message: sc.message}
+			js := s.runJS(t, turn)
+			goRun := s.runGo(t, turn)
+			if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {
+				t.Fatalf("status: aws-local-stepfunctions %s %s, local/asl %s %s", js.Status, js.Output, goRun.Status, goRun.Output)
+			}
+			if !jsonEqual(js.Output, goRun.Output) {
+				t.Errorf("output: aws-local-stepfunctions %s, local/asl %s", js.Output, goRun.Output)
+			}
+			if !reflect.DeepEqual(js.Entered, goRun.Entered) {
+				t.Errorf("states entered: aws-local-stepfunctions %v, local/asl %v", js.Entered, goRun.Entered)
+			}
+			if !reflect.DeepEqual(js.Turn, goRun.Turn) {
+				t.Errorf("turn: aws-local-stepfunctions %v, local/asl %v", js.Turn, goRun.Turn)
+			}
+			if !reflect.DeepEqual(js.Events, goRun.Events) {
+				a, _ := json.MarshalIndent(js.Events, "", " ")
+				b, _ := json.MarshalIndent(goRun.Events, "", " ")
+				t.Errorf("events differ:\naws-local-stepfunctions %s\nlocal/asl %s", a, b)
+			}
+			t.Logf("%s: %d events, states entered %v", sc.name, len(goRun.Events), goRun.Entered)
+		})
+	}
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}

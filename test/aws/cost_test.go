@@ -1,0 +1,203 @@
+package awstest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// turnReport is what one turn used, as counted in testStreamTurn.
+type turnReport struct {
+	Scenario    string
+	Wall        time.Duration // the stream function's invocation
+	Transitions map[string]int
+	Invocations map[string]int
+	Durations   map[string]time.Duration
+	EdgeCalls   map[string]int
+	EdgeRead    float64
+	EdgeWrite   float64
+	StepCalls   map[string]int
+	StepRead    float64
+	StepWrite   float64
+}
+
+// report waits for the turn's execution to end and collects its counts.
+func (rig *streamRig) report(t *testing.T, scenario string, wall time.Duration) turnReport {
+	t.Helper()
+	rig.sfn.wg.Wait()
+	r := turnReport{Scenario: scenario, Wall: wall}
+	rig.sfn.mu.Lock()
+	r.Transitions = maps.Clone(rig.sfn.transitions)
+	rig.sfn.mu.Unlock()
+	rig.lambdas.mu.Lock()
+	r.Invocations, r.Durations = maps.Clone(rig.lambdas.count), maps.Clone(rig.lambdas.dur)
+	rig.lambdas.mu.Unlock()
+	r.EdgeCalls, r.EdgeRead, r.EdgeWrite = rig.edgeDB.snapshot()
+	r.StepCalls, r.StepRead, r.StepWrite = rig.stepsDB.snapshot()
+	return r
+}
+
+func sum[M ~map[K]V, K comparable, V int | float64 | time.Duration](m M) V {
+	var s V
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+func calls(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// measuredTable prints the counts of each scenario.
+func measuredTable(rs []turnReport) string {
+	var b strings.Builder
+	b.WriteString("| per turn | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
+	row := func(name string, f func(turnReport) string) {
+		b.WriteString("| " + name + " |")
+		for _, r := range rs {
+			b.WriteString(" " + f(r) + " |")
+		}
+		b.WriteString("\n")
+	}
+	row("state transitions", func(r turnReport) string { return fmt.Sprint(sum(r.Transitions)) })
+	row("task invocations", func(r turnReport) string { return fmt.Sprintf("%d (%s)", sum(r.Invocations), calls(r.Invocations)) })
+	row("task time, offline model", func(r turnReport) string { return sum(r.Durations).Round(time.Millisecond).String() })
+	row("stream invocation, offline model", func(r turnReport) string { return r.Wall.Round(time.Millisecond).String() })
+	row("DynamoDB requests, edge", func(r turnReport) string { return calls(r.EdgeCalls) })
+	row("DynamoDB requests, steps", func(r turnReport) string { return calls(r.StepCalls) })
+	row("read request units (edge + steps)", func(r turnReport) string { return fmt.Sprintf("%.0f + %.0f", r.EdgeRead, r.StepRead) })
+	row("write request units (edge + steps)", func(r turnReport) string { return fmt.Sprintf("%.0f + %.0f", r.EdgeWrite, r.StepWrite) })
+	return b.String()
+}
+
+func scenarios(rs []turnReport) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Scenario)
+	}
+	return out
+}
+
+// List prices, us-east-1, as of 2026-11 (see docs/cost.md).
+const (
+	lambdaGBSecond  = 0.0000133334 // arm64
+	lambdaRequest   = 0.20 / 1e6
+	expressRequest  = 1.00 / 1e6
+	expressGBSecond = 0.00001667 // first 1,000 GB-hours a month
+	standardPerStep = 0.025 / 1000
+	dynamoRRU       = 0.125 / 1e6 // on-demand read request unit
+	dynamoWRU       = 0.625 / 1e6 // on-demand write request unit
+	logsPerGB       = 0.50        // CloudWatch Logs ingestion
+	xrayPerTrace    = 5.00 / 1e6
+)
+
+// Assumptions for production, where the model, not our code, sets the
+// durations: per invocation of each task, its duration with a real model
+// and its memory (template.yaml).
+var production = map[string]struct {
+	dur   time.Duration
+	memMB float64
+}{
+	"RouterFunctionArn":    {1200 * time.Millisecond, 512}, // one fast-tier JSON call
+	"AgentTurnFunctionArn": {4 * time.Second, 512},         // one streamed round
+	"ToolFunctionArn":      {8 * time.Second, 1024},        // the quiz tool calls the model
+	"ValidateFunctionArn":  {60 * time.Millisecond, 256},
+	"FinishFunctionArn":    {80 * time.Millisecond, 256},
+}
+
+// streaming is how long each scenario's answer streams with a real model:
+// the agent appends its text every 50 ms while it streams (two write units
+// an append: the counter and the event), and the edge, finding an event at
+// each poll, reads at its 20 ms floor, one unit a poll.
+var streaming = map[string]time.Duration{"quiz": 2 * time.Second, "chat": 4 * time.Second}
+
+const (
+	appendsPerSec       = 20.0 // text flushes while the answer streams (every 50 ms)
+	streamingPollPerSec = 20.0
+
+	streamMemMB   = 256
+	expressMemMB  = 64                     // Express bills memory in 64 MB steps
+	edgeOverhead  = 300 * time.Millisecond // begin the turn, start the execution, [DONE]
+	pollsPerSec   = 2.0                    // the tail's poll at its 500 ms ceiling
+	logBytesPerFn = 1500.0                 // JSON lines + START/END/REPORT per invocation
+	tracedShare   = 0.05                   // X-Ray default sampling: 1/s then 5 %
+	turnsPerMonth = 100_000 * 20 * 30      // 100,000 teachers × 20 turns a day
+)
+
+type cost struct {
+	turn                                                 time.Duration
+	rru, wru                                             float64
+	lambda, express, standard, dynamo, logs, xray, total float64
+}
+
+// costOf prices one turn of report r under the production assumptions.
+func costOf(r turnReport) cost {
+	var c cost
+	for name, n := range r.Invocations {
+		p := production[name]
+		c.turn += time.Duration(n) * p.dur
+		c.lambda += float64(n) * (lambdaRequest + p.dur.Seconds()*p.memMB/1024*lambdaGBSecond)
+	}
+	c.turn += edgeOverhead
+	// The stream function runs as long as the turn it relays.
+	c.lambda += lambdaRequest + c.turn.Seconds()*streamMemMB/1024*lambdaGBSecond
+	c.express = expressRequest + c.turn.Seconds()*expressMemMB/1024*expressGBSecond
+	c.standard = float64(sum(r.Transitions)) * standardPerStep
+	// Beyond what was measured with the offline model (which streams at
+	// once): the tail's polls while the turn waits for the model, and the
+	// answer's appends and reads while it streams.
+	live := streaming[r.Scenario]
+	reads := pollsPerSec*(c.turn-live).Seconds() + streamingPollPerSec*live.Seconds()
+	writes := 2 * appendsPerSec * live.Seconds()
+	// A read request costs at least one unit, even when it finds nothing.
+	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
+	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
+	c.dynamo = c.rru*dynamoRRU + c.wru*dynamoWRU
+	c.logs = float64(sum(r.Invocations)+1) * logBytesPerFn / 1e9 * logsPerGB
+	c.xray = tracedShare * xrayPerTrace
+	c.total = c.lambda + c.express + c.dynamo + c.logs + c.xray
+	return c
+}
+
+// costTable prints dollars per 1,000 turns per scenario and a month of
+// 100,000 teachers at 20 turns a day, half quizzes and half chats.
+func costTable(rs []turnReport) string {
+	var b strings.Builder
+	b.WriteString("| $ per 1,000 turns | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
+	costs := make([]cost, len(rs))
+	for i, r := range rs {
+		costs[i] = costOf(r)
+	}
+	row := func(name string, f func(cost) string) {
+		b.WriteString("| " + name + " |")
+		for _, c := range costs {
+			b.WriteString(" " + f(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	k := func(v float64) string { return fmt.Sprintf("%.4f", v*1000) }
+	row("assumed turn duration", func(c cost) string { return c.turn.String() })
+	row("DynamoDB units with a streaming model (read + write)", func(c cost) string { return fmt.Sprintf("%.0f + %.0f", c.rru, c.wru) })
+	row("Lambda (requests + GB-s, arm64)", func(c cost) string { return k(c.lambda) })
+	row("Step Functions Express", func(c cost) string { return k(c.express) })
+	row("DynamoDB on-demand", func(c cost) string { return k(c.dynamo) })
+	row("CloudWatch Logs", func(c cost) string { return k(c.logs) })
+	row("X-Ray", func(c cost) string { return k(c.xray) })
+	row("**total**", func(c cost) string { return "**" + k(c.total) + "**" })
+	row("(Standard workflow instead: transitions)", func(c cost) string { return k(c.standard) })
+	var mean float64
+	for _, c := range costs {
+		mean += c.total / float64(len(costs))
+	}
+	fmt.Fprintf(&b, "\n100,000 teachers × 20 turns/day = %d turns/month (half of each scenario): $%.0f/month before the model's own price.\n",
+		turnsPerMonth, mean*turnsPerMonth)
+	return b.String()
+}

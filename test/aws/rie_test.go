@@ -1,0 +1,420 @@
+package awstest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// rieVersion is the emulator .ci/run installs.
+const rieVersion = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d"
+
+// rieBinary finds aws-lambda-rie on PATH or in $(go env GOPATH)/bin.
+func rieBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("aws-lambda-rie"); err == nil {
+		return p
+	}
+	out, err := exec.Command("go", "env", "GOPATH").Output()
+	if err == nil {
+		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
+			p := filepath.Join(dir, "bin", "aws-lambda-rie")
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	return require(t, "aws-lambda-rie") // skips, or fails on CI: go install " + rieVersion
+}
+
+// emulated is one function running under the emulator.
+type emulated struct {
+	name   string
+	invoke string
+	logs   *lockedBuffer
+}
+
+// lockedBuffer collects a process's output.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// emulate starts bin under the emulator with env (and nothing else of the
+// test's environment but PATH and HOME), on loopback ports, until t ends.
+func emulate(t *testing.T, rie, bin string, env map[string]string) *emulated {
+	t.Helper()
+	api, rapid := freePort(t), freePort(t)
+	cmd := exec.Command(rie, "--runtime-interface-emulator-address", fmt.Sprintf("127.0.0.1:%d", api),
+		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", rapid), bin)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the emulator: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	e := &emulated{name: filepath.Base(bin), invoke: fmt.Sprintf("http://127.0.0.1:%d/2015-03-31/functions/function/invocations", api), logs: logs}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			out := logs.String()
+			t.Logf("%s emulator logs (last 4000 bytes):\n%s", e.name, out[max(0, len(out)-4000):])
+		}
+	})
+	// Ready when the emulator accepts connections (about 100 ms).
+	deadline := time.Now().Add(testBound)
+	for {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", api), time.Second)
+		if err == nil {
+			c.Close()
+			return e
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the emulator exited: %s", logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the emulator did not listen within %s", testBound)
+		}
+	}
+}
+
+// call invokes the function with payload; a function error (which the
+// emulator answers with 200 and errorMessage/errorType) fails the test.
+func (e *emulated) call(t *testing.T, payload []byte) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.invoke, bytes.NewReader(payload))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("invoke %s: %v", e.name, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("invoke %s: status %d, %v: %s", e.name, resp.StatusCode, err, body)
+	}
+	var fe struct{ ErrorMessage, ErrorType string }
+	if json.Unmarshal(body, &fe) == nil && fe.ErrorType != "" {
+		t.Fatalf("%s returned a function error %s: %s", e.name, fe.ErrorType, fe.ErrorMessage)
+	}
+	return body
+}
+
+// initDuration is the cold start the emulator reported (INIT REPORT), or "".
+func (e *emulated) initDuration() string {
+	m := regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)\)`).FindStringSubmatch(e.logs.String())
+	if m == nil {
+		return ""
+	}
+	return m[1] + " ms"
+}
+
+// decodeStrict decodes data into v, failing on fields v does not have:
+// the answer must be exactly the step's output type.
+func decodeStrict(t *testing.T, what string, data []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v in %s", what, err, data)
+	}
+}
+
+// sampleEvent returns events/<name>.json. With -update it first writes the
+// file from want; otherwise, when want is not nil, the file must say the
+// same as want (it is a sample of the same real run).
+func (s *suite) sampleEvent(t *testing.T, name string, want any) []byte {
+	t.Helper()
+	path := filepath.Join(s.repo, "events", name+".json")
+	if *update && want != nil {
+		data, err := json.MarshalIndent(want, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("sample event: %v (run with -update to write it)", err)
+	}
+	if want != nil {
+		wantJSON, _ := json.Marshal(want)
+		var a, b any
+		if err := json.Unmarshal(data, &a); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		_ = json.Unmarshal(wantJSON, &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("events/%s.json is not what this run produces for it:\n got %s\nwant %s\n(run go test ./test/aws -run TestEmulators/Functions -update)", name, data, wantJSON)
+		}
+	}
+	return data
+}
+
+// The sample turn of events/*.json.
+func sampleTurn() workflow.Turn {
+	return workflow.Turn{SessionID: "conv-sample", TurnID: "turn-sample", TeacherID: "t-001",
+		MessageID: "msg-sample", Message: "出 5 道牛顿第一定律的选择题", Language: "zh"}
+}
+
+// seedTurn does what the edge does before it starts a workflow: the
+// session, the running turn, and the start chunk of its stream.
+func seedTurn(t *testing.T, tbl *dynamostore.Table, turn workflow.Turn) {
+	t.Helper()
+	ctx := context.Background()
+	ss := tbl.Sessions()
+	err := ss.CreateSession(ctx, session.Session{ID: turn.SessionID, TeacherID: turn.TeacherID, Kind: "conversation",
+		ExpiresAt: time.Now().Add(24 * time.Hour).Truncate(time.Second)})
+	if err != nil && !errors.Is(err, session.ErrExists) {
+		t.Fatal(err)
+	}
+	if _, err := ss.BeginTurn(ctx, session.Turn{SessionID: turn.SessionID, ID: turn.TurnID, Message: turn.Message, MessageID: turn.MessageID}); err != nil {
+		t.Fatal(err)
+	}
+	start, err := protocol.MarshalChunk(protocol.Start{MessageID: turn.MessageID,
+		MessageMetadata: &protocol.MessageMetadata{ConversationID: turn.SessionID, TurnID: turn.TurnID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Events().Append(ctx, workflow.TurnStream(turn.TurnID), eventlog.Event{Data: start}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// functionEnv is the environment of a function of the template, localised:
+// the shared dynalite's table and the offline model, the secrets from the
+// fake SSM, and the endpoints of both.
+func (s *suite) functionEnv(t *testing.T, resource, table, ssmURL string) map[string]string {
+	t.Helper()
+	fns := openTemplate(t, s.repo).functions(t)
+	fn, ok := fns[resource]
+	if !ok {
+		t.Fatalf("no %s in template.yaml", resource)
+	}
+	env := localEnv(t, fn.Env, table, s.model(t))
+	env["AWS_ENDPOINT_URL_DYNAMODB"] = s.dynalite(t).Endpoint
+	env["AWS_ENDPOINT_URL_SSM"] = ssmURL
+	env["AWS_REGION"] = "us-east-1"
+	env["AWS_ACCESS_KEY_ID"] = "local"
+	env["AWS_SECRET_ACCESS_KEY"] = "local"
+	env["AWS_LAMBDA_FUNCTION_NAME"] = strings.TrimSuffix(resource, "Function")
+	return env
+}
+
+// testFunctions invokes every function binary under the emulator with its
+// sample event: the task functions in the order of a real turn (the quiz
+// scenario), each answering with its step's output type, then the api
+// function with an HTTP API event.
+func (s *suite) testFunctions(t *testing.T) {
+	rie := rieBinary(t)
+	bins := s.binaries(t)[runtime.GOARCH]
+	dyn := s.dynalite(t)
+	table := dyn.NewTable(t)
+	tbl := dynamostore.New(dyn.Client, table, dynamostore.Options{})
+	ssmURL := fakeSSM(t, testSecrets())
+	turn := sampleTurn()
+	seedTurn(t, tbl, turn)
+
+	var started []*emulated
+	start := func(dir, resource string) *emulated {
+		e := emulate(t, rie, filepath.Join(bins, dir), s.functionEnv(t, resource, table, ssmURL))
+		started = append(started, e)
+		return e
+	}
+	defer func() {
+		for _, e := range started {
+			t.Logf("%-9s cold start (init, this machine, linux/%s): %s", e.name, runtime.GOARCH, e.initDuration())
+		}
+	}()
+
+	router := start("router", "RouterFunction")
+	var route workflow.RouteOutput
+	in := s.sampleEvent(t, "router", workflow.RouteInput{Turn: turn})
+	decodeStrict(t, "router", router.call(t, in), &route)
+	if route.Path != workflow.PathAgent || route.Result.Intent == "" {
+		t.Fatalf("router: %+v, want the agent path with an intent", route)
+	}
+
+	agent := start("agentturn", "AgentTurnFunction")
+	first := workflow.AgentInput{Turn: turn, Route: route, Attempt: 1, Prev: workflow.AgentOutput{ToolCalls: []workflow.ToolCallRef{}}}
+	var round1 workflow.AgentOutput
+	decodeStrict(t, "agentturn", agent.call(t, s.sampleEvent(t, "agentturn", first)), &round1)
+	if round1.Next != workflow.NextTools || len(round1.ToolCalls) == 0 {
+		t.Fatalf("agentturn round 1: %+v, want tool calls", round1)
+	}
+
+	tools := start("tool", "ToolFunction")
+	var tool workflow.ToolOutput
+	in = s.sampleEvent(t, "tool", workflow.ToolInput{Turn: turn, Attempt: 1, Call: round1.ToolCalls[0]})
+	decodeStrict(t, "tool", tools.call(t, in), &tool)
+	if tool.Status != "success" {
+		t.Fatalf("tool: %+v, want success", tool)
+	}
+	for _, c := range round1.ToolCalls[1:] { // the map's other iterations
+		payload, _ := json.Marshal(workflow.ToolInput{Turn: turn, Attempt: 1, Call: c})
+		tools.call(t, payload)
+	}
+
+	second := first
+	second.Prev = round1
+	var round2 workflow.AgentOutput
+	decodeStrict(t, "agentturn", agent.call(t, s.sampleEvent(t, "agentturn-final", second)), &round2)
+	if round2.Next != workflow.NextFinal {
+		t.Fatalf("agentturn round 2: %+v, want final", round2)
+	}
+
+	var verdict workflow.ValidateOutput
+	in = s.sampleEvent(t, "validate", workflow.ValidateInput{Turn: turn, Route: route, Attempt: 1})
+	decodeStrict(t, "validate", start("validate", "ValidateFunction").call(t, in), &verdict)
+	if verdict.Verdict != workflow.VerdictOK {
+		t.Fatalf("validate: %+v, want ok", verdict)
+	}
+
+	var fin workflow.FinishOutput
+	in = s.sampleEvent(t, "finish", workflow.FinishInput{Turn: turn, Attempt: 1, Route: &route, Agent: &round2, Validation: &verdict})
+	decodeStrict(t, "finish", start("finish", "FinishFunction").call(t, in), &fin)
+	if fin.Status != string(session.TurnCompleted) {
+		t.Fatalf("finish: %+v, want completed", fin)
+	}
+
+	// The build path: the router sends an analysis request to PlanBuild,
+	// the buildstep function's plan phase.
+	build := turn
+	build.TurnID, build.MessageID, build.Message = "turn-sample-build", "msg-sample-build", "分析一下 1A 班的成绩"
+	var buildRoute workflow.RouteOutput
+	payload, _ := json.Marshal(workflow.RouteInput{Turn: build})
+	decodeStrict(t, "router", router.call(t, payload), &buildRoute)
+	if buildRoute.Path != workflow.PathBuild {
+		t.Fatalf("router on %q: %+v, want the build path", build.Message, buildRoute)
+	}
+	var plan workflow.PlanOutput
+	in = s.sampleEvent(t, "buildstep", workflow.PlanInput{Phase: workflow.PhasePlan, Turn: build, Route: buildRoute})
+	decodeStrict(t, "buildstep", start("buildstep", "BuildStepFunction").call(t, in), &plan)
+	switch plan.Status {
+	case workflow.PlanPlanned, workflow.PlanClarify, workflow.PlanFailed:
+	default:
+		t.Fatalf("buildstep plan: %+v, want a plan status", plan)
+	}
+	t.Logf("buildstep planned %q: %+v", build.Message, plan)
+
+	// What the functions did, as the edge will read it.
+	ended, err := tbl.Sessions().GetTurn(context.Background(), turn.SessionID, turn.TurnID)
+	if err != nil || ended.Status != session.TurnCompleted {
+		t.Fatalf("turn after finish: %+v, %v", ended, err)
+	}
+	evs, err := tbl.Events().Read(context.Background(), workflow.TurnStream(turn.TurnID), 0, 0)
+	if err != nil || len(evs) < 3 || !evs[len(evs)-1].Close {
+		t.Fatalf("the turn's stream: %d events, closed %v, %v", len(evs), len(evs) > 0 && evs[len(evs)-1].Close, err)
+	}
+	types := chunkTypes(t, evs)
+	for _, want := range []string{"start", "data-tool-progress", "data-quiz", "text-delta", "finish"} {
+		if !strings.Contains(strings.Join(types, " "), want) {
+			t.Errorf("the stream lacks %s: %v", want, types)
+		}
+	}
+
+	// The api function behind the HTTP API: its health route.
+	var resp events.APIGatewayV2HTTPResponse
+	api := start("api", "ApiFunction")
+	health := events.APIGatewayV2HTTPRequest{Version: "2.0", RouteKey: "GET /api/health", RawPath: "/api/health",
+		Headers: map[string]string{"accept": "application/json"},
+		RequestContext: events.APIGatewayV2HTTPRequestContext{Stage: "$default", RequestID: "sample-request",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "GET", Path: "/api/health", Protocol: "HTTP/1.1", SourceIP: "203.0.113.7"}}}
+	decodeStrict(t, "api", api.call(t, s.sampleEvent(t, "api", health)), &resp)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Body, `"status":"ok"`) {
+		t.Fatalf("api GET /api/health: %d %s", resp.StatusCode, resp.Body)
+	}
+	// And a JSON route that reads the turn the task functions wrote.
+	messages := health
+	messages.RouteKey = "GET /api/conversation/{id}/messages"
+	messages.RawPath = "/api/conversation/" + turn.SessionID + "/messages"
+	messages.RequestContext.HTTP.Path = messages.RawPath
+	messages.Headers = map[string]string{"authorization": "Bearer " + sampleToken(t, turn.TeacherID)}
+	resp = events.APIGatewayV2HTTPResponse{}
+	decodeStrict(t, "api", api.call(t, s.sampleEvent(t, "api-messages", messages)), &resp)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Body, turn.MessageID) {
+		t.Fatalf("api GET messages: %d %s", resp.StatusCode, resp.Body)
+	}
+}
+
+// sampleToken is a JWT for teacher signed with the sample secret, valid
+// until 2099 (it appears in events/*.json).
+func sampleToken(t *testing.T, teacher string) string {
+	t.Helper()
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": teacher, "exp": 4070908800}).SignedString([]byte(testJWTSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// chunkTypes returns the "type" of each event's chunk.
+func chunkTypes(t *testing.T, evs []eventlog.Event) []string {
+	t.Helper()
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		var c struct{ Type string }
+		if err := json.Unmarshal(e.Data, &c); err != nil {
+			t.Fatalf("event %d: %v", e.Seq, err)
+		}
+		out[i] = c.Type
+	}
+	return out
+}
