@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/insightedge/insightedge/infra"
-	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/shared/apps"
 	"github.com/insightedge/insightedge/shared/blueprint/launch"
 	"github.com/insightedge/insightedge/shared/boltstore"
@@ -89,38 +87,6 @@ func (b buildStarter) Start(_ context.Context, name string, in workflow.BuildSta
 		return fmt.Errorf("local: encode build input: %w", err)
 	}
 	return b.r.startRaw(name, raw)
-}
-
-// startRaw runs the execution name on raw input in the background: what
-// Start does for the conversation, for any workflow's input.
-func (r *runner) startRaw(name string, raw json.RawMessage) error {
-	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
-	r.mu.Lock()
-	if _, dup := r.running[name]; dup {
-		r.mu.Unlock()
-		cancel()
-		return fmt.Errorf("local: execution %s already running", name)
-	}
-	r.running[name] = cancel
-	r.mu.Unlock()
-	r.wg.Go(func() {
-		defer r.done(name)
-		_, err := r.machine.Run(ctx, raw, asl.Options{Handlers: r.handlers, Logger: r.log, ExecutionID: name,
-			OnTransition: func(state, _ string) { r.count(state) }})
-		if err == nil {
-			return
-		}
-		var ee *asl.ExecutionError
-		errName, cause := "States.Runtime", err.Error()
-		if errors.As(err, &ee) {
-			errName, cause = ee.Name, ee.Cause
-		}
-		r.log.Warn("execution failed", "execution", name, "error", errName, "cause", cause)
-		if r.onFail != nil {
-			r.onFail(context.Background(), raw, errName, cause)
-		}
-	})
-	return nil
 }
 
 // closeFailedBuild runs the Finish phase for a build whose execution failed

@@ -55,6 +55,12 @@ func (r *runner) Start(_ context.Context, name string, input workflow.Conversati
 	if err != nil {
 		return fmt.Errorf("local: encode execution input: %w", err)
 	}
+	return r.startRaw(name, raw)
+}
+
+// startRaw runs the execution name on raw input in the background: what
+// Start does for the conversation, for any workflow's input.
+func (r *runner) startRaw(name string, raw json.RawMessage) error {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 	r.mu.Lock()
 	if _, dup := r.running[name]; dup {

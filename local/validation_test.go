@@ -15,20 +15,43 @@ import (
 // through the whole workflow: seed 000 §7.3.1–7.3.2.
 func TestValidationRetryContract(t *testing.T) {
 	s := newLocal(t, nil)
+	quiz := []string{"data-tool-progress", "data-quiz-question", "data-quiz-question", "data-quiz-question",
+		"data-quiz-question", "data-quiz-question", "data-quiz-complete", "data-tool-progress"}
+	failedTool := []string{"data-tool-progress", "data-tool-progress"}
+	seq := func(parts ...any) []string {
+		var out []string
+		for _, p := range parts {
+			switch v := p.(type) {
+			case string:
+				out = append(out, v)
+			case []string:
+				out = append(out, v...)
+			}
+		}
+		return out
+	}
+	answer := []string{"start-step", "text-start", "text-delta+", "text-end", "finish-step"}
+	refused := []string{"start-step", "finish-step"} // the held-back claim: nothing reaches the teacher
 	cases := []struct {
 		name         string
 		marker       string
+		want         []string
 		wantArtifact bool
 		wantError    bool
 		wantWarning  bool
 		// agentAttempts is how many agent loops ran (1 or 2: never more).
 		agentAttempts int
 	}{
-		{"says but does not do → one retry → artifact", "[[offline:claim-without-tool]]", true, false, false, 2},
-		{"a failed tool then a false claim → retry → artifact", "[[offline:tool-fails]]", true, false, false, 2},
-		{"malformed tool arguments → corrected in the same attempt", "[[offline:bad-args]]", true, false, false, 1},
-		{"soft rule → one retry → accepted with a warning", "[[offline:skip-tools]]", false, false, true, 2},
-		{"second hard failure → error then finish", "[[offline:claim-always]]", false, true, false, 2},
+		{"says but does not do → one retry → artifact", "[[offline:claim-without-tool]]",
+			seq("start", refused, "start-step", quiz, "finish-step", answer, "finish", "[DONE]"), true, false, false, 2},
+		{"a failed tool then a false claim → retry → artifact", "[[offline:tool-fails]]",
+			seq("start", "start-step", failedTool, "finish-step", refused, "start-step", quiz, "finish-step", answer, "finish", "[DONE]"), true, false, false, 2},
+		{"malformed tool arguments → corrected in the same attempt", "[[offline:bad-args]]",
+			seq("start", "start-step", failedTool, "finish-step", "start-step", quiz, "finish-step", answer, "finish", "[DONE]"), true, false, false, 1},
+		{"soft rule → one retry → accepted with a warning", "[[offline:skip-tools]]",
+			seq("start", refused, answer, "finish", "[DONE]"), false, false, true, 2},
+		{"second hard failure → error then finish", "[[offline:claim-always]]",
+			seq("start", refused, refused, "error", "finish", "[DONE]"), false, true, false, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -38,6 +61,9 @@ func TestValidationRetryContract(t *testing.T) {
 				t.Fatalf("status %d", st.Status)
 			}
 			types := st.types(t)
+			if !slices.Equal(types, c.want) {
+				t.Fatalf("chunks\n got %v\nwant %v", types, c.want)
+			}
 			completes := len(st.data(t, "data-quiz-complete"))
 			switch {
 			case c.wantArtifact && completes != 1:

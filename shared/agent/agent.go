@@ -41,7 +41,10 @@ type Agent struct {
 	MaxRounds int
 	// HistoryTurns bounds the earlier turns summarised for the model.
 	HistoryTurns int
-	Now          func() time.Time
+	// TextFlush is how often streamed text is appended to the log: larger
+	// means fewer event-log writes (DynamoDB cost), smaller a smoother stream.
+	TextFlush time.Duration
+	Now       func() time.Time
 }
 
 // Options configure New.
@@ -50,13 +53,17 @@ type Options struct {
 	Metrics      Metrics
 	MaxRounds    int
 	HistoryTurns int
+	TextFlush    time.Duration
 	Now          func() time.Time
 }
 
 // New returns an Agent.
 func New(m Model, reg *tools.Registry, store session.Store, log eventlog.Appender, o Options) *Agent {
 	a := &Agent{Model: m, Tools: reg, Store: store, Log: log, Logger: o.Logger, Metrics: o.Metrics,
-		MaxRounds: o.MaxRounds, HistoryTurns: o.HistoryTurns, Now: o.Now}
+		MaxRounds: o.MaxRounds, HistoryTurns: o.HistoryTurns, TextFlush: o.TextFlush, Now: o.Now}
+	if a.TextFlush <= 0 {
+		a.TextFlush = 50 * time.Millisecond
+	}
 	if a.Logger == nil {
 		a.Logger = slog.New(slog.DiscardHandler)
 	}

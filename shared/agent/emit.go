@@ -60,8 +60,8 @@ type textWriter struct {
 	now     func() time.Time
 }
 
-func newTextWriter(em emitter, id string, now func() time.Time) *textWriter {
-	return &textWriter{em: em, id: id, every: 50 * time.Millisecond, size: 200, now: now}
+func newTextWriter(em emitter, id string, every time.Duration, now func() time.Time) *textWriter {
+	return &textWriter{em: em, id: id, every: every, size: 200, now: now}
 }
 
 // Write queues delta and flushes when the batch is due.

@@ -43,7 +43,7 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 		return workflow.AgentOutput{}, err
 	}
 	r := &round1{a: a, in: in, chat: chat, round: round, em: em,
-		text: newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.Now)}
+		text: newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.TextFlush, a.Now)}
 	if !chat {
 		recs, err := a.attemptTools(ctx, in.Turn.SessionID, in.Turn.TurnID, in.Attempt)
 		if err != nil {

@@ -129,35 +129,7 @@ func TraceID(ctx context.Context) string {
 // wrap adds the trace id, turns returned errors into JSON error bodies and
 // recovers panics into a plain 500 without a stack trace for the client.
 func (s *Server) wrap(h func(http.ResponseWriter, *http.Request) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		trace := r.Header.Get("X-Trace-ID")
-		if trace == "" || len(trace) > 128 {
-			trace = uuid.NewString()
-		}
-		w.Header().Set("X-Trace-ID", trace)
-		ctx := context.WithValue(r.Context(), traceKey{}, trace)
-		r = r.WithContext(ctx)
-		rw := &statusWriter{ResponseWriter: w}
-		defer func() {
-			if p := recover(); p != nil {
-				s.o.Logger.ErrorContext(ctx, "panic in handler", "panic", p, "path", r.URL.Path, "traceId", trace)
-				if !rw.wrote {
-					writeError(rw, apperr.New(apperr.Internal, "internal error"))
-				}
-			}
-		}()
-		if err := h(rw, r); err != nil {
-			e := apperr.As(err)
-			lvl := slog.LevelInfo
-			if e.HTTPStatus() >= 500 {
-				lvl = slog.LevelError
-			}
-			s.o.Logger.Log(ctx, lvl, "request failed", "path", r.URL.Path, "code", e.Code, "err", err, "traceId", trace)
-			if !rw.wrote {
-				writeError(rw, e)
-			}
-		}
-	})
+	return handle(s.o.Logger, h)
 }
 
 func writeError(w http.ResponseWriter, e *apperr.Error) {

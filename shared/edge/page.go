@@ -343,9 +343,9 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// handle is the Build runtime's middleware, as Server.wrap is the
-// conversation's: a trace id, JSON error bodies for returned errors, and a
-// panic answered with a 500 without a stack trace.
+// handle is the edge's middleware for every route: a trace id, JSON error
+// bodies for returned errors, and a panic answered with a 500 without a
+// stack trace.
 func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		trace := r.Header.Get("X-Trace-ID")

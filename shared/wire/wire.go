@@ -40,6 +40,7 @@ type Config struct {
 	DevTeacher  string
 	Heartbeat   time.Duration
 	TurnTimeout time.Duration
+	TextFlush   time.Duration
 }
 
 // ConfigFromEnv reads the configuration; errors name the variable at fault.
@@ -58,6 +59,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.TurnTimeout, err = durationEnv(getenv, "TURN_TIMEOUT", 10*time.Minute); err != nil {
+		return c, err
+	}
+	if c.TextFlush, err = durationEnv(getenv, "TEXT_FLUSH_INTERVAL", 50*time.Millisecond); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -111,6 +115,8 @@ type App struct {
 	Store   session.Store
 	Log     eventlog.Log
 	Logger  *slog.Logger
+
+	auth edge.Authenticator
 }
 
 // New builds the App.
@@ -129,19 +135,22 @@ func New(c Config, b Backends) (*App, error) {
 	}
 	reg := tools.NewRegistry(quiz.New(model))
 	reg.Add(b.Tools...)
-	ag := agent.New(model, reg, b.Store, b.Log, agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds})
+	ag := agent.New(model, reg, b.Store, b.Log, agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush})
 	return &App{Config: c, Model: model, Tools: reg, Agent: ag,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
-		Store:   b.Store, Log: b.Log, Logger: b.Logger}, nil
+		Store:   b.Store, Log: b.Log, Logger: b.Logger, auth: authenticator(c, b.Logger)}, nil
 }
 
 // Authenticator is JWT when AUTH_JWT_SECRET is set, development mode otherwise.
-func (a *App) Authenticator() edge.Authenticator {
-	if a.Config.JWTSecret != "" {
-		return auth.JWT{Secret: []byte(a.Config.JWTSecret), Issuer: a.Config.JWTIssuer, Audience: a.Config.JWTAudience}
+func (a *App) Authenticator() edge.Authenticator { return a.auth }
+
+// authenticator is made once, so the development-mode warning is logged once.
+func authenticator(c Config, log *slog.Logger) edge.Authenticator {
+	if c.JWTSecret != "" {
+		return auth.JWT{Secret: []byte(c.JWTSecret), Issuer: c.JWTIssuer, Audience: c.JWTAudience}
 	}
-	return auth.NewDev(a.Config.DevTeacher, a.Logger)
+	return auth.NewDev(c.DevTeacher, log)
 }
 
 // Edge returns the HTTP edge over starter.
