@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
+	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 )
 
 // weakestInGrammar computes, straight from the mock's data set and not
@@ -107,4 +108,43 @@ func TestAmbiguousRequestEndsInClarify(t *testing.T) {
 		t.Fatalf("clarify payload %v", c)
 	}
 	aiSDK(t, st.Raw)
+}
+
+// TestTraceIDReachesDataService: the X-Trace-ID of the teacher's request is
+// the X-Trace-ID of every data-service call the turn makes.
+func TestTraceIDReachesDataService(t *testing.T) {
+	s := newLocal(t, nil)
+	st := postStream(t, s.URL, `{"message":"which students in 1A are weakest in grammar?"}`, "X-Trace-ID", "trace-e2e-42")
+	if st.Header.Get("X-Trace-ID") != "trace-e2e-42" {
+		t.Fatalf("response trace id %q", st.Header.Get("X-Trace-ID"))
+	}
+	reqs := s.Java.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no data-service request")
+	}
+	for _, r := range reqs {
+		if r.TraceID != "trace-e2e-42" {
+			t.Errorf("%s %s carried trace id %q", r.Method, r.Path, r.TraceID)
+		}
+		if !strings.HasPrefix(r.Authorization, "Bearer ") {
+			t.Errorf("%s without the bearer token", r.Path)
+		}
+	}
+}
+
+// TestDataServiceDownFallsBackToMock: with the data service failing, the turn
+// still answers from mock data (seed 004 §2.5.3) and says so in the logs.
+func TestDataServiceDownFallsBackToMock(t *testing.T) {
+	s := newLocal(t, map[string]string{"JAVA_API_RETRY_BASE": "10ms"})
+	s.Java.SetFault(mockserver.Fault{Status: http.StatusServiceUnavailable})
+	st := postStream(t, s.URL, `{"message":"which students in 1A are weakest in grammar?"}`)
+	if slices.Contains(st.types(t), "error") {
+		t.Fatalf("turn failed: %v", st.types(t))
+	}
+	if !strings.Contains(st.text(t), weakestInGrammar("class-hk-f1a")[0]) {
+		t.Fatalf("no answer from the fallback data: %s", st.text(t))
+	}
+	if !strings.Contains(s.Logs.String(), "falling back to mock") {
+		t.Fatal("no 'falling back to mock' log line")
+	}
 }
