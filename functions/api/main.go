@@ -1,7 +1,8 @@
 // Command api serves the JSON routes behind the HTTP API (payload format
 // 2.0) with the same edge handler as the stream function, through
-// aws-lambda-go-api-proxy. It has no streaming: SSE clients use the
-// stream function's URL.
+// aws-lambda-go-api-proxy: the conversation's JSON routes. It has no
+// streaming: SSE clients, and the Build runtime's routes, use the stream
+// function's URL (docs/deploy.md).
 package main
 
 import (

@@ -1,9 +1,12 @@
 // Command stream is the streaming edge: the Function URL (InvokeMode
 // RESPONSE_STREAM) that begins a turn, starts its workflow with Step
 // Functions and relays the turn's event log from DynamoDB as Server-Sent
-// Events. lambdaurl writes each Write as its own chunk, so SSE streams
-// without an http.Flusher; build with -tags lambda.norpc for
-// provided.al2023.
+// Events. With BUILD_STATE_MACHINE_ARN it serves the Build runtime too:
+// the page streams (the Build workflow's event log, relayed the same way),
+// /api/workflow/generate, and the saved apps with their EventBridge
+// Scheduler schedules (wire.CloudApp.EdgeHandler). lambdaurl writes each
+// Write as its own chunk, so SSE streams without an http.Flusher; build
+// with -tags lambda.norpc for provided.al2023.
 package main
 
 import (

@@ -1,6 +1,8 @@
-// Package dynamostore is the AWS implementation of session.Store and
-// eventlog.Log: one DynamoDB table, keyed by PK (partition) and SK (sort),
-// both strings, with a TTL attribute "ttl" (epoch seconds) on every item.
+// Package dynamostore is the AWS implementation of session.Store,
+// eventlog.Log and apps.Store: one DynamoDB table, keyed by PK (partition)
+// and SK (sort), both strings, with a TTL attribute "ttl" (epoch seconds) on
+// every session, stream and snapshot item (saved apps are kept until
+// deleted; apps.go describes their items).
 //
 // # Items
 //
@@ -10,6 +12,7 @@
 //	SESSION#<id>       REC#<key>       one record of session.Records (value: binary)
 //	STREAM#<name>      HEAD            a stream's counter: last (the last allocated seq), closed
 //	STREAM#<name>      EV#<seq, 12 digits>  one event (data: binary, close)
+//	APP#<id>, TEACHER#<id>, APPS#DUE        saved apps, their snapshots and indexes (apps.go)
 //
 // Turns are keyed by id, not by index: GetTurn and EndTurn address a turn
 // with one GetItem or UpdateItem and no id→index pointer item has to be kept
@@ -110,6 +113,9 @@ type Options struct {
 	// GapTimeout is how long a missing event may stay missing while a later
 	// one exists before Read fails with ErrGap [30 seconds].
 	GapTimeout time.Duration
+	// SnapshotTTL is the lifetime of a saved app's snapshot, counted from
+	// its last write [90 days]. Saved apps themselves do not expire.
+	SnapshotTTL time.Duration
 	// Now is the clock [time.Now].
 	Now func() time.Time
 }
@@ -133,6 +139,9 @@ func New(db API, name string, o Options) *Table {
 	}
 	if o.GapTimeout <= 0 {
 		o.GapTimeout = 30 * time.Second
+	}
+	if o.SnapshotTTL <= 0 {
+		o.SnapshotTTL = 90 * 24 * time.Hour
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -214,13 +223,30 @@ const (
 
 // putAll writes items with BatchWriteItem.
 func (t *Table) putAll(ctx context.Context, items []map[string]types.AttributeValue) error {
-	for len(items) > 0 {
-		n := min(len(items), batchSize)
-		reqs := make([]types.WriteRequest, n)
-		for i, it := range items[:n] {
-			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
-		}
-		items = items[n:]
+	reqs := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
+	}
+	return t.writeAll(ctx, reqs)
+}
+
+// deleteAll deletes the items of keys with BatchWriteItem (a missing item
+// is not an error).
+func (t *Table) deleteAll(ctx context.Context, keys []map[string]types.AttributeValue) error {
+	reqs := make([]types.WriteRequest, len(keys))
+	for i, k := range keys {
+		reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}}
+	}
+	return t.writeAll(ctx, reqs)
+}
+
+// writeAll sends write requests with BatchWriteItem, batchSize at a time,
+// retrying the unprocessed ones.
+func (t *Table) writeAll(ctx context.Context, all []types.WriteRequest) error {
+	for len(all) > 0 {
+		n := min(len(all), batchSize)
+		reqs := all[:n:n]
+		all = all[n:]
 		wait := batchFirstWait
 		for attempt := 1; len(reqs) > 0; attempt++ {
 			out, err := t.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{t.name: reqs}})

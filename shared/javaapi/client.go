@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,10 @@ import (
 
 // maxBody bounds the bytes read from one answer.
 const maxBody = 8 << 20
+
+// maxPooledBuffer bounds the body buffers kept for reuse: a rare large
+// answer does not pin its buffer.
+const maxPooledBuffer = 1 << 20
 
 // mockOrigin is the origin of requests to the in-process fallback handler;
 // they never reach a network (.invalid is reserved, RFC 2606).
@@ -79,6 +84,8 @@ type Client struct {
 	classes  *classCache
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
+	auth     string    // the Authorization header
+	bufs     sync.Pool // *bytes.Buffer for reading answers
 	counters counters
 }
 
@@ -96,7 +103,9 @@ func New(cfg Config, opts Options) (*Client, error) {
 		log:   opts.Logger,
 		now:   opts.Now,
 		sleep: opts.Sleep,
+		auth:  "Bearer " + cfg.Token,
 	}
+	c.bufs.New = func() any { return new(bytes.Buffer) }
 	var transport http.RoundTripper = &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		MaxConnsPerHost:     cfg.MaxConns, // the bounded pool of seed 004 §2.6
@@ -169,7 +178,7 @@ func (c *Client) Classes(ctx context.Context, teacherID string) ([]ClassInfo, er
 		return cs, nil
 	}
 	c.counters.cacheMisses.Add(1)
-	dtos, mocked, err := fetch[[]classDTO](ctx, c, path, "class list")
+	dtos, mocked, err := fetch(ctx, c, path, "class list", listOf((*classDTO).read))
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +198,7 @@ func (c *Client) ClassDetail(ctx context.Context, teacherID, classID string) (Cl
 	if err != nil {
 		return ClassDetail{}, err
 	}
-	dto, _, err := fetch[classDTO](ctx, c, path, "class")
+	dto, _, err := fetch(ctx, c, path, "class", (*classDTO).read)
 	if err != nil {
 		return ClassDetail{}, err
 	}
@@ -210,7 +219,7 @@ func (c *Client) ClassAssignments(ctx context.Context, teacherID, classID string
 	if err != nil {
 		return nil, err
 	}
-	dtos, _, err := fetch[[]assignmentDTO](ctx, c, path, "assignment list")
+	dtos, _, err := fetch(ctx, c, path, "assignment list", listOf((*assignmentDTO).read))
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +232,8 @@ func (c *Client) AssignmentSubmissions(ctx context.Context, teacherID, assignmen
 	if err != nil {
 		return AssignmentSubmissions{}, err
 	}
-	dto, list, _, err := fetchObjectOrArray[assignmentSubmissionsDTO, []submissionDTO](ctx, c, path, "submission list")
+	dto, list, _, err := fetchObjectOrArray(ctx, c, path, "submission list",
+		(*assignmentSubmissionsDTO).read, readSubmissions)
 	if err != nil {
 		return AssignmentSubmissions{}, err
 	}
@@ -247,7 +257,8 @@ func (c *Client) StudentSubmissions(ctx context.Context, teacherID, studentID st
 	if err != nil {
 		return StudentGrades{}, err
 	}
-	dto, list, _, err := fetchObjectOrArray[studentSubmissionsDTO, []submissionDTO](ctx, c, path, "student submissions")
+	dto, list, _, err := fetchObjectOrArray(ctx, c, path, "student submissions",
+		(*studentSubmissionsDTO).read, readSubmissions)
 	if err != nil {
 		return StudentGrades{}, err
 	}
@@ -274,7 +285,7 @@ func (c *Client) SearchDocuments(ctx context.Context, teacherID, query string) (
 	if err != nil {
 		return nil, err
 	}
-	dtos, _, err := fetch[[]documentDTO](ctx, c, path+"?"+url.Values{"q": {query}}.Encode(), "document list")
+	dtos, _, err := fetch(ctx, c, path+"?"+url.Values{"q": {query}}.Encode(), "document list", listOf((*documentDTO).read))
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +298,7 @@ func (c *Client) Rubrics(ctx context.Context, teacherID string) ([]RubricSummary
 	if err != nil {
 		return nil, err
 	}
-	dtos, _, err := fetch[[]rubricDTO](ctx, c, path, "rubric list")
+	dtos, _, err := fetch(ctx, c, path, "rubric list", listOf((*rubricDTO).read))
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +311,7 @@ func (c *Client) Rubric(ctx context.Context, teacherID, rubricID string) (Rubric
 	if err != nil {
 		return Rubric{}, err
 	}
-	dto, _, err := fetch[rubricDTO](ctx, c, path, "rubric")
+	dto, _, err := fetch(ctx, c, path, "rubric", (*rubricDTO).read)
 	if err != nil {
 		return Rubric{}, err
 	}
@@ -313,57 +324,13 @@ func (c *Client) ErrorPatterns(ctx context.Context, teacherID, studentID string)
 	if err != nil {
 		return nil, err
 	}
-	dtos, _, err := fetch[[]errorPatternDTO](ctx, c, path, "error patterns")
+	dtos, _, err := fetch(ctx, c, path, "error patterns", listOf((*errorPatternDTO).read))
 	if err != nil {
 		return nil, err
 	}
 	return mapAll(dtos, func(d errorPatternDTO) (ErrorPattern, error) {
 		return ErrorPattern(d), nil
 	})
-}
-
-// fetchObjectOrArray is fetch for data that may come as an object (O) or
-// as a bare array (A). The object form is tried first; only an answer whose
-// data is an array is decoded a second time.
-func fetchObjectOrArray[O, A any](ctx context.Context, c *Client, path, what string) (obj O, arr A, mocked bool, err error) {
-	mocked, err = c.get(ctx, path, what, func(body []byte) (*int, string, error) {
-		var r resultOf[O]
-		err := json.Unmarshal(body, &r)
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Value == "array" && te.Field == "data" {
-			var ra resultOf[A]
-			err = json.Unmarshal(body, &ra)
-			arr = ra.Data
-			return ra.Code, ra.Message, err
-		}
-		obj = r.Data
-		return r.Code, r.Message, err
-	})
-	return obj, arr, mocked, err
-}
-
-// resultOf is Result<T> (seed 004 §2.3) with its data decoded as T.
-type resultOf[T any] struct {
-	Code    *int   `json:"code"`
-	Message string `json:"message"`
-	Data    T      `json:"data"`
-}
-
-// decoder decodes a Result body, its data into the caller's value, and
-// returns the Result's code and message.
-type decoder func(body []byte) (code *int, msg string, err error)
-
-// fetch GETs path and decodes the Result and its data as T in one pass
-// (a Result is decoded once, not once as an envelope and again as data).
-// mocked tells whether the mock data answered.
-func fetch[T any](ctx context.Context, c *Client, path, what string) (out T, mocked bool, err error) {
-	mocked, err = c.get(ctx, path, what, func(body []byte) (*int, string, error) {
-		var r resultOf[T]
-		err := json.Unmarshal(body, &r)
-		out = r.Data
-		return r.Code, r.Message, err
-	})
-	return out, mocked, err
 }
 
 // path fills tmpl with the teacher id and the named parameters (pairs of
@@ -373,18 +340,61 @@ func (c *Client) path(tmpl, teacherID string, params ...string) (string, error) 
 	if strings.TrimSpace(teacherID) == "" {
 		return "", apperr.New(apperr.AuthError, "no teacher identity for the data service request").WithStatus(http.StatusUnauthorized)
 	}
-	pairs := []string{"{teacherId}", ""}
 	if err := checkID("teacherId", teacherID); err != nil {
 		return "", err
 	}
-	pairs[1] = url.PathEscape(teacherID)
 	for i := 0; i+1 < len(params); i += 2 {
 		if err := checkID(params[i], params[i+1]); err != nil {
 			return "", err
 		}
-		pairs = append(pairs, "{"+params[i]+"}", url.PathEscape(params[i+1]))
 	}
-	return strings.NewReplacer(pairs...).Replace(tmpl), nil
+	return fill(tmpl, teacherID, params), nil
+}
+
+// fill replaces, left to right, each {teacherId} in tmpl by teacherID and
+// each {name} by its value in params (pairs of name, value), path-escaped;
+// other braces stay as they are. It does what a strings.Replacer of those
+// placeholders does, without building one per request.
+func fill(tmpl, teacherID string, params []string) string {
+	var b strings.Builder
+	b.Grow(len(tmpl) + 32)
+	// Every turn moves i forward, so the template's length bounds the loop.
+	for i := 0; i < len(tmpl); {
+		j := strings.IndexByte(tmpl[i:], '{')
+		if j < 0 {
+			b.WriteString(tmpl[i:])
+			break
+		}
+		b.WriteString(tmpl[i : i+j])
+		i += j
+		name, value, ok := placeholder(tmpl[i:], teacherID, params)
+		if !ok {
+			b.WriteByte('{')
+			i++
+			continue
+		}
+		b.WriteString(url.PathEscape(value))
+		i += len(name) + 2
+	}
+	return b.String()
+}
+
+// placeholder returns the placeholder at the start of s ("{name}...") that
+// fill knows, and its value.
+func placeholder(s, teacherID string, params []string) (name, value string, ok bool) {
+	if isPlaceholder(s, "teacherId") {
+		return "teacherId", teacherID, true
+	}
+	for i := 0; i+1 < len(params); i += 2 {
+		if isPlaceholder(s, params[i]) {
+			return params[i], params[i+1], true
+		}
+	}
+	return "", "", false
+}
+
+func isPlaceholder(s, name string) bool {
+	return len(s) >= len(name)+2 && s[0] == '{' && s[1:1+len(name)] == name && s[1+len(name)] == '}'
 }
 
 func checkID(name, v string) error {
@@ -413,8 +423,10 @@ func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocke
 		err = apperr.Wrap(err, apperr.ServiceUnavailable, "the data service is temporarily unavailable (circuit breaker open)")
 	}
 	if err == nil {
-		c.log.LogAttrs(ctx, slog.LevelDebug, "JavaClient GET", slog.String("path", path),
-			slog.String("traceId", TraceID(ctx)), slog.Int64("durationMs", time.Since(start).Milliseconds()))
+		if c.log.Enabled(ctx, slog.LevelDebug) {
+			c.log.LogAttrs(ctx, slog.LevelDebug, "JavaClient GET", slog.String("path", path),
+				slog.String("traceId", TraceID(ctx)), slog.Int64("durationMs", time.Since(start).Milliseconds()))
+		}
 		return false, nil
 	}
 	c.counters.failures.Add(1)
@@ -477,7 +489,7 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, rawURL, what stri
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "cannot build the data service request")
 	}
-	req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	req.Header.Set("Authorization", c.auth)
 	req.Header.Set("Accept", "application/json")
 	if id := TraceID(ctx); id != "" {
 		req.Header.Set("X-Trace-ID", id)
@@ -487,7 +499,7 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, rawURL, what stri
 		return c.transportErr(ctx, actx, err)
 	}
 	defer resp.Body.Close()
-	body, err := readBody(resp)
+	body, err := c.readBody(resp)
 	if err != nil {
 		return c.transportErr(ctx, actx, err)
 	}
@@ -498,15 +510,21 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, rawURL, what stri
 	return interpret(resp.StatusCode, body, what, dec)
 }
 
-// readBody reads up to maxBody+1 bytes, sized by Content-Length when known.
-func readBody(resp *http.Response) ([]byte, error) {
-	r := io.LimitReader(resp.Body, maxBody+1)
+// readBody reads up to maxBody+1 bytes into a pooled buffer and returns
+// them as one string: a single allocation per answer, which the decoded
+// strings then share instead of being allocated one by one.
+func (c *Client) readBody(resp *http.Response) (string, error) {
+	buf := c.bufs.Get().(*bytes.Buffer)
+	buf.Reset()
 	if n := resp.ContentLength; n > 0 && n <= maxBody {
-		buf := bytes.NewBuffer(make([]byte, 0, n+1))
-		_, err := buf.ReadFrom(r)
-		return buf.Bytes(), err
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead spare bytes
 	}
-	return io.ReadAll(r)
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody+1))
+	body := buf.String()
+	if buf.Cap() <= maxPooledBuffer {
+		c.bufs.Put(buf)
+	}
+	return body, err
 }
 
 func (c *Client) transportErr(ctx, actx context.Context, err error) error {
@@ -530,11 +548,11 @@ type envelope struct {
 }
 
 // interpret maps an HTTP answer to a seed 004 §3.2 code, or decodes it.
-func interpret(status int, body []byte, what string, dec decoder) error {
+func interpret(status int, body string, what string, dec decoder) error {
 	if status < 200 || status >= 300 {
 		var env envelope
 		msg := http.StatusText(status)
-		if json.Unmarshal(body, &env) == nil && env.Message != "" {
+		if json.Unmarshal([]byte(body), &env) == nil && env.Message != "" {
 			msg = env.Message
 		}
 		switch {
@@ -554,7 +572,7 @@ func interpret(status int, body []byte, what string, dec decoder) error {
 		// (whose data may be anything) and from data of an unexpected shape.
 		var env envelope
 		switch {
-		case json.Unmarshal(body, &env) != nil || env.Code == nil:
+		case json.Unmarshal([]byte(body), &env) != nil || env.Code == nil:
 			return apperr.Wrap(fmt.Errorf("%w: %w", errMalformed, err), apperr.DataError,
 				"the data service returned a malformed answer")
 		case *env.Code != 200:

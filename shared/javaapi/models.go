@@ -1,12 +1,12 @@
 package javaapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/javaapi/internal/jsonread"
 )
 
 // The models below are what the rest of the code base and the frontend see:
@@ -147,36 +147,57 @@ type ErrorPattern struct {
 }
 
 // --- Java DTOs (snake_case, seed 004 §2.4) and their mapping ---
+//
+// Each DTO has its encoding/json tags (the reference decoding, see
+// decode.go) and a read method that reads the same members with jsonread.
+// The two must name the same keys; decode_test.go checks that they decode
+// alike.
 
 // flexID is an identifier the service may send as a string or a number.
 type flexID string
 
 func (f *flexID) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
+	id, err := parseFlexID(string(b))
+	if err != nil {
+		return err
+	}
+	*f = id
+	return nil
+}
+
+func (f *flexID) read(r *jsonread.Reader) {
+	id, err := parseFlexID(r.Raw())
+	if err != nil {
+		r.Fail(err.Error())
+		return
+	}
+	*f = id
+}
+
+// parseFlexID reads an identifier from a JSON literal that is known to be
+// valid: a string (trimmed), a number (its text), or null ("").
+func parseFlexID(lit string) (flexID, error) {
+	lit = strings.TrimSpace(lit)
 	switch {
-	case bytes.Equal(b, []byte("null")):
-		*f = ""
-		return nil
-	case len(b) > 1 && b[0] == '"':
-		// The decoder has validated the literal; without escapes its bytes
-		// are the string (the common case, and far cheaper than decoding).
-		if bytes.IndexByte(b, '\\') < 0 {
-			*f = flexID(strings.TrimSpace(string(b[1 : len(b)-1])))
-			return nil
+	case lit == "null":
+		return "", nil
+	case len(lit) > 1 && lit[0] == '"':
+		// The literal is valid JSON; without escapes its bytes are the
+		// string (the common case, and far cheaper than decoding).
+		if strings.IndexByte(lit, '\\') < 0 {
+			return flexID(strings.TrimSpace(lit[1 : len(lit)-1])), nil
 		}
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+		if err := json.Unmarshal([]byte(lit), &s); err != nil {
+			return "", err
 		}
-		*f = flexID(strings.TrimSpace(s))
-		return nil
+		return flexID(strings.TrimSpace(s)), nil
+	case len(lit) > 0 && (lit[0] == '-' || '0' <= lit[0] && lit[0] <= '9'):
+		// A valid literal that starts so is a number; its text is the id
+		// (what json.Number would hold).
+		return flexID(lit), nil
 	default:
-		var n json.Number
-		if err := json.Unmarshal(b, &n); err != nil {
-			return fmt.Errorf("identifier %s is neither a string nor a number", b)
-		}
-		*f = flexID(n.String())
-		return nil
+		return "", fmt.Errorf("identifier %s is neither a string nor a number", lit)
 	}
 }
 
@@ -210,6 +231,36 @@ type classDTO struct {
 	Students     []studentDTO `json:"students"`
 }
 
+func (d *classDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "uid":
+			d.UID.read(r)
+		case "class_id":
+			d.ClassID.read(r)
+		case "id":
+			d.ID.read(r)
+		case "name":
+			r.String(&d.Name)
+		case "grade":
+			r.String(&d.Grade)
+		case "subject":
+			r.String(&d.Subject)
+		case "student_count":
+			r.Int(&d.StudentCount)
+		case "teacher_id":
+			d.TeacherID.read(r)
+		case "academic_year":
+			r.String(&d.AcademicYear)
+		case "students":
+			jsonread.Slice(r, &d.Students, (*studentDTO).read)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
 func (d classDTO) model() (ClassInfo, error) {
 	id, err := pickID("class", d.Name, d.UID, d.ClassID, d.ID)
 	if err != nil {
@@ -228,6 +279,24 @@ type studentDTO struct {
 	Name      string `json:"name"`
 }
 
+func (d *studentDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "uid":
+			d.UID.read(r)
+		case "student_id":
+			d.StudentID.read(r)
+		case "id":
+			d.ID.read(r)
+		case "name":
+			r.String(&d.Name)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
 func (d studentDTO) model() (Student, error) {
 	id, err := pickID("student", d.Name, d.UID, d.StudentID, d.ID)
 	return Student{StudentID: id, Name: d.Name}, err
@@ -241,6 +310,30 @@ type assignmentDTO struct {
 	Subject      string  `json:"subject"`
 	DueDate      string  `json:"due_date"`
 	MaxScore     float64 `json:"max_score"`
+}
+
+func (d *assignmentDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "uid":
+			d.UID.read(r)
+		case "assignment_id":
+			d.AssignmentID.read(r)
+		case "id":
+			d.ID.read(r)
+		case "title":
+			r.String(&d.Title)
+		case "subject":
+			r.String(&d.Subject)
+		case "due_date":
+			r.String(&d.DueDate)
+		case "max_score":
+			r.Float(&d.MaxScore)
+		default:
+			return false
+		}
+		return true
+	})
 }
 
 func (d assignmentDTO) model() (Assignment, error) {
@@ -259,6 +352,83 @@ type submissionDTO struct {
 	Status          string  `json:"status"`
 	Feedback        string  `json:"feedback"`
 	Skills          *Skills `json:"skills"`
+}
+
+// readSubmissions reads a list of submissions. Their skills are carved
+// out of blocks of Skills rather than allocated one by one: a list of 35 takes
+// 3 allocations instead of 35.
+func readSubmissions(s *[]submissionDTO, r *jsonread.Reader) {
+	var block []Skills
+	jsonread.Slice(r, s, func(d *submissionDTO, r *jsonread.Reader) { d.read(r, &block) })
+}
+
+// newSkills returns a zero Skills from *block, starting a new block, twice
+// as large as the last, when it is full.
+func newSkills(block *[]Skills) *Skills {
+	b := *block
+	if len(b) == cap(b) {
+		b = make([]Skills, 0, max(8, 2*cap(b)))
+	}
+	b = b[:len(b)+1]
+	*block = b
+	return &b[len(b)-1]
+}
+
+func (d *submissionDTO) read(r *jsonread.Reader, block *[]Skills) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "student_id":
+			d.StudentID.read(r)
+		case "student_name":
+			r.String(&d.StudentName)
+		case "assignment_id":
+			d.AssignmentID.read(r)
+		case "assignment_title":
+			r.String(&d.AssignmentTitle)
+		case "score":
+			r.Float(&d.Score)
+		case "max_score":
+			r.Float(&d.MaxScore)
+		case "submitted_at":
+			r.String(&d.SubmittedAt)
+		case "status":
+			r.String(&d.Status)
+		case "feedback":
+			r.String(&d.Feedback)
+		case "skills":
+			// As encoding/json: null clears the pointer; an object fills the
+			// Skills it points to, made if there is none.
+			if r.Null() {
+				d.Skills = nil
+				break
+			}
+			if d.Skills == nil {
+				d.Skills = newSkills(block)
+			}
+			d.Skills.read(r)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (s *Skills) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "grammar":
+			r.Float(&s.Grammar)
+		case "vocabulary":
+			r.Float(&s.Vocabulary)
+		case "reading":
+			r.Float(&s.Reading)
+		case "writing":
+			r.Float(&s.Writing)
+		default:
+			return false
+		}
+		return true
+	})
 }
 
 func (d submissionDTO) model() (SubmissionRecord, error) {
@@ -285,12 +455,48 @@ type assignmentSubmissionsDTO struct {
 	Submissions  []submissionDTO `json:"submissions"`
 }
 
+func (d *assignmentSubmissionsDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "uid":
+			d.UID.read(r)
+		case "assignment_id":
+			d.AssignmentID.read(r)
+		case "id":
+			d.ID.read(r)
+		case "title":
+			r.String(&d.Title)
+		case "submissions":
+			readSubmissions(&d.Submissions, r)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
 // studentSubmissionsDTO is the object form of a student's submissions; a
 // bare array is accepted too.
 type studentSubmissionsDTO struct {
 	StudentID   flexID          `json:"student_id"`
 	StudentName string          `json:"student_name"`
 	Submissions []submissionDTO `json:"submissions"`
+}
+
+func (d *studentSubmissionsDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "student_id":
+			d.StudentID.read(r)
+		case "student_name":
+			r.String(&d.StudentName)
+		case "submissions":
+			readSubmissions(&d.Submissions, r)
+		default:
+			return false
+		}
+		return true
+	})
 }
 
 type documentDTO struct {
@@ -302,24 +508,104 @@ type documentDTO struct {
 	UpdatedAt  string `json:"updated_at"`
 }
 
+func (d *documentDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "uid":
+			d.UID.read(r)
+		case "document_id":
+			d.DocumentID.read(r)
+		case "id":
+			d.ID.read(r)
+		case "title":
+			r.String(&d.Title)
+		case "snippet":
+			r.String(&d.Snippet)
+		case "updated_at":
+			r.String(&d.UpdatedAt)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
 func (d documentDTO) model() (Document, error) {
 	id, err := pickID("document", d.Title, d.UID, d.DocumentID, d.ID)
 	return Document{DocumentID: id, Title: d.Title, Snippet: d.Snippet, UpdatedAt: d.UpdatedAt}, err
 }
 
 type rubricDTO struct {
-	UID      flexID  `json:"uid"`
-	RubricID flexID  `json:"rubric_id"`
-	ID       flexID  `json:"id"`
-	Title    string  `json:"title"`
-	Subject  string  `json:"subject"`
-	MaxScore float64 `json:"max_score"`
-	Criteria []struct {
-		Name        string  `json:"name"`
-		Weight      float64 `json:"weight"`
-		Description string  `json:"description"`
-		Levels      []Level `json:"levels"`
-	} `json:"criteria"`
+	UID      flexID         `json:"uid"`
+	RubricID flexID         `json:"rubric_id"`
+	ID       flexID         `json:"id"`
+	Title    string         `json:"title"`
+	Subject  string         `json:"subject"`
+	MaxScore float64        `json:"max_score"`
+	Criteria []criterionDTO `json:"criteria"`
+}
+
+type criterionDTO struct {
+	Name        string  `json:"name"`
+	Weight      float64 `json:"weight"`
+	Description string  `json:"description"`
+	Levels      []Level `json:"levels"`
+}
+
+func (d *rubricDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "uid":
+			d.UID.read(r)
+		case "rubric_id":
+			d.RubricID.read(r)
+		case "id":
+			d.ID.read(r)
+		case "title":
+			r.String(&d.Title)
+		case "subject":
+			r.String(&d.Subject)
+		case "max_score":
+			r.Float(&d.MaxScore)
+		case "criteria":
+			jsonread.Slice(r, &d.Criteria, (*criterionDTO).read)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (d *criterionDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "name":
+			r.String(&d.Name)
+		case "weight":
+			r.Float(&d.Weight)
+		case "description":
+			r.String(&d.Description)
+		case "levels":
+			jsonread.Slice(r, &d.Levels, (*Level).read)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (l *Level) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "score":
+			r.Float(&l.Score)
+		case "descriptor":
+			r.String(&l.Descriptor)
+		default:
+			return false
+		}
+		return true
+	})
 }
 
 func (d rubricDTO) summary() (RubricSummary, error) {
@@ -350,10 +636,22 @@ type errorPatternDTO struct {
 	Example string `json:"example"`
 }
 
-// isArray reports whether data is a JSON array.
-func isArray(data []byte) bool {
-	b := bytes.TrimSpace(data)
-	return len(b) > 0 && b[0] == '['
+func (d *errorPatternDTO) read(r *jsonread.Reader) {
+	r.Object(func(key string) bool {
+		switch key {
+		case "pattern":
+			r.String(&d.Pattern)
+		case "skill":
+			r.String(&d.Skill)
+		case "count":
+			r.Int(&d.Count)
+		case "example":
+			r.String(&d.Example)
+		default:
+			return false
+		}
+		return true
+	})
 }
 
 // mapAll maps every DTO, stopping at the first that cannot be mapped; the

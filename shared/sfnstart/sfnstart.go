@@ -1,6 +1,7 @@
-// Package sfnstart is the edge's Starter in AWS: it starts a conversation
-// turn's workflow with Step Functions' StartExecution, named after the turn
-// id, and stops it with StopExecution.
+// Package sfnstart starts workflows in AWS with Step Functions'
+// StartExecution: a conversation turn's (the edge's Starter, named after the
+// turn id) and a page build's (launch.Starter, named after the build id).
+// One generic Starter serves both: the input type is the only difference.
 //
 // Express state machines (the conversation workflow is one) have no
 // StopExecution: AWS rejects it for them. For an Express machine Stop does
@@ -22,8 +23,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
-
-	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // API is the part of the Step Functions client the Starter uses
@@ -42,8 +41,9 @@ type Options struct {
 	TraceHeader func(ctx context.Context) string
 }
 
-// Starter starts and stops executions of one state machine.
-type Starter struct {
+// Starter starts and stops executions of one state machine whose
+// execution input is In (workflow.ConversationState, workflow.BuildState).
+type Starter[In any] struct {
 	api     API
 	machine string
 	o       Options
@@ -60,16 +60,16 @@ var machineARN = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:states:[a-z0-9-]+:\d{12}
 var executionName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
 
 // New returns a Starter of the state machine stateMachineARN.
-func New(api API, stateMachineARN string, o Options) (*Starter, error) {
+func New[In any](api API, stateMachineARN string, o Options) (*Starter[In], error) {
 	if !machineARN.MatchString(stateMachineARN) {
 		return nil, fmt.Errorf("sfnstart: %q is not a state machine ARN", stateMachineARN)
 	}
-	return &Starter{api: api, machine: stateMachineARN, o: o}, nil
+	return &Starter[In]{api: api, machine: stateMachineARN, o: o}, nil
 }
 
 // Start starts the execution name with input. Starting a name again is an
 // error (Step Functions' ExecutionAlreadyExists for a different input).
-func (s *Starter) Start(ctx context.Context, name string, input workflow.ConversationState) error {
+func (s *Starter[In]) Start(ctx context.Context, name string, input In) error {
 	if !executionName.MatchString(name) {
 		return fmt.Errorf("sfnstart: execution name %q: want 1 to 80 letters, digits, - or _", name)
 	}
@@ -95,7 +95,7 @@ func (s *Starter) Start(ctx context.Context, name string, input workflow.Convers
 // Stop stops the execution name of a Standard machine; for an Express one it
 // does nothing (see the package comment). Stopping an execution that does
 // not exist (it never started, or has been deleted) is not an error.
-func (s *Starter) Stop(ctx context.Context, name string) error {
+func (s *Starter[In]) Stop(ctx context.Context, name string) error {
 	if s.o.Express {
 		return nil
 	}
@@ -118,6 +118,6 @@ func (s *Starter) Stop(ctx context.Context, name string) error {
 }
 
 // ExecutionARN is the ARN of the Standard execution name of the machine.
-func (s *Starter) ExecutionARN(name string) string {
+func (s *Starter[In]) ExecutionARN(name string) string {
 	return strings.Replace(s.machine, ":stateMachine:", ":execution:", 1) + ":" + name
 }

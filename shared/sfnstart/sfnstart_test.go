@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/insightedge/insightedge/shared/blueprint/launch"
+	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/sfnstart"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -58,7 +60,18 @@ func (f *fakeSFN) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func newStarter(t *testing.T, f *fakeSFN, o sfnstart.Options) *sfnstart.Starter {
+// The Starters are the edge's and the launcher's.
+var (
+	_ edge.Starter   = (*sfnstart.Starter[workflow.ConversationState])(nil)
+	_ launch.Starter = (*sfnstart.Starter[workflow.BuildState])(nil)
+)
+
+func newStarter(t *testing.T, f *fakeSFN, o sfnstart.Options) *sfnstart.Starter[workflow.ConversationState] {
+	t.Helper()
+	return newStarterOf[workflow.ConversationState](t, f, machine, o)
+}
+
+func newStarterOf[In any](t *testing.T, f *fakeSFN, arn string, o sfnstart.Options) *sfnstart.Starter[In] {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -67,7 +80,7 @@ func newStarter(t *testing.T, f *fakeSFN, o sfnstart.Options) *sfnstart.Starter 
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
 		Retryer:     aws.NopRetryer{}, // one request per call, so that calls can be counted
 	})
-	s, err := sfnstart.New(client, machine, o)
+	s, err := sfnstart.New[In](client, arn, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,6 +118,33 @@ func TestStart(t *testing.T) {
 	// The ASL's "$.retry" and "$.agent.toolCalls" paths need these keys present.
 	if !strings.Contains(b["input"].(string), `"retry":null`) || !strings.Contains(b["input"].(string), `"toolCalls":[]`) {
 		t.Fatalf("input %s lacks retry:null or toolCalls:[]", b["input"])
+	}
+}
+
+// TestStartBuild starts a page build: the Build machine's input is the
+// build's ids with an explicit null error, named after the build.
+func TestStartBuild(t *testing.T) {
+	const buildMachine = "arn:aws:states:us-east-1:123456789012:stateMachine:build-dev"
+	f := &fakeSFN{}
+	s := newStarterOf[workflow.BuildState](t, f, buildMachine, sfnstart.Options{Express: true})
+	in := workflow.NewBuildState(workflow.Build{BuildID: "build-1", TeacherID: "t-001", Mode: "build", TraceID: "trace-1"})
+	if err := s.Start(context.Background(), "build-1", in); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if len(f.calls) != 1 || f.calls[0].Op != "StartExecution" {
+		t.Fatalf("calls = %+v, want one StartExecution", f.calls)
+	}
+	b := f.calls[0].Body
+	if b["stateMachineArn"] != buildMachine || b["name"] != "build-1" {
+		t.Fatalf("StartExecution body = %v", b)
+	}
+	// The ASL's Finish state reads "$.error": it must be there, null.
+	const want = `{"build":{"buildId":"build-1","teacherId":"t-001","mode":"build","traceId":"trace-1"},"error":null}`
+	if b["input"] != want {
+		t.Fatalf("input = %s, want %s", b["input"], want)
+	}
+	if _, hasTrace := b["traceHeader"]; hasTrace {
+		t.Errorf("a trace header without Options.TraceHeader: %v", b["traceHeader"])
 	}
 }
 
@@ -177,7 +217,7 @@ func TestStop(t *testing.T) {
 func TestNewRejectsBadARN(t *testing.T) {
 	for _, arn := range []string{"", "conversation", "arn:aws:lambda:us-east-1:123456789012:function:x",
 		"arn:aws:states:us-east-1:123456789012:execution:conversation:turn-1"} {
-		if _, err := sfnstart.New(sfn.New(sfn.Options{}), arn, sfnstart.Options{}); err == nil {
+		if _, err := sfnstart.New[workflow.ConversationState](sfn.New(sfn.Options{}), arn, sfnstart.Options{}); err == nil {
 			t.Errorf("New(%q) succeeded, want an error", arn)
 		}
 	}

@@ -1,9 +1,11 @@
 package wire
 
 // The AWS side of the graph: configuration from the Lambda environment, the
-// AWS SDK clients (X-Ray instrumented), the DynamoDB store and event log,
-// the S3 blob store, the Step Functions starter, then New. Every main in
-// functions/ calls FromEnv once, at cold start.
+// AWS SDK clients (X-Ray instrumented), the DynamoDB store, event log and
+// saved apps' store, the S3 blob store, the Step Functions starters (the
+// conversation's and the Build workflow's), the EventBridge Scheduler
+// client of the saved apps' schedules, then New. Every main in functions/
+// calls FromEnv once, at cold start.
 
 import (
 	"context"
@@ -15,11 +17,13 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-xray-sdk-go/instrumentation/awsv2"
@@ -27,7 +31,10 @@ import (
 	"github.com/aws/aws-xray-sdk-go/xray"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/apps"
+	"github.com/insightedge/insightedge/shared/appschedule"
 	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/blueprint/launch"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
@@ -38,6 +45,7 @@ import (
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
 	"github.com/insightedge/insightedge/shared/tools/gentools"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // Environment variables of the AWS side, besides those of ConfigFromEnv.
@@ -54,6 +62,17 @@ const (
 	EnvConversationMachine = "CONVERSATION_STATE_MACHINE_ARN"
 	// EnvConversationMachineType is EXPRESS (default) or STANDARD.
 	EnvConversationMachineType = "CONVERSATION_STATE_MACHINE_TYPE"
+	// EnvBuildMachine is the Build state machine's ARN (an Express
+	// machine). The stream function, which serves the page and saved-app
+	// routes, and the replay function start page builds on it.
+	EnvBuildMachine = "BUILD_STATE_MACHINE_ARN"
+	// EnvScheduleGroup, EnvReplayFunction and EnvScheduleRole configure the
+	// saved apps' EventBridge Scheduler schedules (all three or none): the
+	// schedule group, the replay function they invoke, and the role they
+	// assume to invoke it. The function that saves apps needs them.
+	EnvScheduleGroup  = "APP_SCHEDULE_GROUP"
+	EnvReplayFunction = "REPLAY_FUNCTION_ARN"
+	EnvScheduleRole   = "APP_SCHEDULE_ROLE_ARN"
 	// EnvAPIKeyParameter names an SSM SecureString parameter holding
 	// OPENAI_API_KEY, read at cold start when OPENAI_API_KEY is not set.
 	EnvAPIKeyParameter = "OPENAI_API_KEY_PARAMETER"
@@ -94,9 +113,15 @@ type CloudConfig struct {
 	Bucket              string
 	ConversationMachine string
 	ConversationExpress bool
-	APIKeyParameter     string
-	JWTSecretParameter  string
-	JavaTokenParameter  string
+	BuildMachine        string
+	// ScheduleGroup, ReplayFunction and ScheduleRole are the saved apps'
+	// schedules' group, target and role; empty without schedules.
+	ScheduleGroup      string
+	ReplayFunction     string
+	ScheduleRole       string
+	APIKeyParameter    string
+	JWTSecretParameter string
+	JavaTokenParameter string
 	// Data is true when the data service is configured (JAVA_API_BASE_URL
 	// or USE_MOCK_DATA): the tool registry then has the data tools.
 	Data         bool
@@ -111,6 +136,10 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 		Table:               strings.TrimSpace(getenv(EnvTable)),
 		Bucket:              strings.TrimSpace(getenv(EnvBucket)),
 		ConversationMachine: strings.TrimSpace(getenv(EnvConversationMachine)),
+		BuildMachine:        strings.TrimSpace(getenv(EnvBuildMachine)),
+		ScheduleGroup:       strings.TrimSpace(getenv(EnvScheduleGroup)),
+		ReplayFunction:      strings.TrimSpace(getenv(EnvReplayFunction)),
+		ScheduleRole:        strings.TrimSpace(getenv(EnvScheduleRole)),
 		APIKeyParameter:     strings.TrimSpace(getenv(EnvAPIKeyParameter)),
 		JWTSecretParameter:  strings.TrimSpace(getenv(EnvJWTSecretParameter)),
 		JavaTokenParameter:  strings.TrimSpace(getenv(EnvJavaTokenParameter)),
@@ -118,6 +147,10 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 	}
 	if c.Table == "" {
 		return c, fmt.Errorf("wire: %s is required (the DynamoDB table)", EnvTable)
+	}
+	if some, all := c.ScheduleGroup != "" || c.ReplayFunction != "" || c.ScheduleRole != "",
+		c.ScheduleGroup != "" && c.ReplayFunction != "" && c.ScheduleRole != ""; some && !all {
+		return c, fmt.Errorf("wire: %s, %s and %s go together (the saved apps' schedules)", EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole)
 	}
 	switch v := strings.ToUpper(strings.TrimSpace(getenv(EnvConversationMachineType))); v {
 	case "", MachineExpress:
@@ -154,6 +187,13 @@ type CloudApp struct {
 	// Starter starts conversation workflows; nil without
 	// CONVERSATION_STATE_MACHINE_ARN.
 	Starter edge.Starter
+	// BuildStarter starts page builds; nil without BUILD_STATE_MACHINE_ARN.
+	BuildStarter launch.Starter
+	// AppStore keeps the saved apps and their snapshots (the table).
+	AppStore *dynamostore.AppStore
+	// Schedules keeps the saved apps' EventBridge Scheduler schedules; nil
+	// without APP_SCHEDULE_GROUP.
+	Schedules edge.ScheduleSync
 }
 
 // CloudOptions adjust FromEnv for tests; the zero value is production.
@@ -163,10 +203,12 @@ type CloudOptions struct {
 	Output io.Writer
 	// AWSOptions are added to the SDK configuration's load options.
 	AWSOptions []func(*config.LoadOptions) error
-	// DynamoDB, SSM and StepFunctions options are added to those clients'.
+	// DynamoDB, SSM, StepFunctions and Scheduler options are added to
+	// those clients'.
 	DynamoDB      []func(*dynamodb.Options)
 	SSM           []func(*ssm.Options)
 	StepFunctions []func(*sfn.Options)
+	Scheduler     []func(*scheduler.Options)
 }
 
 // FromEnv builds the graph from the Lambda environment through getenv
@@ -207,8 +249,9 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 		return nil, err
 	}
 
-	table := dynamostore.New(dynamodb.NewFromConfig(awsCfg, o.DynamoDB...), cc.Table, dynamostore.Options{})
-	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table}
+	db := dynamodb.NewFromConfig(awsCfg, o.DynamoDB...)
+	table := dynamostore.New(db, cc.Table, dynamostore.Options{})
+	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
 	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
@@ -227,11 +270,31 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	if c.App, err = New(cfg, b); err != nil {
 		return nil, err
 	}
+	var states *sfn.Client
+	if cc.ConversationMachine != "" || cc.BuildMachine != "" {
+		states = sfn.NewFromConfig(awsCfg, o.StepFunctions...)
+	}
 	if cc.ConversationMachine != "" {
-		c.Starter, err = sfnstart.New(sfn.NewFromConfig(awsCfg, o.StepFunctions...), cc.ConversationMachine,
+		c.Starter, err = sfnstart.New[workflow.ConversationState](states, cc.ConversationMachine,
 			sfnstart.Options{Express: cc.ConversationExpress, TraceHeader: traceHeader})
 		if err != nil {
 			return nil, fmt.Errorf("wire: %s: %w", EnvConversationMachine, err)
+		}
+	}
+	if cc.BuildMachine != "" {
+		// The Build workflow is Express (template.yaml): its executions are
+		// never stopped, only started.
+		c.BuildStarter, err = sfnstart.New[workflow.BuildState](states, cc.BuildMachine,
+			sfnstart.Options{Express: true, TraceHeader: traceHeader})
+		if err != nil {
+			return nil, fmt.Errorf("wire: %s: %w", EnvBuildMachine, err)
+		}
+	}
+	if cc.ScheduleGroup != "" {
+		c.Schedules, err = appschedule.New(scheduler.NewFromConfig(awsCfg, o.Scheduler...),
+			appschedule.Options{Group: cc.ScheduleGroup, Target: cc.ReplayFunction, Role: cc.ScheduleRole})
+		if err != nil {
+			return nil, fmt.Errorf("wire: %s, %s, %s: %w", EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole, err)
 		}
 	}
 	return c, nil
@@ -331,8 +394,10 @@ func traceHeader(ctx context.Context) string {
 }
 
 // EdgeHandler is the HTTP edge of the stream and api functions: every
-// route, with panics recovered (lambdaurl runs the handler in a goroutine
-// of its own, where a panic would end the process).
+// conversation route and, with BUILD_STATE_MACHINE_ARN, the Build
+// runtime's (the page streams, /api/workflow/generate and the saved apps),
+// with panics recovered (lambdaurl runs the handler in a goroutine of its
+// own, where a panic would end the process).
 func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 	if c.Starter == nil {
 		return nil, fmt.Errorf("wire: %s is required by the edge (it starts the turns' workflows)", EnvConversationMachine)
@@ -349,7 +414,70 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 		return err
 	}}})
 	srv.SetReady(true)
-	return Recover(srv.Handler(), c.Logger), nil
+	mux := http.NewServeMux()
+	srv.Mount(mux)
+	if c.BuildStarter != nil {
+		// A saved app's schedule must reach EventBridge Scheduler, or it
+		// would never run.
+		if c.Schedules == nil {
+			return nil, fmt.Errorf("wire: the saved apps' routes (%s is set) need %s, %s and %s",
+				EnvBuildMachine, EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole)
+		}
+		l := c.Launcher(c.BuildStarter)
+		c.Pages(l).Mount(mux)
+		c.App.Apps(c.AppStore, c.Replayer(c.AppStore, l), c.Schedules).Mount(mux)
+	}
+	return Recover(mux, c.Logger), nil
+}
+
+// ReplayMargin is how long before the function's deadline a replay stops
+// waiting for its build, so that the failed run is still recorded.
+const ReplayMargin = 15 * time.Second
+
+// ReplayHandler is the replay function's handler (the EventBridge
+// Scheduler target, input {"appId", "trigger"}): it moves the app's next
+// run time to the schedule's next run (as the local scheduler does before a
+// run, so that the app shows when it runs next), then replays it with no
+// client attached (apps.Replayer): one snapshot per run, a failed build
+// recorded as a failed run. It stops waiting for the build ReplayMargin
+// before the invocation's deadline.
+func (c *CloudApp) ReplayHandler() (func(context.Context, apps.ReplayInput) (apps.ReplayOutput, error), error) {
+	if c.BuildStarter == nil {
+		return nil, fmt.Errorf("wire: %s is required by the replay function (it starts the builds)", EnvBuildMachine)
+	}
+	r := c.Replayer(c.AppStore, c.Launcher(c.BuildStarter))
+	return func(ctx context.Context, in apps.ReplayInput) (apps.ReplayOutput, error) {
+		if deadline, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline.Add(-ReplayMargin))
+			defer cancel()
+		}
+		if in.Trigger == "" || in.Trigger == apps.TriggerSchedule {
+			c.advance(ctx, in.AppID, time.Now())
+		}
+		return r.Replay(ctx, in)
+	}, nil
+}
+
+// advance moves a scheduled app's NextRunAt past now, to the time its
+// EventBridge schedule (which starts at the first NextRunAt and repeats at
+// the interval) runs it next. A failure is logged: the run matters more.
+func (c *CloudApp) advance(ctx context.Context, appID string, now time.Time) {
+	a, err := c.AppStore.GetApp(ctx, appID)
+	if err != nil || a.Schedule == nil || a.NextRunAt.IsZero() {
+		return // a missing app is Replay's to report
+	}
+	every, err := a.Schedule.Interval()
+	if err != nil {
+		c.Logger.WarnContext(ctx, "app with a bad schedule", "appId", appID, "err", err)
+		return
+	}
+	if next := apps.Next(a.NextRunAt, now, every); !next.Equal(a.NextRunAt) {
+		a.NextRunAt = next
+		if err := c.AppStore.PutApp(ctx, a); err != nil {
+			c.Logger.ErrorContext(ctx, "could not move the app's next run", "appId", appID, "err", err)
+		}
+	}
 }
 
 // Recover answers a panicking request with a JSON 500 (when nothing has

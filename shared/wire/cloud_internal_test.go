@@ -150,16 +150,20 @@ func TestEdgeHandlerRequires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withJWT := *app
-	withJWT.Config.JWTSecret = "s"
+	cfgJWT := cfg
+	cfgJWT.JWTSecret = "s"
+	withJWT, err := New(cfgJWT, Backends{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		c       CloudApp
 		wantErr string
 	}{
-		{"no state machine", CloudApp{App: &withJWT}, EnvConversationMachine},
+		{"no state machine", CloudApp{App: withJWT}, EnvConversationMachine},
 		{"no JWT secret", CloudApp{App: app, Starter: nopStarter{}}, EnvJWTSecretParameter},
-		{"JWT", CloudApp{App: &withJWT, Starter: nopStarter{}}, ""},
+		{"JWT", CloudApp{App: withJWT, Starter: nopStarter{}}, ""},
 		{"sandbox without identities", CloudApp{App: app, Starter: nopStarter{}, Cloud: CloudConfig{AllowDevAuth: true}}, ""},
 	}
 	for _, tt := range tests {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/agent"
@@ -116,7 +117,8 @@ type App struct {
 	Log     eventlog.Log
 	Logger  *slog.Logger
 
-	auth edge.Authenticator
+	authOnce sync.Once
+	auth     edge.Authenticator
 }
 
 // New builds the App.
@@ -139,11 +141,16 @@ func New(c Config, b Backends) (*App, error) {
 	return &App{Config: c, Model: model, Tools: reg, Agent: ag,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
-		Store:   b.Store, Log: b.Log, Logger: b.Logger, auth: authenticator(c, b.Logger)}, nil
+		Store:   b.Store, Log: b.Log, Logger: b.Logger}, nil
 }
 
-// Authenticator is JWT when AUTH_JWT_SECRET is set, development mode otherwise.
-func (a *App) Authenticator() edge.Authenticator { return a.auth }
+// Authenticator is JWT when AUTH_JWT_SECRET is set, development mode
+// otherwise. It is made on first use, once: only functions that serve
+// requests make one, and the development-mode warning is logged once.
+func (a *App) Authenticator() edge.Authenticator {
+	a.authOnce.Do(func() { a.auth = authenticator(a.Config, a.Logger) })
+	return a.auth
+}
 
 // authenticator is made once, so the development-mode warning is logged once.
 func authenticator(c Config, log *slog.Logger) edge.Authenticator {

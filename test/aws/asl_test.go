@@ -51,13 +51,26 @@ func (s *suite) testASLValidator(t *testing.T) {
 			t.Errorf("%s: %v\n%s", filepath.Base(f), err, out)
 		}
 	}
-	broken := filepath.Join(t.TempDir(), "broken.asl.json")
-	def := strings.Replace(string(infra.ConversationASL), `"Next": "RoutePath"`, `"Next": "NoSuchState"`, 1)
-	if err := os.WriteFile(broken, []byte(def), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := validate(broken); err == nil {
-		t.Errorf("asl-validator accepted a transition to a missing state:\n%s", out)
+	// The validator can fail: a transition to a missing state in each.
+	for _, b := range []struct {
+		name string
+		def  []byte
+		next string
+	}{
+		{"conversation", infra.ConversationASL, `"Next": "RoutePath"`},
+		{"build", infra.BuildASL, `"Next": "AfterData"`},
+	} {
+		broken := filepath.Join(t.TempDir(), b.name+".broken.asl.json")
+		def := strings.Replace(string(b.def), b.next, `"Next": "NoSuchState"`, 1)
+		if def == string(b.def) {
+			t.Fatalf("%s: no %s to break", b.name, b.next)
+		}
+		if err := os.WriteFile(broken, []byte(def), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := validate(broken); err == nil {
+			t.Errorf("asl-validator accepted a transition to a missing state in %s:\n%s", b.name, out)
+		}
 	}
 }
 
@@ -159,36 +172,33 @@ func mergeDeltas(t *testing.T, evs []eventlog.Event) []any {
 	return out
 }
 
-// runGo runs the conversation workflow with our interpreter (local/asl).
-func (s *suite) runGo(t *testing.T, turn workflow.Turn) run {
+// interpretGo runs the definition def on input with our interpreter
+// (local/asl), its tasks being tasks; it returns the status, the output
+// and the states entered.
+func interpretGo(t *testing.T, def []byte, tasks map[string]wire.Task, input []byte, execution string) run {
 	t.Helper()
-	dyn := s.dynalite(t)
-	table := dyn.NewTable(t)
-	app := s.stepsApp(t, table)
-	seedTurn(t, app.Table, turn)
 	subs, handlers := map[string]string{}, map[string]asl.Handler{}
-	for _, m := range regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`).FindAllStringSubmatch(string(infra.ConversationASL), -1) {
+	for _, m := range regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`).FindAllStringSubmatch(string(def), -1) {
 		// A state whose task the graph does not have yet fails if entered
 		// (TestTemplateWorkflow reports the missing task).
 		subs[m[1]] = "arn:local:lambda:" + m[1]
 		handlers[subs[m[1]]] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
-			return nil, fmt.Errorf("no task %s in wire.App.ConversationTasks", m[1])
+			return nil, fmt.Errorf("no task %s in wire.App", m[1])
 		}
 	}
-	for name, task := range app.ConversationTasks() {
+	for name, task := range tasks {
 		subs[name] = "arn:local:lambda:" + name
 		handlers[subs[name]] = asl.Handler(task)
 	}
-	m, err := asl.Parse(infra.ConversationASL, subs)
+	m, err := asl.Parse(def, subs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	entered := map[string]int{}
-	input, _ := json.Marshal(workflow.NewConversationState(turn))
 	ctx, cancel := context.WithTimeout(context.Background(), testBound)
 	defer cancel()
-	out, err := m.Run(ctx, input, asl.Options{Handlers: handlers, Logger: discardLogger(), ExecutionID: turn.TurnID,
+	out, err := m.Run(ctx, input, asl.Options{Handlers: handlers, Logger: discardLogger(), ExecutionID: execution,
 		OnTransition: func(state, _ string) {
 			mu.Lock()
 			entered[state]++
@@ -198,27 +208,21 @@ func (s *suite) runGo(t *testing.T, turn workflow.Turn) run {
 	if err != nil {
 		r.Status, r.Output = "FAILED", json.RawMessage(fmt.Sprintf("%q", err.Error()))
 	}
-	r.Events, r.Turn = result(t, app.Table, turn)
 	return r
 }
 
-// runJS runs it with the npm aws-local-stepfunctions, its tasks calling the
-// same steps through the HTTP shim.
-func (s *suite) runJS(t *testing.T, turn workflow.Turn) run {
+// interpretJS runs the ASL file (under infra/statemachines) on input with
+// the npm aws-local-stepfunctions, its tasks calling the same steps through
+// the HTTP shim.
+func (s *suite) interpretJS(t *testing.T, file string, tasks map[string]wire.Task, input []byte) run {
 	t.Helper()
 	require(t, "node")
 	script := require(t, filepath.Join(s.repo, "test", "js", "run-workflow.mjs"))
 	s.nodeTool(t, "local-sfn") // aws-local-stepfunctions is installed
-	dyn := s.dynalite(t)
-	table := dyn.NewTable(t)
-	app := s.stepsApp(t, table)
-	seedTurn(t, app.Table, turn)
-	shim := taskShim(t, app.ConversationTasks())
-
-	input, _ := json.Marshal(workflow.NewConversationState(turn))
+	shim := taskShim(t, tasks)
 	ctx, cancel := context.WithTimeout(context.Background(), testBound)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", script, filepath.Join(s.repo, "infra", "statemachines", "conversation.asl.json"), shim)
+	cmd := exec.CommandContext(ctx, "node", script, filepath.Join(s.repo, "infra", "statemachines", file), shim)
 	cmd.Dir = filepath.Join(s.repo, "test", "js")
 	cmd.Stdin = bytes.NewReader(input)
 	var stderr bytes.Buffer
@@ -241,6 +245,27 @@ func (s *suite) runJS(t *testing.T, turn workflow.Turn) run {
 	if rep.Status != "SUCCEEDED" {
 		r.Output = json.RawMessage(fmt.Sprintf("%q", rep.Error+": "+rep.Cause))
 	}
+	return r
+}
+
+// runGo runs the conversation workflow with our interpreter (local/asl).
+func (s *suite) runGo(t *testing.T, turn workflow.Turn) run {
+	t.Helper()
+	app := s.stepsApp(t, s.dynalite(t).NewTable(t))
+	seedTurn(t, app.Table, turn)
+	input, _ := json.Marshal(workflow.NewConversationState(turn))
+	r := interpretGo(t, infra.ConversationASL, app.ConversationTasks(), input, turn.TurnID)
+	r.Events, r.Turn = result(t, app.Table, turn)
+	return r
+}
+
+// runJS runs it with the npm aws-local-stepfunctions.
+func (s *suite) runJS(t *testing.T, turn workflow.Turn) run {
+	t.Helper()
+	app := s.stepsApp(t, s.dynalite(t).NewTable(t))
+	seedTurn(t, app.Table, turn)
+	input, _ := json.Marshal(workflow.NewConversationState(turn))
+	r := s.interpretJS(t, "conversation.asl.json", app.ConversationTasks(), input)
 	r.Events, r.Turn = result(t, app.Table, turn)
 	return r
 }

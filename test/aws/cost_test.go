@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // turnReport is what one turn used, as counted in testStreamTurn.
@@ -56,10 +58,11 @@ func calls(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// measuredTable prints the counts of each scenario.
-func measuredTable(rs []turnReport) string {
+// measuredTable prints the counts of each scenario, per unit (a turn, a
+// build).
+func measuredTable(unit string, rs []turnReport) string {
 	var b strings.Builder
-	b.WriteString("| per turn | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
+	b.WriteString("| per " + unit + " | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
 	row := func(name string, f func(turnReport) string) {
 		b.WriteString("| " + name + " |")
 		for _, r := range rs {
@@ -70,7 +73,7 @@ func measuredTable(rs []turnReport) string {
 	row("state transitions", func(r turnReport) string { return fmt.Sprint(sum(r.Transitions)) })
 	row("task invocations", func(r turnReport) string { return fmt.Sprintf("%d (%s)", sum(r.Invocations), calls(r.Invocations)) })
 	row("task time, offline model", func(r turnReport) string { return sum(r.Durations).Round(time.Millisecond).String() })
-	row("stream invocation, offline model", func(r turnReport) string { return r.Wall.Round(time.Millisecond).String() })
+	row("edge invocation, offline model", func(r turnReport) string { return r.Wall.Round(time.Millisecond).String() })
 	row("DynamoDB requests, edge", func(r turnReport) string { return calls(r.EdgeCalls) })
 	row("DynamoDB requests, steps", func(r turnReport) string { return calls(r.StepCalls) })
 	row("read request units (edge + steps)", func(r turnReport) string { return fmt.Sprintf("%.0f + %.0f", r.EdgeRead, r.StepRead) })
@@ -199,5 +202,81 @@ func costTable(rs []turnReport) string {
 	}
 	fmt.Fprintf(&b, "\n100,000 teachers × 20 turns/day = %d turns/month (half of each scenario): $%.0f/month before the model's own price.\n",
 		turnsPerMonth, mean*turnsPerMonth)
+	return b.String()
+}
+
+// Assumptions for a page build in production (docs/cost.md): the phases'
+// durations with the real data service and model, the buildstep function
+// at 1,024 MB; how long the model streams slot text during Compose; and
+// the function that waits for the build (the stream function for a page
+// a teacher watches, the replay function for a scheduled run), at 256 MB.
+var buildPhases = map[string]time.Duration{
+	workflow.PhaseData:    2 * time.Second, // the class and its assignments from the data service
+	workflow.PhaseCompute: 300 * time.Millisecond,
+	workflow.PhaseCompose: 20 * time.Second, // the slots written by the model (4 in the sample, ~5 s each)
+	workflow.PhaseFinish:  200 * time.Millisecond,
+}
+
+const (
+	buildStepMemMB  = 1024
+	buildWaiterMemB = 256
+	buildStreaming  = 15 * time.Second // of Compose, the model streaming slot text
+	buildsPerMonth  = 100_000 * 2 * 30 // 100,000 teachers × 2 builds a day
+)
+
+// buildCostOf prices one build of report r (the "build" or "replay"
+// scenario): what was measured, plus the polls and appends of a build that
+// streams for seconds.
+func buildCostOf(r turnReport) cost {
+	var c cost
+	var phases time.Duration
+	for _, d := range buildPhases {
+		phases += d
+	}
+	n := r.Invocations["BuildStepFunctionArn"]
+	c.turn = phases + edgeOverhead
+	c.lambda = float64(n)*lambdaRequest + phases.Seconds()*buildStepMemMB/1024*lambdaGBSecond
+	c.lambda += lambdaRequest + c.turn.Seconds()*buildWaiterMemB/1024*lambdaGBSecond
+	c.express = expressRequest + c.turn.Seconds()*expressMemMB/1024*expressGBSecond
+	c.standard = float64(sum(r.Transitions)) * standardPerStep
+	reads := pollsPerSec*(c.turn-buildStreaming).Seconds() + streamingPollPerSec*buildStreaming.Seconds()
+	writes := 2 * appendsPerSec * buildStreaming.Seconds()
+	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
+	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
+	c.dynamo = c.rru*dynamoRRU + c.wru*dynamoWRU
+	c.logs = float64(n+1) * logBytesPerFn / 1e9 * logsPerGB
+	c.xray = tracedShare * xrayPerTrace
+	c.total = c.lambda + c.express + c.dynamo + c.logs + c.xray
+	return c
+}
+
+// buildCostTable prints dollars per 1,000 builds for each scenario, and a
+// month of 100,000 teachers building two pages a day.
+func buildCostTable(rs []turnReport) string {
+	var b strings.Builder
+	b.WriteString("| $ per 1,000 builds | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
+	costs := make([]cost, len(rs))
+	for i, r := range rs {
+		costs[i] = buildCostOf(r)
+	}
+	row := func(name string, f func(cost) string) {
+		b.WriteString("| " + name + " |")
+		for _, c := range costs {
+			b.WriteString(" " + f(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	k := func(v float64) string { return fmt.Sprintf("%.4f", v*1000) }
+	row("assumed build duration", func(c cost) string { return c.turn.String() })
+	row("DynamoDB units with a streaming model (read + write)", func(c cost) string { return fmt.Sprintf("%.0f + %.0f", c.rru, c.wru) })
+	row("Lambda (requests + GB-s, arm64)", func(c cost) string { return k(c.lambda) })
+	row("Step Functions Express", func(c cost) string { return k(c.express) })
+	row("DynamoDB on-demand", func(c cost) string { return k(c.dynamo) })
+	row("CloudWatch Logs", func(c cost) string { return k(c.logs) })
+	row("X-Ray", func(c cost) string { return k(c.xray) })
+	row("**total**", func(c cost) string { return "**" + k(c.total) + "**" })
+	row("(Standard workflow instead: transitions)", func(c cost) string { return k(c.standard) })
+	fmt.Fprintf(&b, "\n100,000 teachers × 2 builds/day = %d builds/month: $%.0f/month before the model's own price (EventBridge Scheduler: $1.00 per million scheduled invocations, 14 million free a month).\n",
+		buildsPerMonth, costs[0].total*buildsPerMonth)
 	return b.String()
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/insightedge/insightedge/shared/appschedule"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
 	"github.com/insightedge/insightedge/shared/wire"
@@ -35,6 +36,8 @@ const (
 	setEdge   = "edge"   // the stream and api functions
 	setModel  = "model"  // the functions that call the model
 	setFiles  = "files"  // the functions that write generated files
+	setBuild  = "build"  // the functions that start page builds (and keep saved apps)
+	setSched  = "sched"  // the function that keeps the saved apps' schedules
 	setCode   = "code"   // nobody: the code's default is right
 	setLambda = "lambda" // Lambda itself
 	setNever  = "never"  // must not be set in AWS (secrets, development modes)
@@ -58,6 +61,10 @@ var envTable = map[string]string{
 	"AUTH_JWT_AUDIENCE":             setEdge,
 	wire.EnvConversationMachine:     setEdge,
 	wire.EnvConversationMachineType: setEdge,
+	wire.EnvBuildMachine:            setBuild,
+	wire.EnvScheduleGroup:           setSched,
+	wire.EnvReplayFunction:          setSched,
+	wire.EnvScheduleRole:            setSched,
 	"TURN_TIMEOUT":                  setEdge,
 	wire.EnvBucket:                  setFiles,
 	wire.EnvJavaBaseURL:             setModel, // the model's tools include the data tools
@@ -77,6 +84,7 @@ var envTable = map[string]string{
 	"LLM_MAX_RETRIES":               setCode,
 	"AGENT_MAX_ROUNDS":              setCode,
 	"SSE_HEARTBEAT":                 setCode,
+	"TEXT_FLUSH_INTERVAL":           setCode,
 	wire.EnvXRayContextMissing:      setCode,
 	wire.EnvFunctionName:            setLambda,
 	"OPENAI_API_KEY":                setNever, // read from OPENAI_API_KEY_PARAMETER
@@ -87,8 +95,12 @@ var envTable = map[string]string{
 
 // roles are the kinds of each function of the template.
 var roles = map[string][]string{
-	"StreamFunction":    {setAll, setEdge},
+	// The stream function serves the Build runtime's routes: it plans
+	// blueprints with the model, checks them against the data tools, starts
+	// builds and keeps the saved apps and their schedules.
+	"StreamFunction":    {setAll, setEdge, setModel, setBuild, setSched},
 	"ApiFunction":       {setAll, setEdge},
+	"ReplayFunction":    {setAll, setBuild},
 	"RouterFunction":    {setAll, setModel},
 	"AgentTurnFunction": {setAll, setModel},
 	"ToolFunction":      {setAll, setModel, setFiles},
@@ -101,6 +113,10 @@ var roles = map[string][]string{
 // configuration outside AWS.
 const (
 	testMachineARN     = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-conversation-test"
+	testBuildARN       = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-build-test"
+	testScheduleGroup  = "insightedge-test-AppSchedules"
+	testReplayARN      = "arn:aws:lambda:us-east-1:123456789012:function:insightedge-test-ReplayFunction"
+	testScheduleRole   = "arn:aws:iam::123456789012:role/insightedge-test-AppScheduleRole"
 	testAPIKeyParam    = "/insightedge/test/openai-api-key"
 	testJWTParam       = "/insightedge/test/jwt-secret"
 	testJWTSecret      = "insightedge-sample-secret"
@@ -121,7 +137,9 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"ref:LogLevel": "info", "ref:OpenAIApiKeyParameter": testAPIKeyParam, "ref:JwtSecretParameter": testJWTParam,
 		"ref:JwtIssuer": "", "ref:JwtAudience": "", "ref:ConversationStateMachine": testMachineARN,
 		"ref:FilesBucket": testBucket, "ref:JavaApiBaseUrl": "", "ref:UseMockData": "true",
-		"ref:JavaApiTokenParameter": testJavaTokenParam,
+		"ref:JavaApiTokenParameter": testJavaTokenParam, "ref:BuildStateMachine": testBuildARN,
+		"ref:AppSchedules": testScheduleGroup, "getatt:ReplayFunction.Arn": testReplayARN,
+		"getatt:AppScheduleRole.Arn": testScheduleRole,
 	}
 	out := map[string]string{}
 	for k, v := range env {
@@ -244,6 +262,17 @@ func TestTemplateEnv(t *testing.T) {
 					t.Errorf("the JWT secret was not read from its SSM parameter")
 				}
 			}
+			if (app.BuildStarter != nil) != slices.Contains(kinds, setBuild) {
+				t.Errorf("build starter present = %v, want %v", app.BuildStarter != nil, slices.Contains(kinds, setBuild))
+			}
+			if (app.Schedules != nil) != slices.Contains(kinds, setSched) {
+				t.Errorf("schedules client present = %v, want %v", app.Schedules != nil, slices.Contains(kinds, setSched))
+			}
+			if slices.Contains(kinds, setBuild) && !slices.Contains(kinds, setEdge) {
+				if _, err := app.ReplayHandler(); err != nil {
+					t.Fatalf("ReplayHandler with the template's environment: %v", err)
+				}
+			}
 			if slices.Contains(kinds, setModel) && app.Config.LLM.APIKey != "offline" {
 				t.Errorf("the model key was not read from its SSM parameter")
 			}
@@ -313,23 +342,39 @@ func envNamesInCode(t *testing.T, repo string) []string {
 	return names
 }
 
+// actions are the IAM actions of the methods of the client interface I
+// (service is the action prefix: dynamodb, scheduler ...).
+func actions[I any](service string) []string {
+	var out []string
+	api := reflect.TypeOf((*I)(nil)).Elem()
+	for i := range api.NumMethod() {
+		if m := api.Method(i).Name; m[0] >= 'A' && m[0] <= 'Z' {
+			out = append(out, service+":"+m)
+		}
+	}
+	return out
+}
+
 // TestTemplatePolicies checks that each function may do exactly what its
 // code does with the resources its environment names: the store's DynamoDB
-// operations on the table, the blob store's S3 operations on the bucket,
-// StartExecution on the state machine it starts, GetParameter on the
-// parameters it reads.
+// operations on the table (and the saved apps' store's where builds are
+// started), the blob store's S3 operations on the bucket, StartExecution on
+// the state machines it starts, GetParameter on the parameters it reads,
+// the schedules' operations on the schedules of its group and passing their
+// role to EventBridge Scheduler only.
 func TestTemplatePolicies(t *testing.T) {
 	tp := openTemplate(t, repoRoot(t))
-	var dynamoActions []string
-	api := reflect.TypeOf((*dynamostore.API)(nil)).Elem()
-	for i := range api.NumMethod() {
-		dynamoActions = append(dynamoActions, "dynamodb:"+api.Method(i).Name)
-	}
+	dynamoActions := actions[dynamostore.API]("dynamodb")
+	appsActions := actions[dynamostore.AppsAPI]("dynamodb")
 	for name, fn := range tp.functions(t) {
 		t.Run(name, func(t *testing.T) {
 			want := map[string][]string{}
 			if fn.Env[wire.EnvTable] == "ref:Table" {
-				for _, a := range dynamoActions {
+				keep := dynamoActions
+				if fn.Env[wire.EnvBuildMachine] != "" {
+					keep = appsActions // the saved apps' store
+				}
+				for _, a := range keep {
 					want[a] = []string{"getatt:Table.Arn"}
 				}
 			}
@@ -343,6 +388,16 @@ func TestTemplatePolicies(t *testing.T) {
 				if fn.Env[wire.EnvConversationMachineType] == wire.MachineStandard {
 					want["states:StopExecution"] = []string{m}
 				}
+			}
+			if m := fn.Env[wire.EnvBuildMachine]; m != "" {
+				want["states:StartExecution"] = append(want["states:StartExecution"], m)
+			}
+			if g, ok := strings.CutPrefix(fn.Env[wire.EnvScheduleGroup], "ref:"); ok {
+				for _, a := range actions[appschedule.API]("scheduler") {
+					want[a] = []string{"sub:arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/${" + g + "}/*"}
+				}
+				want["iam:PassRole"] = []string{fn.Env[wire.EnvScheduleRole]}
+				passedOnlyToScheduler(t, fn.Props)
 			}
 			for v, ref := range fn.Env {
 				if p, ok := strings.CutPrefix(ref, "ref:"); ok && strings.HasSuffix(v, "_PARAMETER") {
@@ -361,6 +416,22 @@ func TestTemplatePolicies(t *testing.T) {
 				t.Errorf("policies allow\n%v\nwant exactly\n%v", got, want)
 			}
 		})
+	}
+}
+
+// passedOnlyToScheduler checks that every iam:PassRole statement is
+// conditioned on the role going to EventBridge Scheduler.
+func passedOnlyToScheduler(t *testing.T, props map[string]any) {
+	t.Helper()
+	for _, st := range statements(props) {
+		if !slices.Contains(strs(st["Action"]), "iam:PassRole") {
+			continue
+		}
+		cond, _ := st["Condition"].(map[string]any)
+		eq, _ := cond["StringEquals"].(map[string]any)
+		if eq["iam:PassedToService"] != "scheduler.amazonaws.com" {
+			t.Errorf("iam:PassRole (%v) is not conditioned on iam:PassedToService = scheduler.amazonaws.com: %v", st["Sid"], cond)
+		}
 	}
 }
 

@@ -17,13 +17,16 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdaurl"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/local/asl"
+	"github.com/insightedge/insightedge/shared/appschedule/schedtest"
 	"github.com/insightedge/insightedge/shared/wire"
 )
 
@@ -58,6 +61,10 @@ func (c *capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 		p.ReturnConsumedCapacity = total
 	case *dynamodb.BatchWriteItemInput:
 		p.ReturnConsumedCapacity = total
+	case *dynamodb.DeleteItemInput:
+		p.ReturnConsumedCapacity = total
+	case *dynamodb.BatchGetItemInput:
+		p.ReturnConsumedCapacity = total
 	}
 	out, md, err := next.HandleInitialize(ctx, in)
 	var read, write float64
@@ -72,6 +79,12 @@ func (c *capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 		read = units(r.ConsumedCapacity)
 	case *dynamodb.QueryOutput:
 		read = units(r.ConsumedCapacity)
+	case *dynamodb.BatchGetItemOutput:
+		for i := range r.ConsumedCapacity {
+			read += units(&r.ConsumedCapacity[i])
+		}
+	case *dynamodb.DeleteItemOutput:
+		write = units(r.ConsumedCapacity)
 	case *dynamodb.PutItemOutput:
 		write = units(r.ConsumedCapacity)
 	case *dynamodb.UpdateItemOutput:
@@ -83,7 +96,7 @@ func (c *capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 	}
 	if err != nil && read == 0 && write == 0 {
 		// A lost condition still consumes a write unit.
-		if op := awsmiddleware.GetOperationName(ctx); op == "PutItem" || op == "UpdateItem" {
+		if op := awsmiddleware.GetOperationName(ctx); op == "PutItem" || op == "UpdateItem" || op == "DeleteItem" {
 			write = 1
 		}
 	}
@@ -136,13 +149,13 @@ func (iv *invocations) reset() {
 	iv.mu.Unlock()
 }
 
-// stepFunctions plays Step Functions' StartExecution for the stream
-// function: it runs the conversation workflow (the very ASL file) with our
-// interpreter, its tasks being the task functions' graph, and counts the
-// state transitions.
+// stepFunctions plays Step Functions' StartExecution for the stream and
+// replay functions: it runs the workflow of the machine started (the very
+// ASL file) with our interpreter, its tasks being the task functions'
+// graph, and counts the state transitions.
 type stepFunctions struct {
 	t        *testing.T
-	machine  *asl.Machine
+	machines map[string]*asl.Machine // ARN → machine
 	handlers map[string]asl.Handler
 	wg       sync.WaitGroup
 
@@ -168,24 +181,38 @@ func (sf *stepFunctions) hold() (release func()) {
 	})
 }
 
-func newStepFunctions(t *testing.T, tasks map[string]wire.Task, iv *invocations) *stepFunctions {
+// sfnMachine is a state machine the stand-in runs: its ARN, its ASL and
+// the tasks its substitutions name.
+type sfnMachine struct {
+	arn   string
+	def   []byte
+	tasks map[string]wire.Task
+}
+
+func newStepFunctions(t *testing.T, iv *invocations, ms ...sfnMachine) *stepFunctions {
 	t.Helper()
-	subs, handlers := map[string]string{}, map[string]asl.Handler{}
-	for _, m := range regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`).FindAllStringSubmatch(string(infra.ConversationASL), -1) {
-		subs[m[1]] = "arn:aws:lambda:us-east-1:123456789012:function:" + m[1]
-		handlers[subs[m[1]]] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
-			return nil, fmt.Errorf("no task %s in wire.App.ConversationTasks", m[1])
+	sf := &stepFunctions{t: t, machines: map[string]*asl.Machine{}, handlers: map[string]asl.Handler{}, transitions: map[string]int{}}
+	for _, mc := range ms {
+		subs := map[string]string{}
+		for _, m := range regexp.MustCompile(`\$\{([A-Za-z0-9_]+)\}`).FindAllStringSubmatch(string(mc.def), -1) {
+			subs[m[1]] = "arn:aws:lambda:us-east-1:123456789012:function:" + m[1]
+			if _, ok := mc.tasks[m[1]]; !ok {
+				sf.handlers[subs[m[1]]] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
+					return nil, fmt.Errorf("no task %s in wire.App", m[1])
+				}
+			}
 		}
+		for name, task := range mc.tasks {
+			subs[name] = "arn:aws:lambda:us-east-1:123456789012:function:" + name
+			sf.handlers[subs[name]] = iv.wrap(name, task)
+		}
+		m, err := asl.Parse(mc.def, subs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sf.machines[mc.arn] = m
 	}
-	for name, task := range tasks {
-		subs[name] = "arn:aws:lambda:us-east-1:123456789012:function:" + name
-		handlers[subs[name]] = iv.wrap(name, task)
-	}
-	m, err := asl.Parse(infra.ConversationASL, subs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &stepFunctions{t: t, machine: m, handlers: handlers, transitions: map[string]int{}}
+	return sf
 }
 
 func (sf *stepFunctions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -208,7 +235,8 @@ func (sf *stepFunctions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail("UnknownOperationException")
 		return
 	}
-	if in.StateMachineArn != testMachineARN {
+	machine, ok := sf.machines[in.StateMachineArn]
+	if !ok {
 		fail("StateMachineDoesNotExist")
 		return
 	}
@@ -225,7 +253,7 @@ func (sf *stepFunctions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			case <-ctx.Done():
 			}
 		}
-		_, err := sf.machine.Run(ctx, json.RawMessage(in.Input), asl.Options{Handlers: sf.handlers, Logger: discardLogger(),
+		_, err := machine.Run(ctx, json.RawMessage(in.Input), asl.Options{Handlers: sf.handlers, Logger: discardLogger(),
 			ExecutionID: in.Name, OnTransition: func(state, _ string) {
 				sf.mu.Lock()
 				sf.transitions[state]++
@@ -238,7 +266,7 @@ func (sf *stepFunctions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	})
 	_ = json.NewEncoder(w).Encode(map[string]any{
-		"executionArn": "arn:aws:states:us-east-1:123456789012:express:insightedge-conversation-test:" + in.Name + ":1",
+		"executionArn": strings.Replace(in.StateMachineArn, ":stateMachine:", ":express:", 1) + ":" + in.Name + ":1",
 		"startDate":    float64(time.Now().Unix()),
 	})
 }
@@ -344,6 +372,7 @@ func urlRequest(method, path, token, body string, headers ...string) events.Lamb
 // dynalite and offline model.
 type streamRig struct {
 	handler   urlHandler
+	schedules *schedtest.Server // EventBridge Scheduler
 	edgeDB    *capacity
 	stepsDB   *capacity
 	sfn       *stepFunctions
@@ -367,7 +396,8 @@ func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rig.sfn = newStepFunctions(t, steps.ConversationTasks(), rig.lambdas)
+	rig.sfn = newStepFunctions(t, rig.lambdas, sfnMachine{testMachineARN, infra.ConversationASL, steps.ConversationTasks()},
+		sfnMachine{testBuildARN, infra.BuildASL, steps.BuildTasks()})
 	sfnSrv := httptest.NewServer(rig.sfn)
 	t.Cleanup(func() {
 		rig.sfn.wg.Wait() // the executions end with their turns
@@ -378,6 +408,8 @@ func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	env := s.functionEnv(t, "StreamFunction", table, stepsEnv["AWS_ENDPOINT_URL_SSM"])
 	o = localAWS(dyn.Endpoint, env["AWS_ENDPOINT_URL_SSM"], sfnSrv.URL)
 	o.DynamoDB = append(o.DynamoDB, rig.edgeDB.option)
+	rig.schedules = schedtest.Start(t)
+	o.Scheduler = append(o.Scheduler, func(so *scheduler.Options) { so.BaseEndpoint = aws.String(rig.schedules.URL) })
 	app, err := wire.FromEnv(context.Background(), func(k string) string { return env[k] }, o)
 	if err != nil {
 		t.Fatal(err)
@@ -542,7 +574,7 @@ func (s *suite) testStreamTurn(t *testing.T) {
 		t.Errorf("executions failed: %v", rig.sfn.failures)
 	}
 	if len(reports) == 2 {
-		t.Logf("measured per turn (offline model: durations are not the model's):\n%s", measuredTable(reports))
+		t.Logf("measured per turn (offline model: durations are not the model's):\n%s", measuredTable("turn", reports))
 		t.Logf("cost model:\n%s", costTable(reports))
 	}
 }

@@ -1,8 +1,9 @@
 // Package awstest checks the AWS deployment without AWS: the function
-// binaries built for Lambda, the task functions invoked through the Lambda
-// Runtime Interface Emulator, template.yaml read with goformation, the ASL
-// files validated and run by the npm tools, and a whole conversation turn
-// through the stream function's handler with DynamoDB played by dynalite.
+// binaries built for Lambda, the task and replay functions invoked through
+// the Lambda Runtime Interface Emulator, template.yaml read with
+// goformation, the ASL files validated and run by the npm tools, and whole
+// conversation turns and page builds through the stream function's handler
+// with DynamoDB played by dynalite and EventBridge Scheduler by a fake.
 //
 // The slow parts share one setup inside TestEmulators (one dynalite, one
 // offline model, one build of the binaries). A part that needs a tool that
@@ -213,4 +214,7 @@ func TestEmulators(t *testing.T) {
 	t.Run("Functions", s.testFunctions)
 	t.Run("StreamTurn", s.testStreamTurn)
 	t.Run("Workflow", s.testWorkflowEquivalence)
+	t.Run("BuildFunctions", s.testBuildFunctions)
+	t.Run("PageStream", s.testPageStream)
+	t.Run("BuildWorkflow", s.testBuildWorkflowEquivalence)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/wire"
 )
 
 // Intrinsic functions are kept as marked strings ("ref:Table",
@@ -273,6 +274,16 @@ var conversationSteps = []step{
 	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", "app.BuildStep()"},
 }
 
+var buildSteps = []step{
+	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", "app.BuildStep()"},
+}
+
+// mains are the functions that are not workflow steps, and what their
+// main starts.
+var mains = []step{
+	{"", "ReplayFunction", "replay", "app.ReplayHandler()"},
+}
+
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	s := newSuite(t)
@@ -315,15 +326,19 @@ func TestTemplateFunctions(t *testing.T) {
 			t.Errorf("functions/%s is not deployed by template.yaml", dir)
 		}
 	}
-	for _, st := range conversationSteps {
+	for _, st := range slices.Concat(conversationSteps, buildSteps, mains) {
 		fn, ok := fns[st.resource]
 		if !ok || fn.CodeUri != "functions/"+st.dir {
 			t.Errorf("%s: want a function with CodeUri functions/%s", st.resource, st.dir)
 			continue
 		}
 		src, _ := os.ReadFile(filepath.Join(repo, fn.CodeUri, "main.go"))
-		if !strings.Contains(string(src), "lambda.Start("+st.call+")") {
-			t.Errorf("functions/%s/main.go does not lambda.Start(%s)", st.dir, st.call)
+		call := "lambda.Start(" + st.call + ")"
+		if st.sub == "" {
+			call = st.call // a handler built first, then started
+		}
+		if !strings.Contains(string(src), call) {
+			t.Errorf("functions/%s/main.go does not call %s", st.dir, call)
 		}
 	}
 }
@@ -350,6 +365,16 @@ func TestTemplateStream(t *testing.T) {
 	cors, _ := tp.properties("StreamFunction")["FunctionUrlConfig"].(map[string]any)["Cors"].(map[string]any)
 	if !slices.Equal(strs(cors["AllowOrigins"]), []string{"ref:CorsAllowOrigins"}) {
 		t.Errorf("Cors = %v, want AllowOrigins from the CorsAllowOrigins parameter", cors)
+	}
+	// The URL serves the Build runtime too: DELETE /api/apps/{id}, and the
+	// page streams' X-Build-Id (to resume) and X-Build-Mode.
+	if !slices.Contains(strs(cors["AllowMethods"]), "DELETE") {
+		t.Errorf("Cors.AllowMethods = %v, want DELETE for /api/apps/{id}", cors["AllowMethods"])
+	}
+	for _, h := range []string{"x-build-id", "x-build-mode", "x-conversation-id"} {
+		if !slices.Contains(strs(cors["ExposeHeaders"]), h) {
+			t.Errorf("Cors.ExposeHeaders = %v, want %s", cors["ExposeHeaders"], h)
+		}
 	}
 	if fn.Timeout == nil || *fn.Timeout < 300 {
 		t.Errorf("StreamFunction.Timeout = %v, want minutes: it is billed and bounded by the turn it relays", fn.Timeout)
@@ -416,13 +441,36 @@ func TestTemplateAPIRoutes(t *testing.T) {
 	}
 }
 
-// TestTemplateWorkflow checks the conversation state machine: Express, the
-// ASL file, every substitution resolving to a function of the template and
-// to a task of wire.App, and invoke permissions for exactly those functions.
+// machine is a state machine of the template and what binds its tasks.
+type machine struct {
+	resource string
+	steps    []step
+	tasks    func(*wire.App) map[string]wire.Task
+}
+
+var machines = []machine{
+	{"ConversationStateMachine", conversationSteps, (*wire.App).ConversationTasks},
+	{"BuildStateMachine", buildSteps, (*wire.App).BuildTasks},
+}
+
+// TestTemplateWorkflow checks each state machine: Express, X-Ray, its ASL
+// file, every substitution resolving to a function of the template and to
+// a task of wire.App, invoke permissions for exactly those functions, and
+// no task state that outlives its function (a Lambda timeout would end the
+// state before its own TimeoutSeconds).
 func TestTemplateWorkflow(t *testing.T) {
 	repo := repoRoot(t)
 	tp := openTemplate(t, repo)
-	sm, err := tp.GetServerlessStateMachineWithName("ConversationStateMachine")
+	if got := len(tp.GetAllServerlessStateMachineResources()); got != len(machines) {
+		t.Errorf("the template has %d state machines, the test knows %d", got, len(machines))
+	}
+	for _, mc := range machines {
+		t.Run(mc.resource, func(t *testing.T) { checkMachine(t, repo, tp, mc) })
+	}
+}
+
+func checkMachine(t *testing.T, repo string, tp template, mc machine) {
+	sm, err := tp.GetServerlessStateMachineWithName(mc.resource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,6 +479,9 @@ func TestTemplateWorkflow(t *testing.T) {
 	}
 	if sm.Tracing == nil || sm.Tracing.Enabled == nil || !*sm.Tracing.Enabled {
 		t.Error("X-Ray tracing is not enabled on the state machine")
+	}
+	if sm.Logging == nil || len(sm.Logging.Destinations) == 0 {
+		t.Error("the state machine has no log destination")
 	}
 	if sm.DefinitionUri == nil || sm.DefinitionUri.String == nil {
 		t.Fatal("no DefinitionUri")
@@ -463,7 +514,7 @@ func TestTemplateWorkflow(t *testing.T) {
 	}
 	// The local interpreter binds the same names to the same steps.
 	var tasks []string
-	for name := range newTestApp(t).ConversationTasks() {
+	for name := range mc.tasks(newTestApp(t)) {
 		tasks = append(tasks, name)
 	}
 	var subs []string
@@ -473,10 +524,10 @@ func TestTemplateWorkflow(t *testing.T) {
 	sort.Strings(tasks)
 	sort.Strings(subs)
 	if !slices.Equal(tasks, subs) {
-		t.Errorf("wire.App.ConversationTasks = %v, ASL placeholders = %v", tasks, subs)
+		t.Errorf("wire.App tasks = %v, ASL placeholders = %v", tasks, subs)
 	}
 	var stepSubs []string
-	for _, st := range conversationSteps {
+	for _, st := range mc.steps {
 		stepSubs = append(stepSubs, st.sub)
 		if sm.DefinitionSubstitutions[st.sub] != "getatt:"+st.resource+".Arn" {
 			t.Errorf("%s = %q, want the Arn of %s", st.sub, sm.DefinitionSubstitutions[st.sub], st.resource)
@@ -489,7 +540,7 @@ func TestTemplateWorkflow(t *testing.T) {
 
 	// Invoke permissions: exactly the substituted functions.
 	var invoked []string
-	policies, _ := tp.properties("ConversationStateMachine")["Policies"].([]any)
+	policies, _ := tp.properties(mc.resource)["Policies"].([]any)
 	for _, p := range policies {
 		m, _ := p.(map[string]any)
 		if inv, ok := m["LambdaInvokePolicy"].(map[string]any); ok {
@@ -497,13 +548,153 @@ func TestTemplateWorkflow(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, st := range conversationSteps {
+	for _, st := range mc.steps {
 		want = append(want, st.resource)
 	}
 	sort.Strings(invoked)
 	sort.Strings(want)
 	if !slices.Equal(invoked, want) {
 		t.Errorf("the state machine may invoke %v, want exactly %v", invoked, want)
+	}
+
+	// A task state's own timeout must fit in its function's.
+	var def struct{ States map[string]json.RawMessage }
+	if err := json.Unmarshal(asl, &def); err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range taskStates(t, def.States) {
+		res := strings.TrimSuffix(strings.TrimPrefix(raw.Resource, "${"), "}")
+		fnRes := strings.TrimSuffix(strings.TrimPrefix(sm.DefinitionSubstitutions[res], "getatt:"), ".Arn")
+		fn, ok := fns[fnRes]
+		if !ok || raw.TimeoutSeconds == 0 {
+			continue
+		}
+		timeout := 30 // Globals
+		if fn.Timeout != nil {
+			timeout = *fn.Timeout
+		}
+		if raw.TimeoutSeconds > timeout {
+			t.Errorf("state %s times out after %d s, its function %s after %d s", name, raw.TimeoutSeconds, fnRes, timeout)
+		}
+	}
+}
+
+// task is what the timeout check reads of a Task state.
+type task struct {
+	Resource       string
+	TimeoutSeconds int
+}
+
+// taskStates returns the Task states of an ASL's States, nested ones
+// (Map, Parallel) included.
+func taskStates(t *testing.T, states map[string]json.RawMessage) map[string]task {
+	t.Helper()
+	out := map[string]task{}
+	for name, raw := range states {
+		var st struct {
+			Type           string
+			Resource       string
+			TimeoutSeconds int
+			ItemProcessor  *struct{ States map[string]json.RawMessage }
+			Iterator       *struct{ States map[string]json.RawMessage }
+			Branches       []struct{ States map[string]json.RawMessage }
+		}
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatalf("state %s: %v", name, err)
+		}
+		if st.Type == "Task" {
+			out[name] = task{Resource: st.Resource, TimeoutSeconds: st.TimeoutSeconds}
+		}
+		var inner []map[string]json.RawMessage
+		for _, p := range []*struct{ States map[string]json.RawMessage }{st.ItemProcessor, st.Iterator} {
+			if p != nil {
+				inner = append(inner, p.States)
+			}
+		}
+		for _, b := range st.Branches {
+			inner = append(inner, b.States)
+		}
+		for _, in := range inner {
+			for k, v := range taskStates(t, in) {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// TestTemplateSchedules checks the saved apps' replays: the replay
+// function's timeout (longer than an Express build, shorter than Lambda's
+// limit) and no retries of a run, the schedule group, and the role the
+// schedules assume, which EventBridge Scheduler alone may assume and which
+// may invoke the replay function and nothing else.
+func TestTemplateSchedules(t *testing.T) {
+	tp := openTemplate(t, repoRoot(t))
+	replay, err := tp.GetServerlessFunctionWithName("ReplayFunction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const express = 300 // an Express execution's limit, seconds
+	if replay.Timeout == nil || *replay.Timeout < express+int(wire.ReplayMargin.Seconds()) || *replay.Timeout > 480 {
+		t.Errorf("ReplayFunction.Timeout = %v, want 6 to 8 minutes: a build (5 min at most) and the margin to record it", replay.Timeout)
+	}
+	if c := replay.EventInvokeConfig; c == nil || c.MaximumRetryAttempts == nil || *c.MaximumRetryAttempts != 0 {
+		t.Errorf("ReplayFunction.EventInvokeConfig = %+v, want MaximumRetryAttempts 0 (a run is not idempotent)", c)
+	}
+	if typ := tp.resourceType("AppSchedules"); typ != "AWS::Scheduler::ScheduleGroup" {
+		t.Errorf("AppSchedules is a %q, want AWS::Scheduler::ScheduleGroup", typ)
+	}
+	if typ := tp.resourceType("AppScheduleRole"); typ != "AWS::IAM::Role" {
+		t.Fatalf("AppScheduleRole is a %q, want AWS::IAM::Role", typ)
+	}
+	role := tp.properties("AppScheduleRole")
+	trust, _ := role["AssumeRolePolicyDocument"].(map[string]any)
+	trustSts, _ := trust["Statement"].([]any)
+	if len(trustSts) != 1 {
+		t.Fatalf("AssumeRolePolicyDocument has %d statements, want 1", len(trustSts))
+	}
+	st, _ := trustSts[0].(map[string]any)
+	principal, _ := st["Principal"].(map[string]any)
+	cond, _ := st["Condition"].(map[string]any)
+	eq, _ := cond["StringEquals"].(map[string]any)
+	if st["Effect"] != "Allow" || !slices.Equal(strs(principal["Service"]), []string{"scheduler.amazonaws.com"}) ||
+		!slices.Equal(strs(st["Action"]), []string{"sts:AssumeRole"}) || eq["aws:SourceAccount"] != "ref:AWS::AccountId" {
+		t.Errorf("trust = %v, want scheduler.amazonaws.com only, from this account", st)
+	}
+	var got []string
+	policies, _ := role["Policies"].([]any)
+	for _, p := range policies {
+		m, _ := p.(map[string]any)
+		doc, _ := m["PolicyDocument"].(map[string]any)
+		sts, _ := doc["Statement"].([]any)
+		for _, x := range sts {
+			st, _ := x.(map[string]any)
+			for _, a := range strs(st["Action"]) {
+				for _, r := range strs(st["Resource"]) {
+					got = append(got, fmt.Sprint(st["Effect"], " ", a, " ", r))
+				}
+			}
+		}
+	}
+	if want := []string{"Allow lambda:InvokeFunction getatt:ReplayFunction.Arn"}; !slices.Equal(got, want) {
+		t.Errorf("the schedules' role allows %q, want exactly %q", got, want)
+	}
+	// The function that saves apps schedules exactly that target, with that
+	// role, in that group.
+	fns := tp.functions(t)
+	var schedulers []string
+	for name, fn := range fns {
+		if _, ok := fn.Env[wire.EnvScheduleGroup]; !ok {
+			continue
+		}
+		schedulers = append(schedulers, name)
+		if fn.Env[wire.EnvScheduleGroup] != "ref:AppSchedules" || fn.Env[wire.EnvReplayFunction] != "getatt:ReplayFunction.Arn" ||
+			fn.Env[wire.EnvScheduleRole] != "getatt:AppScheduleRole.Arn" {
+			t.Errorf("%s schedules %v", name, fn.Env)
+		}
+	}
+	if !slices.Equal(schedulers, []string{"StreamFunction"}) {
+		t.Errorf("functions that keep schedules: %v, want the stream function (it serves /api/apps)", schedulers)
 	}
 }
 
