@@ -42,7 +42,7 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 	if err := em.emit(ctx, protocol.StartStep{}); err != nil {
 		return workflow.AgentOutput{}, err
 	}
-	r := &round1{a: a, in: in, chat: chat, round: round, em: em,
+	r := &modelRound{a: a, in: in, chat: chat, round: round, em: em,
 		text: newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.TextFlush, a.Now)}
 	if !chat {
 		recs, err := a.attemptTools(ctx, in.Turn.SessionID, in.Turn.TurnID, in.Attempt)
@@ -62,8 +62,8 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 	return r.conclude(ctx, resp.Message)
 }
 
-// round1 is the state of one model round.
-type round1 struct {
+// modelRound is the state of one model round.
+type modelRound struct {
 	a       *Agent
 	in      workflow.AgentInput
 	chat    bool
@@ -78,7 +78,7 @@ type round1 struct {
 	live    bool              // the message streams as it arrives
 }
 
-func (r *round1) call(ctx context.Context, hist []openai.ChatCompletionMessage) (llm.Response, error) {
+func (r *modelRound) call(ctx context.Context, hist []openai.ChatCompletionMessage) (llm.Response, error) {
 	req := llm.Request{Tier: tierOf(r.in.Route.Result.ModelTier), Messages: hist}
 	if !r.chat {
 		req.Tools = r.a.toolDefs(r.in.Route.Result.CandidateTools)
@@ -120,7 +120,7 @@ func (r *round1) call(ctx context.Context, hist []openai.ChatCompletionMessage) 
 
 // feedFinal streams FinalResult.message out of the final_result arguments as
 // they arrive, once the status shows the result will be accepted.
-func (r *round1) feedFinal(ctx context.Context, args string) error {
+func (r *modelRound) feedFinal(ctx context.Context, args string) error {
 	if !r.decided {
 		status, done := llm.PartialString(args, "status")
 		if !done {
@@ -137,13 +137,13 @@ func (r *round1) feedFinal(ctx context.Context, args string) error {
 	return r.text.Write(ctx, r.ext.Feed(msg))
 }
 
-func (r *round1) accepts(f FinalResult) bool {
+func (r *modelRound) accepts(f FinalResult) bool {
 	err := ValidateTerminalState(f, r.emitted, r.called, r.in.Route.Result.ExpectedMode)
 	return accepted(Decide(err, r.in.Attempt))
 }
 
 // conclude turns the model's message into the step's output.
-func (r *round1) conclude(ctx context.Context, m openai.ChatCompletionMessage) (workflow.AgentOutput, error) {
+func (r *modelRound) conclude(ctx context.Context, m openai.ChatCompletionMessage) (workflow.AgentOutput, error) {
 	out := workflow.AgentOutput{Round: r.round, ToolCalls: []workflow.ToolCallRef{}}
 	if r.chat {
 		if err := r.finishText(ctx, m.Content, true); err != nil {
@@ -186,7 +186,7 @@ func (r *round1) conclude(ctx context.Context, m openai.ChatCompletionMessage) (
 
 // finishText completes the text part: the rest of the message if it was
 // streaming, all of it if it was held back and is now accepted.
-func (r *round1) finishText(ctx context.Context, message string, show bool) error {
+func (r *modelRound) finishText(ctx context.Context, message string, show bool) error {
 	if show {
 		if err := r.text.Write(ctx, r.ext.Feed(message)); err != nil {
 			return err
@@ -198,7 +198,7 @@ func (r *round1) finishText(ctx context.Context, message string, show bool) erro
 	return r.em.emit(ctx, protocol.FinishStep{})
 }
 
-func (r *round1) record(ctx context.Context, rec finalRecord) error {
+func (r *modelRound) record(ctx context.Context, rec finalRecord) error {
 	t := r.in.Turn
 	return putJSON(ctx, r.a.Store, t.SessionID, finalKey(t.TurnID, r.in.Attempt), rec)
 }

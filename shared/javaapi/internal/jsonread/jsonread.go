@@ -332,6 +332,10 @@ func (r *Reader) Float(p *float64) {
 	if r.err != nil {
 		return
 	}
+	if n, ok := smallInt(lit); ok {
+		*p = float64(n) // exact, as ParseFloat's result
+		return
+	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
 		r.Fail("number out of range")
@@ -356,6 +360,30 @@ func (r *Reader) Int(p *int) {
 		return
 	}
 	*p = int(n)
+}
+
+// smallInt returns the value of a number literal that is an integer of at
+// most 15 digits (so exact as a float64), other than -0.
+func smallInt(lit string) (int64, bool) {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || digits[0] == '0' && lit[0] == '-' {
+		return 0, false
+	}
+	var n int64
+	for i := range len(digits) {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if lit[0] == '-' {
+		n = -n
+	}
+	return n, true
 }
 
 // Raw reads the next value, whatever it is, and returns its text.
@@ -421,40 +449,65 @@ func (r *Reader) consume(c byte) bool {
 func (r *Reader) str() (lit string, escaped, ascii bool) {
 	s, start := r.s, r.i
 	ascii = true
-	// Every turn moves i forward, so the text's length bounds the loop.
-	for i := start + 1; i < len(s); {
-		// Most bytes are plain ASCII: skip them in a tight loop.
-		for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && s[i] < utf8.RuneSelf {
-			i++
-		}
-		if i >= len(s) {
-			break
-		}
-		switch c := s[i]; {
-		case c == '"':
-			r.i = i + 1
-			return s[start:r.i], escaped, ascii
-		case c == '\\':
-			escaped = true
-			n := escapeLen(s[i:])
-			if n == 0 {
-				r.i = i
-				r.Fail("bad escape")
-				return "", false, false
-			}
-			i += n
-		case c < 0x20:
-			r.i = i
-			r.Fail("control character in a string")
+	// Every turn moves i past a quote, so the text's length bounds the loop.
+	for i := start + 1; ; {
+		q := strings.IndexByte(s[i:], '"')
+		if q < 0 {
+			r.i = len(s)
+			r.Fail("string not closed")
 			return "", false, false
-		default: // c >= utf8.RuneSelf
-			ascii = false
-			i++
+		}
+		end := i + q
+		for i < end {
+			// Most bytes are plain: skip them 8 at a time, then one by one.
+			for i+8 <= end && plain8(s[i:i+8]) {
+				i += 8
+			}
+			for i < end && s[i]-0x20 < 0x60 && s[i] != '\\' { // 0x20 <= s[i] < 0x80
+				i++
+			}
+			if i == end {
+				break
+			}
+			switch c := s[i]; {
+			case c == '\\':
+				escaped = true
+				n := escapeLen(s[i:])
+				if n == 0 {
+					r.i = i
+					r.Fail("bad escape")
+					return "", false, false
+				}
+				i += n // past end if the quote found was escaped
+			case c < 0x20:
+				r.i = i
+				r.Fail("control character in a string")
+				return "", false, false
+			default: // c >= utf8.RuneSelf
+				ascii = false
+				i++
+			}
+		}
+		if i == end {
+			r.i = end + 1
+			return s[start:r.i], escaped, ascii
 		}
 	}
-	r.i = len(s)
-	r.Fail("string not closed")
-	return "", false, false
+}
+
+// plain8 reports whether the 8 bytes of b are all plain in a string
+// without its closing quote: ASCII, not a control character, not '\\'. It
+// tests them at once, in a uint64 (the bit tricks "has a byte less than n"
+// and "has a zero byte").
+func plain8(b string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	backslash := x ^ ones*'\\'
+	return (x|(x-ones*0x20)&^x|(backslash-ones)&^backslash)&highs == 0
 }
 
 // escapeLen returns the length of the escape at the start of s, or 0 if

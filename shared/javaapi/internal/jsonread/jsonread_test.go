@@ -189,6 +189,10 @@ func TestNumbers(t *testing.T) {
 		{"1e2", 100, 0, false},
 		{"9223372036854775807", 9223372036854775807, math.MaxInt64, true},
 		{"9223372036854775808", 9223372036854775808, 0, false},
+		{"999999999999999", 999999999999999, 999999999999999, true},
+		{"-9007199254740993", -9007199254740992, -9007199254740993, true},
+		{"0.1", 0.1, 0, false},
+		{"-0.0", 0, 0, false},
 	}
 	for _, tt := range tests {
 		var f float64
@@ -204,6 +208,19 @@ func TestNumbers(t *testing.T) {
 		r.End()
 		if (r.Err() == nil) != tt.intOK || n != tt.integer {
 			t.Errorf("Int(%s) = %v, %v; want %v (ok %v)", tt.text, n, r.Err(), tt.integer, tt.intOK)
+		}
+	}
+}
+
+func TestNegativeZero(t *testing.T) {
+	for _, text := range []string{"-0", "-0.0", "-0e3"} {
+		var f float64
+		r := jsonread.NewReader(text)
+		r.Float(&f)
+		var want float64
+		if err := json.Unmarshal([]byte(text), &want); err != nil || r.Err() != nil || math.Signbit(f) != math.Signbit(want) {
+			t.Errorf("Float(%s) = %v (sign %v), %v; encoding/json: %v (sign %v), %v",
+				text, f, math.Signbit(f), r.Err(), want, math.Signbit(want), err)
 		}
 	}
 }
