@@ -178,7 +178,7 @@ func (c *Client) Classes(ctx context.Context, teacherID string) ([]ClassInfo, er
 		return cs, nil
 	}
 	c.counters.cacheMisses.Add(1)
-	dtos, mocked, err := fetch(ctx, c, path, "class list", listOf((*classDTO).read))
+	dtos, mocked, err := fetch[[]classDTO](ctx, c, path, "class list")
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func (c *Client) ClassDetail(ctx context.Context, teacherID, classID string) (Cl
 	if err != nil {
 		return ClassDetail{}, err
 	}
-	dto, _, err := fetch(ctx, c, path, "class", (*classDTO).read)
+	dto, _, err := fetch[classDTO](ctx, c, path, "class")
 	if err != nil {
 		return ClassDetail{}, err
 	}
@@ -219,7 +219,7 @@ func (c *Client) ClassAssignments(ctx context.Context, teacherID, classID string
 	if err != nil {
 		return nil, err
 	}
-	dtos, _, err := fetch(ctx, c, path, "assignment list", listOf((*assignmentDTO).read))
+	dtos, _, err := fetch[[]assignmentDTO](ctx, c, path, "assignment list")
 	if err != nil {
 		return nil, err
 	}
@@ -232,8 +232,7 @@ func (c *Client) AssignmentSubmissions(ctx context.Context, teacherID, assignmen
 	if err != nil {
 		return AssignmentSubmissions{}, err
 	}
-	dto, list, _, err := fetchObjectOrArray(ctx, c, path, "submission list",
-		(*assignmentSubmissionsDTO).read, readSubmissions)
+	dto, list, _, err := fetchObjectOrArray[assignmentSubmissionsDTO, []submissionDTO](ctx, c, path, "submission list")
 	if err != nil {
 		return AssignmentSubmissions{}, err
 	}
@@ -257,8 +256,7 @@ func (c *Client) StudentSubmissions(ctx context.Context, teacherID, studentID st
 	if err != nil {
 		return StudentGrades{}, err
 	}
-	dto, list, _, err := fetchObjectOrArray(ctx, c, path, "student submissions",
-		(*studentSubmissionsDTO).read, readSubmissions)
+	dto, list, _, err := fetchObjectOrArray[studentSubmissionsDTO, []submissionDTO](ctx, c, path, "student submissions")
 	if err != nil {
 		return StudentGrades{}, err
 	}
@@ -285,7 +283,7 @@ func (c *Client) SearchDocuments(ctx context.Context, teacherID, query string) (
 	if err != nil {
 		return nil, err
 	}
-	dtos, _, err := fetch(ctx, c, path+"?"+url.Values{"q": {query}}.Encode(), "document list", listOf((*documentDTO).read))
+	dtos, _, err := fetch[[]documentDTO](ctx, c, path+"?"+url.Values{"q": {query}}.Encode(), "document list")
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +296,7 @@ func (c *Client) Rubrics(ctx context.Context, teacherID string) ([]RubricSummary
 	if err != nil {
 		return nil, err
 	}
-	dtos, _, err := fetch(ctx, c, path, "rubric list", listOf((*rubricDTO).read))
+	dtos, _, err := fetch[[]rubricDTO](ctx, c, path, "rubric list")
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +309,7 @@ func (c *Client) Rubric(ctx context.Context, teacherID, rubricID string) (Rubric
 	if err != nil {
 		return Rubric{}, err
 	}
-	dto, _, err := fetch(ctx, c, path, "rubric", (*rubricDTO).read)
+	dto, _, err := fetch[rubricDTO](ctx, c, path, "rubric")
 	if err != nil {
 		return Rubric{}, err
 	}
@@ -324,7 +322,7 @@ func (c *Client) ErrorPatterns(ctx context.Context, teacherID, studentID string)
 	if err != nil {
 		return nil, err
 	}
-	dtos, _, err := fetch(ctx, c, path, "error patterns", listOf((*errorPatternDTO).read))
+	dtos, _, err := fetch[[]errorPatternDTO](ctx, c, path, "error patterns")
 	if err != nil {
 		return nil, err
 	}
@@ -499,32 +497,37 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, rawURL, what stri
 		return c.transportErr(ctx, actx, err)
 	}
 	defer resp.Body.Close()
-	body, err := c.readBody(resp)
-	if err != nil {
+	buf := c.bufs.Get().(*bytes.Buffer)
+	defer c.putBuffer(buf)
+	if err := readBody(resp, buf); err != nil {
 		return c.transportErr(ctx, actx, err)
 	}
-	if len(body) > maxBody {
+	if buf.Len() > maxBody {
 		return apperr.Wrap(fmt.Errorf("%w: body over %d bytes", errMalformed, maxBody), apperr.DataError,
 			"the data service answer is too large")
 	}
-	return interpret(resp.StatusCode, body, what, dec)
+	// The body is decoded in place: the decoders copy what they keep
+	// (go-json decodes from its own copy, encoding/json copies each
+	// string), so the buffer can go back to the pool afterwards.
+	return interpret(resp.StatusCode, buf.Bytes(), what, dec)
 }
 
-// readBody reads up to maxBody+1 bytes into a pooled buffer and returns
-// them as one string: a single allocation per answer, which the decoded
-// strings then share instead of being allocated one by one.
-func (c *Client) readBody(resp *http.Response) (string, error) {
-	buf := c.bufs.Get().(*bytes.Buffer)
+// readBody reads up to maxBody+1 bytes of the answer into buf, a pooled
+// buffer that grows once to the answer's size and is then reused.
+func readBody(resp *http.Response, buf *bytes.Buffer) error {
 	buf.Reset()
 	if n := resp.ContentLength; n > 0 && n <= maxBody {
 		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead spare bytes
 	}
 	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody+1))
-	body := buf.String()
+	return err
+}
+
+// putBuffer returns buf to the pool unless it grew too large to keep.
+func (c *Client) putBuffer(buf *bytes.Buffer) {
 	if buf.Cap() <= maxPooledBuffer {
 		c.bufs.Put(buf)
 	}
-	return body, err
 }
 
 func (c *Client) transportErr(ctx, actx context.Context, err error) error {
@@ -548,11 +551,11 @@ type envelope struct {
 }
 
 // interpret maps an HTTP answer to a seed 004 §3.2 code, or decodes it.
-func interpret(status int, body string, what string, dec decoder) error {
+func interpret(status int, body []byte, what string, dec decoder) error {
 	if status < 200 || status >= 300 {
 		var env envelope
 		msg := http.StatusText(status)
-		if json.Unmarshal([]byte(body), &env) == nil && env.Message != "" {
+		if json.Unmarshal(body, &env) == nil && env.Message != "" {
 			msg = env.Message
 		}
 		switch {
@@ -572,7 +575,7 @@ func interpret(status int, body string, what string, dec decoder) error {
 		// (whose data may be anything) and from data of an unexpected shape.
 		var env envelope
 		switch {
-		case json.Unmarshal([]byte(body), &env) != nil || env.Code == nil:
+		case json.Unmarshal(body, &env) != nil || env.Code == nil:
 			return apperr.Wrap(fmt.Errorf("%w: %w", errMalformed, err), apperr.DataError,
 				"the data service returned a malformed answer")
 		case *env.Code != 200:

@@ -243,6 +243,29 @@ func TestEndpoints(t *testing.T) {
 	}
 }
 
+// The answer's body is read into a pooled buffer that the next request
+// reuses: what a call returns must not share it.
+func TestResultsOutliveTheBodyBuffer(t *testing.T) {
+	e := newEnv(t, setup{})
+	ctx := context.Background()
+	subs, err := e.client.AssignmentSubmissions(ctx, "t-001", "a-f1a-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := json.Marshal(subs)
+	for range 3 {
+		if _, err := e.client.ClassDetail(ctx, "t-001", "class-hk-f1a"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.client.StudentSubmissions(ctx, "t-001", "s-f1a-02"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, _ := json.Marshal(subs); !bytes.Equal(after, before) {
+		t.Errorf("the submissions changed after later calls:\n%.300s\nwas\n%.300s", after, before)
+	}
+}
+
 func TestDTOMapping(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -1,24 +1,48 @@
 package javaapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 
-	"github.com/insightedge/insightedge/shared/javaapi/internal/jsonread"
+	gojson "github.com/goccy/go-json"
 )
 
 // Decoding a Result takes most of a call's CPU (a 35-record submission list
-// is about 13 KB), so it has a fast path: jsonread reads the Result and its
-// data in one pass straight into the DTOs, with no reflection and with the
-// strings sharing the body. encoding/json stays the reference: whenever the
-// fast path stops (a broken or unexpected answer, or a rare form such as an
-// escaped key) the body is decoded again with encoding/json, so errors and
-// edge cases are exactly encoding/json's. A fast path that succeeds decodes
-// what encoding/json would (decode_test.go checks both ways on every shape).
+// is about 13 KB), so it has a fast path: github.com/goccy/go-json, a
+// drop-in replacement for encoding/json, decodes the Result into the same
+// DTOs (their json tags and UnmarshalJSON methods). encoding/json stays the
+// reference: whenever the fast path does not take a body, it is decoded
+// again with encoding/json, so errors and edge cases are exactly
+// encoding/json's. decode_test.go checks, on every endpoint's data type,
+// that the outcome is the same either way.
+//
+// The fast path takes only bodies on which go-json decodes as encoding/json
+// does (acceptable); decode_test.go has an example of each kind left out.
+// go-json alone differs:
+//   - it accepts what encoding/json rejects: it skips unknown members
+//     without checking them (`"x":1.2.3`, `"x":"\q"`, `{"a" 1}`), and takes
+//     numbers such as `01` or `1.` and raw control characters in strings;
+//     and malformed escapes in keys can make it read past its buffer and
+//     panic (goccy/go-json issues #575, #577 and #604, open for v0.10.5);
+//   - it keeps invalid UTF-8 where encoding/json puts U+FFFD;
+//   - an integer of 19 digits above math.MaxInt64 wraps around in an int
+//     instead of failing;
+//   - it matches keys to fields ignoring ASCII case only, where
+//     encoding/json also folds ſ (U+017F) to s and K (U+212A) to k.
+//
+// The first is the costly check: json.Valid, encoding/json's own scanner,
+// so that it accepts exactly what the reference accepts. On the 13 KB
+// submission list it costs about as much as go-json's decoding (≈ 30 µs
+// each), the other checks ≈ 1 µs together; all of it is half of
+// encoding/json's ≈ 120 µs. Faster validators (tidwall/gjson's,
+// valyala/fastjson's: ≈ 12 µs) were left out: each would be one more
+// library whose acceptance must be shown to stay within encoding/json's,
+// and gjson's recursion has no depth bound.
 
-// resultOf is Result<T> (seed 004 §2.3) with its data decoded as T: the
-// encoding/json form of the Result.
+// resultOf is Result<T> (seed 004 §2.3) with its data decoded as T.
 type resultOf[T any] struct {
 	Code    *int   `json:"code"`
 	Message string `json:"message"`
@@ -26,76 +50,134 @@ type resultOf[T any] struct {
 }
 
 // decoder decodes a Result body, its data into the caller's value, and
-// returns the Result's code and message.
-type decoder func(body string) (code *int, msg string, err error)
+// returns the Result's code and message. body is valid only during the
+// call: what the decoders keep, they copy.
+type decoder func(body []byte) (code *int, msg string, err error)
 
-// reader reads a value of type T from JSON.
-type reader[T any] func(*T, *jsonread.Reader)
-
-// listOf reads a list of T with elem.
-func listOf[T any](elem reader[T]) reader[[]T] {
-	return func(s *[]T, r *jsonread.Reader) { jsonread.Slice(r, s, elem) }
-}
-
-// fetch GETs path and decodes the Result and its data as T in one pass.
+// fetch GETs path and decodes the Result and its data as T.
 // mocked tells whether the mock data answered.
-func fetch[T any](ctx context.Context, c *Client, path, what string, read reader[T]) (out T, mocked bool, err error) {
-	mocked, err = c.get(ctx, path, what, func(body string) (*int, string, error) {
-		return decodeResult(body, read, &out)
+func fetch[T any](ctx context.Context, c *Client, path, what string) (out T, mocked bool, err error) {
+	mocked, err = c.get(ctx, path, what, func(body []byte) (*int, string, error) {
+		return decodeResult(body, &out)
 	})
 	return out, mocked, err
 }
 
-// decodeResult decodes a Result body, its data into *out with read; if
-// read stops, with encoding/json. Either way the outcome is encoding/json's.
-func decodeResult[T any](body string, read reader[T], out *T) (*int, string, error) {
-	var zero T
-	*out = zero
-	code, msg, err := readResult(body, func(r *jsonread.Reader) { read(out, r) })
-	if err == nil {
-		return code, msg, nil
-	}
+// decodeResult decodes a Result body, its data into *out, with the fast
+// path if it takes the body, else with encoding/json.
+func decodeResult[T any](body []byte, out *T) (*int, string, error) {
 	var res resultOf[T]
-	err = json.Unmarshal([]byte(body), &res)
+	if fastResult(body, &res) {
+		*out = res.Data
+		return res.Code, res.Message, nil
+	}
+	res = resultOf[T]{}
+	err := json.Unmarshal(body, &res)
 	*out = res.Data
 	return res.Code, res.Message, err
 }
 
+// fastResult decodes body into *res with go-json if it is acceptable, and
+// reports whether it did. If not, *res is undefined.
+func fastResult[T any](body []byte, res *resultOf[T]) bool {
+	return acceptable(body) && gojson.Unmarshal(body, res) == nil
+}
+
+// acceptable reports whether go-json decodes body as encoding/json does:
+// valid JSON in valid UTF-8, with no integer that go-json would wrap and no
+// key that only Unicode case folding matches (see the top of this file).
+// The cheap checks come first.
+func acceptable(body []byte) bool {
+	return utf8.Valid(body) && !hasUnicodeFold(body) && !hasIntAboveMaxInt64(body) && json.Valid(body)
+}
+
+// hasUnicodeFold reports whether b holds ſ or K, raw or escaped (\u017x,
+// \u212x): the runes that encoding/json, and not go-json, folds to an
+// ASCII letter when it matches keys to fields.
+func hasUnicodeFold(b []byte) bool {
+	return bytes.Contains(b, []byte("\u017f")) || // ſ
+		bytes.Contains(b, []byte("\u212a")) || // K
+		bytes.Contains(b, []byte(`\u017`)) || // escaped, hex in either case
+		bytes.Contains(b, []byte(`\u212`))
+}
+
+// maxInt64 is math.MaxInt64 in decimal.
+const maxInt64 = "9223372036854775807"
+
+// hasIntAboveMaxInt64 reports whether b has a run of exactly 19 digits
+// above maxInt64: go-json decodes such an integer into an int wrapped
+// around (longer ones it refuses). A run may be part of a string or a
+// fraction as well; that only leaves the body to encoding/json.
+func hasIntAboveMaxInt64(b []byte) bool {
+	const n = len(maxInt64)
+	// A run of n digits or more covers one of every n positions: only
+	// those are looked at, then the run around a digit found there. Each
+	// turn moves i forward, so len(b) bounds the loop.
+	for i := n - 1; i < len(b); i += n {
+		if !isDigit(b[i]) {
+			continue
+		}
+		lo, hi := i, i+1
+		for lo > 0 && isDigit(b[lo-1]) {
+			lo--
+		}
+		for hi < len(b) && isDigit(b[hi]) {
+			hi++
+		}
+		if hi-lo == n && string(b[lo:hi]) > maxInt64 {
+			return true
+		}
+		i = hi - 1 // a later run starts after hi: the next probe is in it
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 // fetchObjectOrArray is fetch for data that may come as an object (O) or
 // as a bare array (A).
-func fetchObjectOrArray[O, A any](ctx context.Context, c *Client, path, what string, readObj reader[O], readArr reader[A]) (obj O, arr A, mocked bool, err error) {
-	mocked, err = c.get(ctx, path, what, func(body string) (*int, string, error) {
-		return decodeObjectOrArray(body, readObj, readArr, &obj, &arr)
+func fetchObjectOrArray[O, A any](ctx context.Context, c *Client, path, what string) (obj O, arr A, mocked bool, err error) {
+	mocked, err = c.get(ctx, path, what, func(body []byte) (*int, string, error) {
+		return decodeObjectOrArray(body, &obj, &arr)
 	})
 	return obj, arr, mocked, err
 }
 
-// decodeObjectOrArray is decodeResult for data that may be an object, read
-// into *obj, or an array, read into *arr.
-func decodeObjectOrArray[O, A any](body string, readObj reader[O], readArr reader[A], obj *O, arr *A) (*int, string, error) {
+// decodeObjectOrArray is decodeResult for data that may be an object,
+// decoded into *obj, or an array, decoded into *arr.
+func decodeObjectOrArray[O, A any](body []byte, obj *O, arr *A) (*int, string, error) {
+	if code, msg, ok := fastObjectOrArray(body, obj, arr); ok {
+		return code, msg, nil
+	}
 	var (
 		zeroO O
 		zeroA A
 	)
 	*obj, *arr = zeroO, zeroA
-	code, msg, err := readResult(body, readObjectOrArray(readObj, readArr, obj, arr))
-	if err == nil {
-		return code, msg, nil
-	}
-	*obj, *arr = zeroO, zeroA
-	return unmarshalObjectOrArray([]byte(body), obj, arr)
+	return unmarshalObjectOrArray(body, obj, arr)
 }
 
-// readObjectOrArray reads data that is an array into *arr, other data
-// into *obj.
-func readObjectOrArray[O, A any](readObj reader[O], readArr reader[A], obj *O, arr *A) func(*jsonread.Reader) {
-	return func(r *jsonread.Reader) {
-		if r.Peek() == '[' {
-			readArr(arr, r)
-		} else {
-			readObj(obj, r)
-		}
+// fastObjectOrArray is the fast path of decodeObjectOrArray: the object
+// form, else the array form, with go-json. The two forms differ only in
+// their data, so if the object form fails and the array form decodes, the
+// data is an array, which is when encoding/json takes the array form too
+// (or null, which leaves both forms' data zero). ok reports whether the
+// fast path took the body; if not, *obj and *arr are undefined.
+func fastObjectOrArray[O, A any](body []byte, obj *O, arr *A) (code *int, msg string, ok bool) {
+	if !acceptable(body) {
+		return nil, "", false
 	}
+	var ro resultOf[O]
+	if gojson.Unmarshal(body, &ro) == nil {
+		*obj = ro.Data
+		return ro.Code, ro.Message, true
+	}
+	var ra resultOf[A]
+	if gojson.Unmarshal(body, &ra) == nil {
+		*arr = ra.Data
+		return ra.Code, ra.Message, true
+	}
+	return nil, "", false
 }
 
 // unmarshalObjectOrArray is the encoding/json form of fetchObjectOrArray's
@@ -113,39 +195,4 @@ func unmarshalObjectOrArray[O, A any](body []byte, obj *O, arr *A) (*int, string
 	}
 	*obj = r.Data
 	return r.Code, r.Message, err
-}
-
-// readResult reads a Result body with jsonread: code and message, and its
-// data with readData. A Result with two "data" members is left to
-// encoding/json (which decodes the second into the first).
-func readResult(body string, readData func(*jsonread.Reader)) (code *int, msg string, err error) {
-	r := jsonread.NewReader(body)
-	seenData := false
-	r.Object(func(key string) bool {
-		switch key {
-		case "code":
-			if r.Null() {
-				code = nil
-				break
-			}
-			if code == nil {
-				code = new(int)
-			}
-			r.Int(code)
-		case "message":
-			r.String(&msg)
-		case "data":
-			if seenData {
-				r.Fail("data given twice (left to encoding/json)")
-				break
-			}
-			seenData = true
-			readData(r)
-		default:
-			return false
-		}
-		return true
-	})
-	r.End()
-	return code, msg, r.Err()
 }

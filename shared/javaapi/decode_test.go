@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/insightedge/insightedge/shared/javaapi/internal/jsonread"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 )
 
@@ -17,7 +16,7 @@ import (
 // the answers the service sends (else it would be correct but slow).
 
 // decodeCase is one endpoint's decoding: check decodes body both ways,
-// reports a difference, and tells whether the fast path read it.
+// reports a difference, and tells whether the fast path took it.
 type decodeCase struct {
 	name  string
 	check func(t *testing.T, body string) (fast bool)
@@ -27,62 +26,56 @@ type decodeCase struct {
 
 func decodeCases() []decodeCase {
 	return []decodeCase{
-		{"classes", sameAsJSON(listOf((*classDTO).read)), fullResults[[]classDTO]()},
-		{"class", sameAsJSON((*classDTO).read), fullResults[classDTO]()},
-		{"assignments", sameAsJSON(listOf((*assignmentDTO).read)), fullResults[[]assignmentDTO]()},
-		{"assignment submissions", sameAsJSONObjectOrArray((*assignmentSubmissionsDTO).read, readSubmissions),
+		{"classes", sameAsJSON[[]classDTO], fullResults[[]classDTO]()},
+		{"class", sameAsJSON[classDTO], fullResults[classDTO]()},
+		{"assignments", sameAsJSON[[]assignmentDTO], fullResults[[]assignmentDTO]()},
+		{"assignment submissions", sameAsJSONObjectOrArray[assignmentSubmissionsDTO, []submissionDTO],
 			append(fullResults[assignmentSubmissionsDTO](), fullResults[[]submissionDTO]()...)},
-		{"student submissions", sameAsJSONObjectOrArray((*studentSubmissionsDTO).read, readSubmissions),
+		{"student submissions", sameAsJSONObjectOrArray[studentSubmissionsDTO, []submissionDTO],
 			append(fullResults[studentSubmissionsDTO](), fullResults[[]submissionDTO]()...)},
-		{"documents", sameAsJSON(listOf((*documentDTO).read)), fullResults[[]documentDTO]()},
-		{"rubrics", sameAsJSON(listOf((*rubricDTO).read)), fullResults[[]rubricDTO]()},
-		{"rubric", sameAsJSON((*rubricDTO).read), fullResults[rubricDTO]()},
-		{"error patterns", sameAsJSON(listOf((*errorPatternDTO).read)), fullResults[[]errorPatternDTO]()},
+		{"documents", sameAsJSON[[]documentDTO], fullResults[[]documentDTO]()},
+		{"rubrics", sameAsJSON[[]rubricDTO], fullResults[[]rubricDTO]()},
+		{"rubric", sameAsJSON[rubricDTO], fullResults[rubricDTO]()},
+		{"error patterns", sameAsJSON[[]errorPatternDTO], fullResults[[]errorPatternDTO]()},
 	}
 }
 
 // sameAsJSON checks decodeResult against encoding/json.
-func sameAsJSON[T any](read reader[T]) func(*testing.T, string) bool {
-	return func(t *testing.T, body string) bool {
-		t.Helper()
-		var want resultOf[T]
-		werr := json.Unmarshal([]byte(body), &want)
-		var got T
-		code, msg, err := decodeResult(body, read, &got)
-		if d := diffOutcome(code, msg, err, want.Code, want.Message, werr); d != "" {
-			t.Errorf("%s\n%s", body, d)
-		} else if !reflect.DeepEqual(got, want.Data) {
-			t.Errorf("%s\ndata = %+v\nencoding/json: %+v", body, got, want.Data)
-		}
-		var probe T
-		_, _, ferr := readResult(body, func(r *jsonread.Reader) { read(&probe, r) })
-		return ferr == nil
+func sameAsJSON[T any](t *testing.T, body string) bool {
+	t.Helper()
+	var want resultOf[T]
+	werr := json.Unmarshal([]byte(body), &want)
+	var got T
+	code, msg, err := decodeResult([]byte(body), &got)
+	if d := diffOutcome(code, msg, err, want.Code, want.Message, werr); d != "" {
+		t.Errorf("%s\n%s", body, d)
+	} else if !reflect.DeepEqual(got, want.Data) {
+		t.Errorf("%s\ndata = %+v\nencoding/json: %+v", body, got, want.Data)
 	}
+	return fastResult([]byte(body), &resultOf[T]{})
 }
 
 // sameAsJSONObjectOrArray checks decodeObjectOrArray against
 // unmarshalObjectOrArray (encoding/json).
-func sameAsJSONObjectOrArray[O, A any](readObj reader[O], readArr reader[A]) func(*testing.T, string) bool {
-	return func(t *testing.T, body string) bool {
-		t.Helper()
-		var (
-			wantObj, gotObj O
-			wantArr, gotArr A
-		)
-		wcode, wmsg, werr := unmarshalObjectOrArray([]byte(body), &wantObj, &wantArr)
-		code, msg, err := decodeObjectOrArray(body, readObj, readArr, &gotObj, &gotArr)
-		if d := diffOutcome(code, msg, err, wcode, wmsg, werr); d != "" {
-			t.Errorf("%s\n%s", body, d)
-		} else if !reflect.DeepEqual(gotObj, wantObj) || !reflect.DeepEqual(gotArr, wantArr) {
-			t.Errorf("%s\ndata = %+v / %+v\nencoding/json: %+v / %+v", body, gotObj, gotArr, wantObj, wantArr)
-		}
-		var (
-			probeObj O
-			probeArr A
-		)
-		_, _, ferr := readResult(body, readObjectOrArray(readObj, readArr, &probeObj, &probeArr))
-		return ferr == nil
+func sameAsJSONObjectOrArray[O, A any](t *testing.T, body string) bool {
+	t.Helper()
+	var (
+		wantObj, gotObj O
+		wantArr, gotArr A
+	)
+	wcode, wmsg, werr := unmarshalObjectOrArray([]byte(body), &wantObj, &wantArr)
+	code, msg, err := decodeObjectOrArray([]byte(body), &gotObj, &gotArr)
+	if d := diffOutcome(code, msg, err, wcode, wmsg, werr); d != "" {
+		t.Errorf("%s\n%s", body, d)
+	} else if !reflect.DeepEqual(gotObj, wantObj) || !reflect.DeepEqual(gotArr, wantArr) {
+		t.Errorf("%s\ndata = %+v / %+v\nencoding/json: %+v / %+v", body, gotObj, gotArr, wantObj, wantArr)
 	}
+	var (
+		probeObj O
+		probeArr A
+	)
+	_, _, fast := fastObjectOrArray([]byte(body), &probeObj, &probeArr)
+	return fast
 }
 
 func diffOutcome(code *int, msg string, err error, wcode *int, wmsg string, werr error) string {
@@ -101,7 +94,7 @@ func diffOutcome(code *int, msg string, err error, wcode *int, wmsg string, werr
 
 // fullResults returns Results whose data, of type T, has every member of
 // the DTOs set (identifiers as strings, then as numbers), plus an unknown
-// member: a field that a read method forgot shows as a difference.
+// member: a member that one decoder misses shows as a difference.
 func fullResults[T any]() []string {
 	var out []string
 	for _, numericIDs := range []bool{false, true} {
@@ -235,11 +228,34 @@ func edgeResults() []string {
 		`{"code":200,"message":"success","data":[],"code":404}`,
 		`{"code":404,"message":"Assignment gone","data":"n/a"}`,
 		`{"code":500,"message":"Database connection lost","data":null}`,
+		// What go-json takes but encoding/json refuses (decode.go).
+		`{"code":200,"message":"success","data":[{"uid":"1","unknown":1.2.3}]}`,
+		`{"code":200,"message":"success","data":[{"uid":"1","unknown":"\q"}]}`,
+		`{"code":200,"message":"success","data":[{"uid":"1","unknown":{"a" 1}}]}`,
+		`{"code":200,"message":"success","data":[{"uid":"1","unknown":[1 2,]}]}`,
+		`{"code":200,"message":"success","data":[{"uid":01,"max_score":1.,"count":01}]}`,
+		`{"code":200,"message":"success","data":{"submissions":[{"student_id":"s","score":-01}]}}`,
+		"{\"code\":200,\"message\":\"tab\there\",\"data\":[]}",
+		`{"code":9999999999999999999,"message":"success","data":[]}`,
+		`{"code":200,"message":"success","data":[{"uid":"1","student_count":9223372036854775808}]}`,
+		`{"code":200,"message":"success","data":[{"count":-9223372036854775809}]}`,
+		`{"code":200,"message":"success","data":[{"uid":9223372036854775807,"student_count":-9223372036854775808}]}`,
+		"{\"code\":200,\"message\":\"success\",\"data\":{\"submissions\":[{\"\u017ftudent_id\":\"s1\",\"s\u212aills\":{\"grammar\":2}}]}}",
+		`{"code":200,"message":"success","data":{"submissions":[{"student_id":"s1","\u017ftatus":"ok","\u017Fcore":3,"s\u212Aills":{"grammar":2}}]}}`,
+		"{\"code\":200,\"message\":\"success\",\"data\":[{\"uid\":\"1\",\"\u017fubject\":\"s\",\"\u212aey\":1}]}",
+		// Keys with broken escapes (goccy/go-json issues #575, #604).
+		`{"\`,
+		"{\"\\\x00d\\",
+		`{"code":200,"message":"success","data":[{"hAs\`,
 		`{"classes":[]}`,
 		`{"code":200,"message":"success","data":[]} trailing`,
 		`{"code":200,"message":"success","data":[}`,
 		`[{"code":200}]`,
 		`null`,
+		// go-json marks the end of its input with a NUL byte.
+		"null\x00",
+		"0\x00",
+		"{\"code\":200,\"message\":\"a\x00b\",\"data\":[]}\x00",
 		``,
 		"\ufeff{\"code\":200}",
 	}
@@ -247,6 +263,7 @@ func edgeResults() []string {
 
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	mock := mockResults(t)
+	kinds := kindResults()
 	for _, dc := range decodeCases() {
 		t.Run(dc.name, func(t *testing.T) {
 			if len(mock[dc.name]) == 0 {
@@ -267,7 +284,77 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 			for _, body := range edgeResults() {
 				dc.check(t, body)
 			}
+			for _, body := range kinds {
+				dc.check(t, body)
+			}
 		})
+	}
+}
+
+// kindResults returns Results in which each member of the DTOs
+// (at every depth, in an object and in a list), and the Result's own
+// members, hold each kind of JSON value: the type mismatches, nulls and
+// empty values a decoder might take differently.
+func kindResults() []string {
+	values := []string{`"3"`, `""`, `" 3 "`, `3`, `-3.5e1`, `true`, `false`, `null`,
+		`{}`, `{"grammar":"x"}`, `[]`, `[1]`, `[null]`, `[{}]`}
+	var out []string
+	var walk func(t reflect.Type, wrap func(string) string)
+	walk = func(t reflect.Type, wrap func(string) string) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for f := range t.Fields() {
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			for _, v := range values {
+				out = append(out, wrap(fmt.Sprintf(`{"uid":"u",%q:%s}`, tag, v)),
+					wrap(fmt.Sprintf(`[{"uid":"u",%q:%s}]`, tag, v)))
+			}
+			walk(f.Type, func(s string) string { return wrap(fmt.Sprintf(`{%q:%s}`, tag, s)) })
+			walk(f.Type, func(s string) string { return wrap(fmt.Sprintf(`{%q:[%s]}`, tag, s)) })
+		}
+	}
+	for _, t := range []reflect.Type{
+		reflect.TypeFor[classDTO](), reflect.TypeFor[assignmentDTO](),
+		reflect.TypeFor[assignmentSubmissionsDTO](), reflect.TypeFor[studentSubmissionsDTO](),
+		reflect.TypeFor[documentDTO](), reflect.TypeFor[rubricDTO](), reflect.TypeFor[errorPatternDTO](),
+	} {
+		walk(t, func(s string) string { return `{"code":200,"message":"success","data":` + s + `}` })
+	}
+	for _, v := range values {
+		out = append(out, `{"code":`+v+`,"message":"m","data":null}`, `{"code":200,"message":`+v+`,"data":null}`)
+	}
+	return out
+}
+
+// hasIntAboveMaxInt64 must find every run of exactly 19 digits above
+// math.MaxInt64 wherever it sits (it looks at one position in 19 first).
+func TestHasIntAboveMaxInt64(t *testing.T) {
+	runs := []struct {
+		digits string
+		above  bool
+	}{
+		{"9223372036854775808", true},
+		{"9999999999999999999", true},
+		{maxInt64, false},
+		{"1000000000000000000", false},
+		{"999999999999999999", false},   // 18 digits
+		{"99999999999999999999", false}, // 20 digits: go-json refuses it
+		{"123456789012345678901234567890", false},
+	}
+	for _, r := range runs {
+		for before := range 45 {
+			for _, after := range []string{"", "}", ",1234567890123456789", ",9223372036854775808"} {
+				b := []byte(strings.Repeat(`"`, before) + r.digits + after)
+				want := r.above || strings.Contains(after, "9223372036854775808")
+				if got := hasIntAboveMaxInt64(b); got != want {
+					t.Errorf("hasIntAboveMaxInt64(%s) = %v, want %v", b, got, want)
+				}
+			}
+		}
 	}
 }
 
@@ -294,17 +381,22 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 }
 
 // BenchmarkDecodeSubmissions decodes the mock's 35-record submission list
-// (about 13 KB, as the mock server writes it): the fast path, and
-// encoding/json as before.
+// (about 13 KB, as the mock server writes it): the fast path (go-json
+// after its checks), and encoding/json alone as before.
 func BenchmarkDecodeSubmissions(b *testing.B) {
-	body := mockResults(b)["assignment submissions"][0]
-	b.Run("jsonread", func(b *testing.B) {
+	body := []byte(mockResults(b)["assignment submissions"][0])
+	var obj assignmentSubmissionsDTO
+	var arr []submissionDTO
+	if _, _, fast := fastObjectOrArray(body, &obj, &arr); !fast {
+		b.Fatal("the fast path leaves the body to encoding/json")
+	}
+	b.Run("goccy", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
 			var obj assignmentSubmissionsDTO
 			var arr []submissionDTO
-			if _, _, err := readResult(body, readObjectOrArray((*assignmentSubmissionsDTO).read, readSubmissions, &obj, &arr)); err != nil {
+			if _, _, err := decodeObjectOrArray(body, &obj, &arr); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -315,7 +407,7 @@ func BenchmarkDecodeSubmissions(b *testing.B) {
 		for b.Loop() {
 			var obj assignmentSubmissionsDTO
 			var arr []submissionDTO
-			if _, _, err := unmarshalObjectOrArray([]byte(body), &obj, &arr); err != nil {
+			if _, _, err := unmarshalObjectOrArray(body, &obj, &arr); err != nil {
 				b.Fatal(err)
 			}
 		}

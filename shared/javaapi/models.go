@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/apperr"
-	"github.com/insightedge/insightedge/shared/javaapi/internal/jsonread"
 )
 
 // The models below are what the rest of the code base and the frontend see:
@@ -148,10 +147,8 @@ type ErrorPattern struct {
 
 // --- Java DTOs (snake_case, seed 004 §2.4) and their mapping ---
 //
-// Each DTO has its encoding/json tags (the reference decoding, see
-// decode.go) and a read method that reads the same members with jsonread.
-// The two must name the same keys; decode_test.go checks that they decode
-// alike.
+// The DTOs are decoded by their json tags and UnmarshalJSON methods, with
+// go-json on the fast path and encoding/json as the reference (decode.go).
 
 // flexID is an identifier the service may send as a string or a number.
 type flexID string
@@ -163,15 +160,6 @@ func (f *flexID) UnmarshalJSON(b []byte) error {
 	}
 	*f = id
 	return nil
-}
-
-func (f *flexID) read(r *jsonread.Reader) {
-	id, err := parseFlexID(r.Raw())
-	if err != nil {
-		r.Fail(err.Error())
-		return
-	}
-	*f = id
 }
 
 // parseFlexID reads an identifier from a JSON literal that is known to be
@@ -231,36 +219,6 @@ type classDTO struct {
 	Students     []studentDTO `json:"students"`
 }
 
-func (d *classDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "uid":
-			d.UID.read(r)
-		case "class_id":
-			d.ClassID.read(r)
-		case "id":
-			d.ID.read(r)
-		case "name":
-			r.String(&d.Name)
-		case "grade":
-			r.String(&d.Grade)
-		case "subject":
-			r.String(&d.Subject)
-		case "student_count":
-			r.Int(&d.StudentCount)
-		case "teacher_id":
-			d.TeacherID.read(r)
-		case "academic_year":
-			r.String(&d.AcademicYear)
-		case "students":
-			jsonread.Slice(r, &d.Students, (*studentDTO).read)
-		default:
-			return false
-		}
-		return true
-	})
-}
-
 func (d classDTO) model() (ClassInfo, error) {
 	id, err := pickID("class", d.Name, d.UID, d.ClassID, d.ID)
 	if err != nil {
@@ -279,24 +237,6 @@ type studentDTO struct {
 	Name      string `json:"name"`
 }
 
-func (d *studentDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "uid":
-			d.UID.read(r)
-		case "student_id":
-			d.StudentID.read(r)
-		case "id":
-			d.ID.read(r)
-		case "name":
-			r.String(&d.Name)
-		default:
-			return false
-		}
-		return true
-	})
-}
-
 func (d studentDTO) model() (Student, error) {
 	id, err := pickID("student", d.Name, d.UID, d.StudentID, d.ID)
 	return Student{StudentID: id, Name: d.Name}, err
@@ -310,30 +250,6 @@ type assignmentDTO struct {
 	Subject      string  `json:"subject"`
 	DueDate      string  `json:"due_date"`
 	MaxScore     float64 `json:"max_score"`
-}
-
-func (d *assignmentDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "uid":
-			d.UID.read(r)
-		case "assignment_id":
-			d.AssignmentID.read(r)
-		case "id":
-			d.ID.read(r)
-		case "title":
-			r.String(&d.Title)
-		case "subject":
-			r.String(&d.Subject)
-		case "due_date":
-			r.String(&d.DueDate)
-		case "max_score":
-			r.Float(&d.MaxScore)
-		default:
-			return false
-		}
-		return true
-	})
 }
 
 func (d assignmentDTO) model() (Assignment, error) {
@@ -352,83 +268,6 @@ type submissionDTO struct {
 	Status          string  `json:"status"`
 	Feedback        string  `json:"feedback"`
 	Skills          *Skills `json:"skills"`
-}
-
-// readSubmissions reads a list of submissions. Their skills are carved
-// out of blocks of Skills rather than allocated one by one: a list of 35 takes
-// 3 allocations instead of 35.
-func readSubmissions(s *[]submissionDTO, r *jsonread.Reader) {
-	var block []Skills
-	jsonread.Slice(r, s, func(d *submissionDTO, r *jsonread.Reader) { d.read(r, &block) })
-}
-
-// newSkills returns a zero Skills from *block, starting a new block, twice
-// as large as the last, when it is full.
-func newSkills(block *[]Skills) *Skills {
-	b := *block
-	if len(b) == cap(b) {
-		b = make([]Skills, 0, max(8, 2*cap(b)))
-	}
-	b = b[:len(b)+1]
-	*block = b
-	return &b[len(b)-1]
-}
-
-func (d *submissionDTO) read(r *jsonread.Reader, block *[]Skills) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "student_id":
-			d.StudentID.read(r)
-		case "student_name":
-			r.String(&d.StudentName)
-		case "assignment_id":
-			d.AssignmentID.read(r)
-		case "assignment_title":
-			r.String(&d.AssignmentTitle)
-		case "score":
-			r.Float(&d.Score)
-		case "max_score":
-			r.Float(&d.MaxScore)
-		case "submitted_at":
-			r.String(&d.SubmittedAt)
-		case "status":
-			r.String(&d.Status)
-		case "feedback":
-			r.String(&d.Feedback)
-		case "skills":
-			// As encoding/json: null clears the pointer; an object fills the
-			// Skills it points to, made if there is none.
-			if r.Null() {
-				d.Skills = nil
-				break
-			}
-			if d.Skills == nil {
-				d.Skills = newSkills(block)
-			}
-			d.Skills.read(r)
-		default:
-			return false
-		}
-		return true
-	})
-}
-
-func (s *Skills) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "grammar":
-			r.Float(&s.Grammar)
-		case "vocabulary":
-			r.Float(&s.Vocabulary)
-		case "reading":
-			r.Float(&s.Reading)
-		case "writing":
-			r.Float(&s.Writing)
-		default:
-			return false
-		}
-		return true
-	})
 }
 
 func (d submissionDTO) model() (SubmissionRecord, error) {
@@ -455,48 +294,12 @@ type assignmentSubmissionsDTO struct {
 	Submissions  []submissionDTO `json:"submissions"`
 }
 
-func (d *assignmentSubmissionsDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "uid":
-			d.UID.read(r)
-		case "assignment_id":
-			d.AssignmentID.read(r)
-		case "id":
-			d.ID.read(r)
-		case "title":
-			r.String(&d.Title)
-		case "submissions":
-			readSubmissions(&d.Submissions, r)
-		default:
-			return false
-		}
-		return true
-	})
-}
-
 // studentSubmissionsDTO is the object form of a student's submissions; a
 // bare array is accepted too.
 type studentSubmissionsDTO struct {
 	StudentID   flexID          `json:"student_id"`
 	StudentName string          `json:"student_name"`
 	Submissions []submissionDTO `json:"submissions"`
-}
-
-func (d *studentSubmissionsDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "student_id":
-			d.StudentID.read(r)
-		case "student_name":
-			r.String(&d.StudentName)
-		case "submissions":
-			readSubmissions(&d.Submissions, r)
-		default:
-			return false
-		}
-		return true
-	})
 }
 
 type documentDTO struct {
@@ -506,28 +309,6 @@ type documentDTO struct {
 	Title      string `json:"title"`
 	Snippet    string `json:"snippet"`
 	UpdatedAt  string `json:"updated_at"`
-}
-
-func (d *documentDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "uid":
-			d.UID.read(r)
-		case "document_id":
-			d.DocumentID.read(r)
-		case "id":
-			d.ID.read(r)
-		case "title":
-			r.String(&d.Title)
-		case "snippet":
-			r.String(&d.Snippet)
-		case "updated_at":
-			r.String(&d.UpdatedAt)
-		default:
-			return false
-		}
-		return true
-	})
 }
 
 func (d documentDTO) model() (Document, error) {
@@ -550,62 +331,6 @@ type criterionDTO struct {
 	Weight      float64 `json:"weight"`
 	Description string  `json:"description"`
 	Levels      []Level `json:"levels"`
-}
-
-func (d *rubricDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "uid":
-			d.UID.read(r)
-		case "rubric_id":
-			d.RubricID.read(r)
-		case "id":
-			d.ID.read(r)
-		case "title":
-			r.String(&d.Title)
-		case "subject":
-			r.String(&d.Subject)
-		case "max_score":
-			r.Float(&d.MaxScore)
-		case "criteria":
-			jsonread.Slice(r, &d.Criteria, (*criterionDTO).read)
-		default:
-			return false
-		}
-		return true
-	})
-}
-
-func (d *criterionDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "name":
-			r.String(&d.Name)
-		case "weight":
-			r.Float(&d.Weight)
-		case "description":
-			r.String(&d.Description)
-		case "levels":
-			jsonread.Slice(r, &d.Levels, (*Level).read)
-		default:
-			return false
-		}
-		return true
-	})
-}
-
-func (l *Level) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "score":
-			r.Float(&l.Score)
-		case "descriptor":
-			r.String(&l.Descriptor)
-		default:
-			return false
-		}
-		return true
-	})
 }
 
 func (d rubricDTO) summary() (RubricSummary, error) {
@@ -634,24 +359,6 @@ type errorPatternDTO struct {
 	Skill   string `json:"skill"`
 	Count   int    `json:"count"`
 	Example string `json:"example"`
-}
-
-func (d *errorPatternDTO) read(r *jsonread.Reader) {
-	r.Object(func(key string) bool {
-		switch key {
-		case "pattern":
-			r.String(&d.Pattern)
-		case "skill":
-			r.String(&d.Skill)
-		case "count":
-			r.Int(&d.Count)
-		case "example":
-			r.String(&d.Example)
-		default:
-			return false
-		}
-		return true
-	})
 }
 
 // mapAll maps every DTO, stopping at the first that cannot be mapped; the
