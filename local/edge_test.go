@@ -142,6 +142,9 @@ func TestStop(t *testing.T) {
 	if fin.typ(t) != "finish" || fin.chunk(t)["finishReason"] != "other" {
 		t.Fatalf("stopped stream ends with %v", fin.Data)
 	}
+	if end := rest[len(rest)-3]; end.typ(t) != "text-end" {
+		t.Fatalf("the open text part was not closed before finish: %v", end.Data)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for s.Offline.Cancelled() == 0 {
 		if time.Now().After(deadline) {

@@ -147,8 +147,14 @@ func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...proto
 func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) {
 	sse := protocol.NewSSEWriter(w)
 	_ = sse.Flush() // headers out now: the client sees the stream open at once
+	parts := s.openParts(ctx, t.ID, after)
 	send := func(ev eventlog.Event) error {
 		after = ev.Seq
+		for _, end := range parts.CloseBefore(ev.Data) {
+			if err := sse.Event(0, "", end); err != nil {
+				return err
+			}
+		}
 		return sse.Event(ev.Seq, "", ev.Data)
 	}
 	opts := eventlog.TailOptions{PollMin: s.o.PollMin, PollMax: s.o.PollMax, IdleEvery: s.o.Heartbeat,
@@ -166,6 +172,22 @@ func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Tur
 		return
 	}
 	_ = sse.Event(0, "", protocol.Done)
+}
+
+// openParts returns the text parts open after seq after of a turn's stream.
+func (s *Server) openParts(ctx context.Context, turnID string, after int64) *protocol.TextParts {
+	p := &protocol.TextParts{}
+	for seen := int64(0); seen < after; {
+		evs, err := s.log.Read(ctx, workflow.TurnStream(turnID), seen, min(500, int(after-seen)))
+		if err != nil || len(evs) == 0 {
+			break // best effort: a resumed stream still ends with finish
+		}
+		for _, ev := range evs {
+			p.See(ev.Data)
+			seen = ev.Seq
+		}
+	}
+	return p
 }
 
 // handleResume is GET /api/conversation/{id}/stream: the active turn from the
@@ -265,6 +287,7 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
+	// Text parts the turn left open are closed by the relay (textParts).
 	s.closeStream(ctx, turnID, protocol.Finish{FinishReason: protocol.FinishOther})
 	if err := s.starter.Stop(context.WithoutCancel(ctx), turnID); err != nil {
 		// The stream is closed: the workflow's next append fails and it ends.

@@ -1,7 +1,9 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"fmt"
 	"strings"
 )
@@ -79,7 +81,13 @@ func (a *Assembler) Add(raw []byte) error {
 		}
 	case strings.HasPrefix(c.Type, "data-"):
 		a.data(c)
-	case c.Type == "finish" || c.Type == "message-metadata":
+	case c.Type == "finish":
+		// The relay closes parts a stopped turn left open (TextParts).
+		for _, i := range a.texts {
+			a.msg.Parts[i].State = "done"
+		}
+		a.meta(c.MessageMetadata)
+	case c.Type == "message-metadata":
 		a.meta(c.MessageMetadata)
 	}
 	return nil
@@ -118,3 +126,52 @@ func (a *Assembler) meta(m *MessageMetadata) {
 
 // Message returns the assembled message.
 func (a *Assembler) Message() UIMessage { return a.msg }
+
+// TextParts follows the text parts a stream has open. A stream cut short
+// (a stopped turn) ends with finish while a part is open; the relay closes
+// such parts first, so that clients show them as finished. It relies on
+// MarshalChunk writing "type" first.
+type TextParts struct {
+	open []string
+}
+
+var (
+	textStartPrefix = []byte(`{"type":"text-start"`)
+	textEndPrefix   = []byte(`{"type":"text-end"`)
+	finishPrefix    = []byte(`{"type":"finish"`)
+)
+
+// See records one encoded chunk.
+func (p *TextParts) See(raw []byte) {
+	switch {
+	case bytes.HasPrefix(raw, textStartPrefix):
+		p.open = append(p.open, chunkID(raw))
+	case bytes.HasPrefix(raw, textEndPrefix):
+		id := chunkID(raw)
+		p.open = slices.DeleteFunc(p.open, func(s string) bool { return s == id })
+	}
+}
+
+// CloseBefore is See, returning the text-end chunks to send before raw: the
+// open parts when raw is finish.
+func (p *TextParts) CloseBefore(raw []byte) [][]byte {
+	if !bytes.HasPrefix(raw, finishPrefix) || bytes.HasPrefix(raw, []byte(`{"type":"finish-`)) {
+		p.See(raw)
+		return nil
+	}
+	var ends [][]byte
+	for _, id := range p.open {
+		b, _ := MarshalChunk(TextEnd{ID: id})
+		ends = append(ends, b)
+	}
+	p.open = nil
+	return ends
+}
+
+func chunkID(raw []byte) string {
+	var c struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &c)
+	return c.ID
+}

@@ -161,3 +161,20 @@ func TestAssembler(t *testing.T) {
 		t.Fatalf("tool progress with one id must be one part updated in place, got %d", progress)
 	}
 }
+
+func TestTextPartsClosedBeforeFinish(t *testing.T) {
+	enc := func(c Chunk) []byte { b, _ := MarshalChunk(c); return b }
+	var p TextParts
+	for _, c := range []Chunk{TextStart{ID: "a"}, TextDelta{ID: "a", Delta: "x"}, TextEnd{ID: "a"}, TextStart{ID: "b"}, FinishStep{}} {
+		if ends := p.CloseBefore(enc(c)); len(ends) != 0 {
+			t.Fatalf("%s: unexpected text-end", c.ChunkType())
+		}
+	}
+	ends := p.CloseBefore(enc(Finish{FinishReason: FinishOther}))
+	if len(ends) != 1 || string(ends[0]) != `{"type":"text-end","id":"b"}` {
+		t.Fatalf("ends before finish = %q", ends)
+	}
+	if again := p.CloseBefore(enc(Finish{})); len(again) != 0 {
+		t.Fatal("a part is closed once")
+	}
+}
