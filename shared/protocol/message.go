@@ -3,8 +3,8 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 )
 
