@@ -3,6 +3,7 @@ package javaapi_test
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -43,8 +44,7 @@ func benchEndpoints() []benchEndpoint {
 func benchSetup(b *testing.B, f mockserver.Fault, path string, probe *wireTimer) (*javaapi.Client, func() error) {
 	b.Helper()
 	srv := mockserver.New(mockdata.Default(), mockserver.Options{Token: token})
-	srv.SetFault(f)
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(replay(b, srv, f))
 	b.Cleanup(hs.Close)
 	cfg := javaapi.DefaultConfig()
 	cfg.BaseURL, cfg.Token, cfg.FallbackToMock = hs.URL, token, false
@@ -258,4 +258,47 @@ func BenchmarkBreakerOpen(b *testing.B) {
 			}
 		})
 	}
+}
+
+// replay serves the mock's answers encoded once, after the fault's latency:
+// the data service runs on other machines, so encoding its answers must not
+// take CPU from the client under measurement on this 2-core machine.
+func replay(b *testing.B, next http.Handler, f mockserver.Fault) http.Handler {
+	b.Helper()
+	type answer struct {
+		status int
+		header http.Header
+		body   []byte
+	}
+	var mu sync.Mutex
+	cache := map[string]answer{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := f.Latency
+		if f.Jitter > 0 {
+			d += time.Duration(rand.Int64N(int64(f.Jitter)))
+		}
+		if d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		mu.Lock()
+		a, ok := cache[r.URL.String()]
+		mu.Unlock()
+		if !ok {
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			a = answer{rec.Code, rec.Header().Clone(), rec.Body.Bytes()}
+			mu.Lock()
+			cache[r.URL.String()] = a
+			mu.Unlock()
+		}
+		for k, v := range a.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(a.status)
+		_, _ = w.Write(a.body)
+	})
 }
