@@ -10,7 +10,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/docx"
-	"github.com/insightedge/insightedge/shared/office/internal/readers"
+	readers "github.com/insightedge/insightedge/shared/office/officetest"
 	"github.com/insightedge/insightedge/shared/office/internal/samples"
 	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/office/pptx"

@@ -179,23 +179,7 @@ func costTable(rs []turnReport) string {
 	for i, r := range rs {
 		costs[i] = costOf(r)
 	}
-	row := func(name string, f func(cost) string) {
-		b.WriteString("| " + name + " |")
-		for _, c := range costs {
-			b.WriteString(" " + f(c) + " |")
-		}
-		b.WriteString("\n")
-	}
-	k := func(v float64) string { return fmt.Sprintf("%.4f", v*1000) }
-	row("assumed turn duration", func(c cost) string { return c.turn.String() })
-	row("DynamoDB units with a streaming model (read + write)", func(c cost) string { return fmt.Sprintf("%.0f + %.0f", c.rru, c.wru) })
-	row("Lambda (requests + GB-s, arm64)", func(c cost) string { return k(c.lambda) })
-	row("Step Functions Express", func(c cost) string { return k(c.express) })
-	row("DynamoDB on-demand", func(c cost) string { return k(c.dynamo) })
-	row("CloudWatch Logs", func(c cost) string { return k(c.logs) })
-	row("X-Ray", func(c cost) string { return k(c.xray) })
-	row("**total**", func(c cost) string { return "**" + k(c.total) + "**" })
-	row("(Standard workflow instead: transitions)", func(c cost) string { return k(c.standard) })
+	costRows(&b, "assumed turn duration", costs)
 	var mean float64
 	for _, c := range costs {
 		mean += c.total / float64(len(costs))
@@ -259,6 +243,15 @@ func buildCostTable(rs []turnReport) string {
 	for i, r := range rs {
 		costs[i] = buildCostOf(r)
 	}
+	costRows(&b, "assumed build duration", costs)
+	fmt.Fprintf(&b, "\n100,000 teachers × 2 builds/day = %d builds/month: $%.0f/month before the model's own price (EventBridge Scheduler: $1.00 per million scheduled invocations, 14 million free a month).\n",
+		buildsPerMonth, costs[0].total*buildsPerMonth)
+	return b.String()
+}
+
+// costRows writes the rows shared by the turn and build cost tables, in
+// dollars per 1,000.
+func costRows(b *strings.Builder, duration string, costs []cost) {
 	row := func(name string, f func(cost) string) {
 		b.WriteString("| " + name + " |")
 		for _, c := range costs {
@@ -267,7 +260,7 @@ func buildCostTable(rs []turnReport) string {
 		b.WriteString("\n")
 	}
 	k := func(v float64) string { return fmt.Sprintf("%.4f", v*1000) }
-	row("assumed build duration", func(c cost) string { return c.turn.String() })
+	row(duration, func(c cost) string { return c.turn.String() })
 	row("DynamoDB units with a streaming model (read + write)", func(c cost) string { return fmt.Sprintf("%.0f + %.0f", c.rru, c.wru) })
 	row("Lambda (requests + GB-s, arm64)", func(c cost) string { return k(c.lambda) })
 	row("Step Functions Express", func(c cost) string { return k(c.express) })
@@ -276,7 +269,4 @@ func buildCostTable(rs []turnReport) string {
 	row("X-Ray", func(c cost) string { return k(c.xray) })
 	row("**total**", func(c cost) string { return "**" + k(c.total) + "**" })
 	row("(Standard workflow instead: transitions)", func(c cost) string { return k(c.standard) })
-	fmt.Fprintf(&b, "\n100,000 teachers × 2 builds/day = %d builds/month: $%.0f/month before the model's own price (EventBridge Scheduler: $1.00 per million scheduled invocations, 14 million free a month).\n",
-		buildsPerMonth, costs[0].total*buildsPerMonth)
-	return b.String()
 }

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/insightedge/insightedge/shared/office/htmlpage"
-	"github.com/insightedge/insightedge/shared/office/internal/readers"
+	readers "github.com/insightedge/insightedge/shared/office/officetest"
 )
 
 const evil = `<script>alert(1)</script><img src=x onerror=alert(2)>`
