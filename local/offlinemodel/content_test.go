@@ -513,9 +513,9 @@ func TestReadingContentRequests(t *testing.T) {
 
 // TestArgumentsFitTheNotes keeps the outline and the documents small enough
 // for the tools' notes to carry them to the next turn (gentools keeps at
-// most 3500 bytes of arguments in a note).
+// most 8000 bytes of arguments in a note).
 func TestArgumentsFitTheNotes(t *testing.T) {
-	const limit = 3500
+	const limit = 8000
 	for _, l := range []lang{zh, en} {
 		for _, topic := range []string{"光合作用", "牛顿第一定律", "勾股定理", "the water cycle", "一次函数"} {
 			m := materialFor(l, topic)

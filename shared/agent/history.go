@@ -71,7 +71,7 @@ func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, syst
 }
 
 // maxMemory bounds one tool's memory in the history summary.
-const maxMemory = 4000
+const maxMemory = 9000
 
 func clip(s string, n int) string {
 	r := []rune(s)

@@ -292,4 +292,4 @@ func memory(what string, args any) string {
 }
 
 // maxMemoryJSON bounds the arguments kept in a memory.
-const maxMemoryJSON = 3500
+const maxMemoryJSON = 8000
