@@ -94,3 +94,25 @@ func TestFinalResultToolSchema(t *testing.T) {
 		t.Fatalf("final_result schema: %s", b)
 	}
 }
+
+func TestParseFinal(t *testing.T) {
+	cases := []struct {
+		name, args string
+		want       FinalResult
+		malformed  bool
+	}{
+		{"valid", `{"status":"answer_ready","message":"好","artifacts":["quiz"]}`, FinalResult{Status: StatusAnswerReady, Message: "好", Artifacts: []string{"quiz"}}, false},
+		{"broken tail, status and message complete", `{"status":"artifact_ready","message":"已生成","artifacts":[qu`, FinalResult{Status: StatusArtifactReady, Message: "已生成"}, false},
+		{"message cut", `{"status":"answer_ready","message":"已生`, FinalResult{}, true},
+		{"clarify is not salvaged", `{"status":"clarify_needed","message":"哪个班？","clarify":{"question":`, FinalResult{}, true},
+		{"not JSON", `status: done`, FinalResult{}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, malformed := parseFinal(c.args)
+			if (malformed != "") != c.malformed || got.Status != c.want.Status || got.Message != c.want.Message || len(got.Artifacts) != len(c.want.Artifacts) {
+				t.Fatalf("got %+v %q", got, malformed)
+			}
+		})
+	}
+}

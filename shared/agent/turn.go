@@ -167,9 +167,7 @@ func (r *modelRound) conclude(ctx context.Context, m openai.ChatCompletionMessag
 	}
 	rec := finalRecord{TextID: r.text.id}
 	if final != nil {
-		if err := json.Unmarshal([]byte(final.Function.Arguments), &rec.Result); err != nil {
-			rec.Malformed = err.Error()
-		}
+		rec.Result, rec.Malformed = parseFinal(final.Function.Arguments)
 	} else {
 		// A model that answers in plain text is taken at its word.
 		rec.Result = FinalResult{Status: StatusAnswerReady, Message: m.Content}
@@ -310,4 +308,23 @@ func tierOf(s string) llm.Tier {
 		return t
 	}
 	return llm.TierStandard
+}
+
+// parseFinal decodes final_result's arguments. Arguments that are not valid
+// JSON as a whole but carry a complete status and message (a model that
+// fumbled a later field) are taken for those two: the message may already
+// have streamed to the teacher, and a retry would show it twice. A clarify
+// question needs its payload, so it is not salvaged.
+func parseFinal(args string) (FinalResult, string) {
+	var r FinalResult
+	err := json.Unmarshal([]byte(args), &r)
+	if err == nil {
+		return r, ""
+	}
+	status, sDone := llm.PartialString(args, "status")
+	msg, mDone := llm.PartialString(args, "message")
+	if sDone && mDone && status != StatusClarifyNeeded {
+		return FinalResult{Status: status, Message: msg}, ""
+	}
+	return FinalResult{}, err.Error()
 }
