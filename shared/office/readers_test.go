@@ -10,8 +10,8 @@ import (
 
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/docx"
-	readers "github.com/insightedge/insightedge/shared/office/officetest"
 	"github.com/insightedge/insightedge/shared/office/internal/samples"
+	readers "github.com/insightedge/insightedge/shared/office/officetest"
 	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/office/pptx"
 )
