@@ -138,13 +138,20 @@ func (p *Pages) handleGenerate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := blueprint.ResolveInputs(bp, body.Context)
+	req, err := buildRequest(bp, body.Context, firstNonEmpty(bp.Language, body.Language))
 	if err != nil {
 		return err
 	}
-	req := blueprint.Request{Mode: blueprint.ModeBuild, Blueprint: bp, Inputs: inputs, Context: body.Context,
-		Language: firstNonEmpty(bp.Language, body.Language)}
 	return p.start(w, r, id, req)
+}
+
+// buildRequest is a whole build of bp with the client's input choices.
+func buildRequest(bp blueprint.Blueprint, ctx map[string]any, lang string) (blueprint.Request, error) {
+	inputs, err := blueprint.ResolveInputs(bp, ctx)
+	if err != nil {
+		return blueprint.Request{}, err
+	}
+	return blueprint.Request{Mode: blueprint.ModeBuild, Blueprint: bp, Inputs: inputs, Context: ctx, Language: lang}, nil
 }
 
 func (p *Pages) handlePatch(w http.ResponseWriter, r *http.Request) error {
@@ -177,11 +184,10 @@ func (p *Pages) handlePatch(w http.ResponseWriter, r *http.Request) error {
 	// results that no longer fit the blueprint.
 	if plan.Scope == blueprint.ScopeRebuild || !hasPage || !blueprint.SameStructure(bp, page) ||
 		len(body.DataContext) == 0 || !hasResults(bp, body.ComputeResults) {
-		inputs, err := blueprint.ResolveInputs(bp, body.Context)
-		if err != nil {
+		var err error
+		if req, err = buildRequest(bp, body.Context, req.Language); err != nil {
 			return err
 		}
-		req = blueprint.Request{Mode: blueprint.ModeBuild, Blueprint: bp, Inputs: inputs, Context: body.Context, Language: req.Language}
 	}
 	w.Header().Set("X-Build-Mode", req.Mode)
 	return p.start(w, r, id, req)
