@@ -183,7 +183,15 @@ func TestWeakestInGrammarIsReal(t *testing.T) {
 }
 
 func TestStudentByName(t *testing.T) {
-	reg, _ := newRegistry(t)
+	reg, srv := newRegistry(t)
+	defer func() {
+		// A pupil's name is never tried as an id: no path carries it.
+		for _, r := range srv.Requests() {
+			if strings.Contains(strings.ToLower(r.Path), "wong") || strings.Contains(strings.ToLower(r.Path), "ka%20ho") {
+				t.Errorf("a request named the pupil in its path: %s", r.Path)
+			}
+		}
+	}()
 	byID, err := run(t, reg, "t-001", "get_student_grades", `{"studentId":"s-f1a-01"}`)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +224,10 @@ func TestErrors(t *testing.T) {
 			[]string{"matches several classes", "class-hk-f1a", "class-hk-f1b"}},
 		{"another teacher's class is not found", "t-001", "get_class_detail", `{"classId":"class-hk-f2a"}`, apperr.EntityNotFound,
 			[]string{"did you mean"}},
-		{"another teacher's student", "t-001", "get_student_grades", `{"studentId":"s-f2a-01"}`, apperr.AuthError, nil},
+		// Resolved among the teacher's own students first: no request names
+		// another teacher's pupil at all.
+		{"another teacher's student is not found", "t-001", "get_student_grades", `{"studentId":"s-f2a-01"}`, apperr.EntityNotFound,
+			[]string{"no student of this teacher matches"}},
 		{"unknown student", "t-001", "get_student_grades", `{"studentId":"Zhang Nobody"}`, apperr.EntityNotFound,
 			[]string{"no student of this teacher matches"}},
 		{"skill for a physics class", "t-001", "analyze_student_weakness", `{"classId":"3C","skill":"grammar"}`, apperr.ValidationError,
