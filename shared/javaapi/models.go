@@ -105,7 +105,9 @@ func (s SubmissionRecord) Graded() bool { return s.Score != nil }
 
 // Usable reports whether the submission's score can be put on its scale:
 // graded, with a max score above 0.
-func (s SubmissionRecord) Usable() bool { return s.Score != nil && s.MaxScore != nil && *s.MaxScore > 0 }
+func (s SubmissionRecord) Usable() bool {
+	return s.Score != nil && s.MaxScore != nil && *s.MaxScore > 0
+}
 
 // Percent is the score as a percentage of the max score, if Usable.
 func (s SubmissionRecord) Percent() (float64, bool) {

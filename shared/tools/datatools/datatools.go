@@ -667,7 +667,6 @@ func (p *pack) withStudent(ctx context.Context, teacher string, in studentArgs, 
 	return fn(s.StudentID)
 }
 
-
 // result builds a Result: empty when there is nothing to show.
 func result(n int, msg string, out any) tools.Result {
 	st := protocol.ToolSuccess
