@@ -125,9 +125,29 @@ func kpis(s compute.Stats, l lang) []blueprint.KPIItem {
 		{Label: l.passRate, Value: FormatPercent(s.PassRate * 100), Status: passStatus,
 			Subtext: fmt.Sprintf("%d / %d ≥ %s", s.PassCount, s.Count, v(s.PassMark))},
 		{Label: l.max + " / " + l.min, Value: v(s.Max) + " / " + v(s.Min), Status: "neutral", Subtext: l.stdDev + " " + Format1(s.StdDev)},
-		{Label: l.students(s.Per), Value: strconv.Itoa(s.Count), Status: "neutral",
-			Subtext: "P25 " + v(s.P25) + " · P75 " + v(s.P75) + " · P90 " + v(s.P90)},
+		{Label: l.students(s.Per), Value: strconv.Itoa(s.Count), Status: countStatus(s),
+			Subtext: l.leftOut(s) + "P25 " + v(s.P25) + " · P75 " + v(s.P75) + " · P90 " + v(s.P90)},
 	}
+}
+
+// countStatus warns when submissions were left out of the statistics.
+func countStatus(s compute.Stats) string {
+	if s.Ungraded+s.Unusable > 0 {
+		return "warning"
+	}
+	return "neutral"
+}
+
+// leftOut says which submissions the statistics leave out ("2 份未评分 · ").
+func (l lang) leftOut(s compute.Stats) string {
+	out := ""
+	if s.Ungraded > 0 {
+		out += map[bool]string{true: fmt.Sprintf("%d 份未评分 · ", s.Ungraded), false: fmt.Sprintf("%d not graded yet · ", s.Ungraded)}[l.zh]
+	}
+	if s.Unusable > 0 {
+		out += map[bool]string{true: fmt.Sprintf("%d 份缺少满分 · ", s.Unusable), false: fmt.Sprintf("%d without a max score · ", s.Unusable)}[l.zh]
+	}
+	return out
 }
 
 func rowStatus(mean, pass float64, metric string) string {

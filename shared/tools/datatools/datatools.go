@@ -112,7 +112,12 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 		if c.TraceID != "" && javaapi.TraceID(ctx) == "" {
 			ctx = javaapi.WithTraceID(ctx, c.TraceID)
 		}
-		ctx, rep := javaapi.WithReport(ctx)
+		// A caller's Report (a page build's) spans all its calls, so that
+		// they keep to one source; otherwise the call has its own.
+		rep := javaapi.ReportFrom(ctx)
+		if rep == nil {
+			ctx, rep = javaapi.WithReport(ctx)
+		}
 		res, err := fn(ctx, c.TeacherID, in)
 		if err != nil {
 			return res, err
