@@ -302,6 +302,9 @@ type studentDTO struct {
 	StudentID flexID `json:"student_id"`
 	ID        flexID `json:"id"`
 	Name      optStr `json:"name"`
+	// StudentName is the name as SubmissionDTO spells it (seed 004 §2.4.2);
+	// the seed leaves a class's student shape open, so either is taken.
+	StudentName optStr `json:"student_name"`
 }
 
 // model maps a class's student (the seed leaves the shape open; the
@@ -309,6 +312,9 @@ type studentDTO struct {
 // student is left out; without a name, kept and marked incomplete.
 func (d studentDTO) model(is *issues) (Student, bool) {
 	name, hasName := d.Name.get()
+	if !hasName {
+		name, hasName = d.StudentName.get()
+	}
 	id, err := pickID("student", name, d.UID, d.StudentID, d.ID)
 	if err != nil {
 		is.missing("student.uid")
@@ -328,15 +334,20 @@ type assignmentDTO struct {
 	AssignmentID flexID `json:"assignment_id"`
 	ID           flexID `json:"id"`
 	Title        optStr `json:"title"`
-	Subject      string `json:"subject"`
-	DueDate      string `json:"due_date"`
-	MaxScore     optNum `json:"max_score"`
+	// Name is taken for a title: the seed leaves the assignment shape open.
+	Name     optStr `json:"name"`
+	Subject  string `json:"subject"`
+	DueDate  string `json:"due_date"`
+	MaxScore optNum `json:"max_score"`
 }
 
 // model maps an assignment: without an identifier it is left out; without
 // a title or a max score above 0, kept and marked incomplete.
 func (d assignmentDTO) model(is *issues) (Assignment, bool) {
 	title, hasTitle := d.Title.get()
+	if !hasTitle {
+		title, hasTitle = d.Name.get()
+	}
 	id, err := pickID("assignment", title, d.UID, d.AssignmentID, d.ID)
 	if err != nil {
 		is.missing("assignment.uid")
