@@ -21,12 +21,14 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/sony/gobreaker/v2"
@@ -617,12 +619,12 @@ func (c *Client) putBuffer(buf *bytes.Buffer) {
 }
 
 func (c *Client) transportErr(ctx, actx context.Context, err error) error {
-	// A *url.Error names the request's URL: the service's internal address
-	// and a teacher's ids. Only the cause goes on; the logs have the path.
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
+	// A transport error names the service's internal address (and a
+	// *url.Error the whole URL, with a teacher's ids): the operator's log
+	// gets it in full, the error chain only what kind of failure it was.
+	c.log.LogAttrs(ctx, slog.LevelWarn, "JavaClient transport error", slog.String("traceId", TraceID(ctx)),
+		slog.String("error", err.Error()))
+	err = redacted{err}
 	switch {
 	case ctx.Err() != nil:
 		return apperr.Wrap(fmt.Errorf("%w: %w", errCanceled, err), apperr.DataError, "the data request was canceled")
@@ -632,6 +634,28 @@ func (c *Client) transportErr(ctx, actx context.Context, err error) error {
 	default:
 		return apperr.Wrap(fmt.Errorf("%w: %w", errTransient, err), apperr.DataError, "the data service is unreachable")
 	}
+}
+
+// redacted is a transport error whose text says only what kind of failure
+// it was; errors.Is and errors.As still see the original.
+type redacted struct{ err error }
+
+func (r redacted) Unwrap() error { return r.err }
+
+func (r redacted) Error() string {
+	var ne net.Error
+	var dns *net.DNSError
+	switch {
+	case errors.Is(r.err, context.DeadlineExceeded), errors.As(r.err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(r.err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(r.err, syscall.ECONNRESET), errors.Is(r.err, io.ErrUnexpectedEOF), errors.Is(r.err, io.EOF):
+		return "connection reset"
+	case errors.As(r.err, &dns):
+		return "name resolution failed"
+	}
+	return "transport error"
 }
 
 // envelope is Result<T> with its data left undecoded: for error answers,
