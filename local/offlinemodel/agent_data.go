@@ -322,13 +322,18 @@ func scoresAnswer(l lang, class string, assignment any, res map[string]any) stri
 		lowest = append(lowest, fmt.Sprintf(l.pick("%s（%s 分）", "%s (%s)"), str(s, "studentName", "name", "studentId"), fmtNum(score)))
 	}
 	due := str(assignment, "dueDate")
-	msg := l.pick(
-		fmt.Sprintf("**%s**最近一次作业「%s」（截止 %s）共有 %s 份提交：平均分 **%s**，中位数 %s，最高 %s，最低 %s（满分 %s）。",
-			className(l, class), title, due, fmtNum(count), fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)),
-		fmt.Sprintf("For **%s**'s latest assignment, \"%s\" (due %s), there are %s submissions: mean **%s**, median %s, highest %s, lowest %s (out of %s).",
-			className(l, class), title, due, fmtNum(count), fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)))
 	ungraded, _ := num(stats, "ungraded")
 	unusable, _ := num(stats, "unusable")
+	counted := l.pick(fmtNum(count)+" 份提交", fmtNum(count)+" submissions")
+	if ungraded+unusable > 0 {
+		counted = l.pick(fmt.Sprintf("%d 份提交，其中 %s 份计入统计", len(subs), fmtNum(count)),
+			fmt.Sprintf("%d submissions, %s of them in the figures", len(subs), fmtNum(count)))
+	}
+	msg := l.pick(
+		fmt.Sprintf("**%s**最近一次作业「%s」（截止 %s）共有 %s：平均分 **%s**，中位数 %s，最高 %s，最低 %s（满分 %s）。",
+			className(l, class), title, due, counted, fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)),
+		fmt.Sprintf("For **%s**'s latest assignment, \"%s\" (due %s), there are %s: mean **%s**, median %s, highest %s, lowest %s (out of %s).",
+			className(l, class), title, due, counted, fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)))
 	var zh, en []string
 	if ungraded > 0 {
 		zh, en = append(zh, fmtNum(ungraded)+" 份未评分"), append(en, fmtNum(ungraded)+" not graded yet")

@@ -189,8 +189,9 @@ func (c *Client) Classes(ctx context.Context, teacherID string) ([]ClassInfo, er
 	}
 	cached, fresh, age, found := c.classes.get(teacherID, c.now())
 	if found && fresh && !wantsFresh(ctx) {
+		// Not a service answer in this scope: a scope that then falls back
+		// may still serve all its data from the sample set.
 		c.counters.cacheHits.Add(1)
-		ReportFrom(ctx).answered(false)
 		return cached, nil
 	}
 	c.counters.cacheMisses.Add(1)
@@ -717,8 +718,9 @@ func rejected(code int, msg string, cause error) error {
 		// The service refused this product's token, not the teacher: a
 		// service error for the teacher (never AUTH_ERROR, which sends the
 		// teacher to the login page) and an alarm for the operator.
-		return apperr.Wrap(fmt.Errorf("%w: %w", errUnauthorized, cause), apperr.ServiceUnavailable,
-			"the data service is unavailable (it refused this service's credentials): %s", msg)
+		// The operator's alarm names the cause; the teacher needs only this.
+		return apperr.Wrap(fmt.Errorf("%w: %w: %s", errUnauthorized, cause, msg), apperr.ServiceUnavailable,
+			"the data service is temporarily unavailable")
 	case http.StatusForbidden:
 		return apperr.Wrap(cause, apperr.AuthError,
 			"permission denied by the data service (a teacher may only see their own classes): %s", msg).WithStatus(http.StatusForbidden)

@@ -195,7 +195,6 @@ func (r *Report) staleAnswer(age time.Duration) {
 	defer r.mu.Unlock()
 	r.stale = true
 	r.staleAge = max(r.staleAge, age)
-	r.real++
 }
 
 func (r *Report) add(is *issues) {

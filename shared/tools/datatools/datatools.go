@@ -145,7 +145,11 @@ func reportNotices(s javaapi.Summary, lang string) []protocol.Notice {
 			fmt.Sprintf("The data service is unavailable: this class list was saved %d minutes ago and may be out of date.", mins))})
 	}
 	if s.Incomplete() {
-		fields := strings.Join(s.Fields(), ", ")
+		var names []string
+		for _, f := range s.Fields() {
+			names = append(names, fieldName(f, lang))
+		}
+		fields := strings.Join(names, pick(lang, "、", ", "))
 		msg := pick(lang, fmt.Sprintf("数据服务返回的部分记录不完整（缺少：%s）", fields),
 			fmt.Sprintf("Some records from the data service are incomplete (missing: %s)", fields))
 		if n := s.DroppedTotal(); n > 0 {
@@ -156,6 +160,27 @@ func reportNotices(s javaapi.Summary, lang string) []protocol.Notice {
 		out = append(out, protocol.Notice{Code: protocol.NoticeIncompleteData, Message: msg})
 	}
 	return out
+}
+
+// fieldNames name the contract's fields for a teacher.
+var fieldNames = map[string][2]string{
+	"class.uid": {"班级编号", "class id"}, "class.name": {"班级名称", "class name"}, "class.grade": {"年级", "grade"},
+	"class.subject": {"科目", "subject"}, "class.student_count": {"学生人数", "number of students"},
+	"class.teacher_id": {"任课教师", "teacher"}, "class.teacher_id(other teacher)": {"其他教师的班级", "another teacher's class"},
+	"student.uid": {"学生编号", "student id"}, "student.name": {"学生姓名", "student name"},
+	"assignment.uid": {"作业编号", "assignment id"}, "assignment.title": {"作业名称", "assignment title"},
+	"assignment.max_score":  {"作业满分", "assignment max score"},
+	"submission.student_id": {"提交的学生编号", "submission's student id"}, "submission.student_name": {"提交的学生姓名", "submission's student name"},
+	"submission.score": {"分数", "score"}, "submission.max_score": {"提交的满分", "submission's max score"},
+	"submission.assignment_id": {"提交的作业编号", "submission's assignment id"}, "submission.assignment_title": {"提交的作业名称", "submission's assignment title"},
+}
+
+func fieldName(f, lang string) string {
+	n, ok := fieldNames[f]
+	if !ok {
+		return f
+	}
+	return pick(lang, n[0], n[1])
 }
 
 // noticed is a tool output with the call's notices: the model reads them
@@ -416,9 +441,15 @@ func ungradedNotices(ungraded, unusable int, lang string) []protocol.Notice {
 	if ungraded == 0 && unusable == 0 {
 		return nil
 	}
+	var zh, en []string
+	if ungraded > 0 {
+		zh, en = append(zh, fmt.Sprintf("%d 份未评分", ungraded)), append(en, fmt.Sprintf("%d not graded yet", ungraded))
+	}
+	if unusable > 0 {
+		zh, en = append(zh, fmt.Sprintf("%d 份缺少满分", unusable)), append(en, fmt.Sprintf("%d without a max score", unusable))
+	}
 	return []protocol.Notice{{Code: protocol.NoticeUngraded, Message: pick(lang,
-		"统计未包括："+strings.Trim(leftOutZH(ungraded, unusable), "（）"),
-		"The statistics leave out"+strings.TrimSuffix(strings.TrimPrefix(leftOutEN(ungraded, unusable), " ("), ")"))}}
+		"统计未包括："+strings.Join(zh, "、")+"。", "The statistics leave out: "+strings.Join(en, ", ")+".")}}
 }
 
 func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs) (tools.Result, error) {
