@@ -649,6 +649,13 @@ func (p *pack) resolveClass(ctx context.Context, teacher, mention string) (javaa
 		return javaapi.ClassInfo{}, err
 	}
 	c, err := javaapi.ResolveClass(mention, classes)
+	if apperr.CodeOf(err) == apperr.EntityNotFound {
+		// The list may be a cached one that predates a new class: look once
+		// more at the service's current list before saying "not found".
+		if fresh, ferr := p.src.Classes(javaapi.WithFreshData(ctx), teacher); ferr == nil {
+			c, err = javaapi.ResolveClass(mention, fresh)
+		}
+	}
 	if err == nil && c.ClassID != strings.TrimSpace(mention) {
 		p.log.LogAttrs(ctx, slog.LevelDebug, "resolved class mention",
 			slog.String("mention", mention), slog.String("classId", c.ClassID))
