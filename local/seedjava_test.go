@@ -162,8 +162,9 @@ func TestSeedServiceFailuresInJSON(t *testing.T) {
 					t.Errorf("answer contains %q:\n%s", bad, resp.ChatResponse)
 				}
 			}
-			if !strings.Contains(resp.ChatResponse, tt.code) && !strings.Contains(resp.ChatResponse, "不可用") && !strings.Contains(resp.ChatResponse, "data service") {
-				t.Errorf("the answer does not say the data service failed (%s):\n%s", tt.code, resp.ChatResponse)
+			want := map[string]string{"DATA_ERROR": "数据获取失败", "SERVICE_UNAVAILABLE": "数据服务暂时不可用"}[tt.code]
+			if !strings.Contains(resp.ChatResponse, want) {
+				t.Errorf("the answer does not say %q (%s):\n%s", want, tt.code, resp.ChatResponse)
 			}
 			if len(resp.Notices) != 0 {
 				t.Errorf("notices %v for an answer with no data", resp.Notices)
@@ -316,5 +317,69 @@ func TestMockPageIsMarked(t *testing.T) {
 	}
 	if !marked {
 		t.Error("the page stream does not say the data is sample data")
+	}
+}
+
+// Records missing required fields reach the teacher as incomplete, never
+// as defaults ("0 名学生", "「」").
+func TestSeedServiceIncompleteRecords(t *testing.T) {
+	s, _ := newSeedLocal(t, seedjava.Defects{ClassFieldsMissing: true, NamelessStudent: true}, nil)
+	var resp struct {
+		ChatResponse string
+		Notices      []struct{ Code, Message string }
+	}
+	postJSON(t, s.URL+"/api/conversation", `{"message":"我有哪些班？"}`, &resp, "X-Teacher-Id", seedTeacher)
+	if strings.Contains(resp.ChatResponse, "0 名学生") || !strings.Contains(resp.ChatResponse, "学生人数未知") {
+		t.Errorf("3B's unknown student count:\n%s", resp.ChatResponse)
+	}
+	if len(resp.Notices) != 1 || resp.Notices[0].Code != "INCOMPLETE_DATA" || !strings.Contains(resp.Notices[0].Message, "学生人数") ||
+		!strings.Contains(resp.Notices[0].Message, "1 条记录无法使用") {
+		t.Errorf("notices %+v", resp.Notices)
+	}
+	st := postStream(t, s.URL, `{"message":"3B 班有哪些学生？"}`, "X-Teacher-Id", seedTeacher)
+	text := st.text(t)
+	if strings.Contains(text, "「」") || strings.Contains(text, "、、") || !strings.Contains(text, "Chan Tai Man") {
+		t.Errorf("roster with a nameless student:\n%s", text)
+	}
+	if n := st.last(t, "data-notice")["data"].(map[string]any); n["code"] != "INCOMPLETE_DATA" || !strings.Contains(fmt.Sprint(n["message"]), "学生姓名") {
+		t.Errorf("notice %v", n)
+	}
+	aiSDK(t, st.Raw)
+}
+
+// /api/health proves that the service answers and takes the token.
+func TestSeedServiceHealth(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		defects seedjava.Defects
+		code    int
+		status  string
+	}{
+		{"up", seedjava.Defects{}, 200, "ok"},
+		{"down", seedjava.Defects{Down: true}, 503, "down"},
+		{"token refused", seedjava.Defects{ExpiredToken: true}, 503, "unauthorized"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newSeedLocal(t, tt.defects, nil)
+			var h struct {
+				Status       string
+				Dependencies map[string]map[string]string
+			}
+			req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/health", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			_ = json.NewDecoder(resp.Body).Decode(&h)
+			ds := h.Dependencies["dataService"]
+			if resp.StatusCode != tt.code || (tt.status == "ok") != (ds["status"] == "ok") ||
+				tt.status != "ok" && !strings.HasPrefix(ds["detail"], tt.status) {
+				t.Errorf("health %d %+v", resp.StatusCode, h)
+			}
+			if strings.Contains(ds["detail"], "127.0.0.1") {
+				t.Errorf("health detail names the service: %s", ds["detail"])
+			}
+		})
 	}
 }

@@ -99,6 +99,9 @@ func render(pb *blueprint.PageBlock, block blueprint.Block, bp blueprint.Bluepri
 func kpis(s compute.Stats, l lang) []blueprint.KPIItem {
 	pct := s.Metric != blueprint.MetricScore
 	v := func(x float64) string {
+		if s.Count == 0 {
+			return "—" // nothing to average: no figure, rather than a 0 that reads as one
+		}
 		if pct {
 			return FormatPercent(x)
 		}
@@ -122,12 +125,19 @@ func kpis(s compute.Stats, l lang) []blueprint.KPIItem {
 	}
 	return []blueprint.KPIItem{
 		{Label: l.mean(s.Metric), Value: v(s.Mean), Status: meanStatus, Subtext: l.median + " " + v(s.Median)},
-		{Label: l.passRate, Value: FormatPercent(s.PassRate * 100), Status: passStatus,
+		{Label: l.passRate, Value: passValue(s), Status: passStatus,
 			Subtext: fmt.Sprintf("%d / %d ≥ %s", s.PassCount, s.Count, v(s.PassMark))},
 		{Label: l.max + " / " + l.min, Value: v(s.Max) + " / " + v(s.Min), Status: "neutral", Subtext: l.stdDev + " " + Format1(s.StdDev)},
 		{Label: l.students(s.Per), Value: strconv.Itoa(s.Count), Status: countStatus(s),
 			Subtext: l.leftOut(s) + "P25 " + v(s.P25) + " · P75 " + v(s.P75) + " · P90 " + v(s.P90)},
 	}
+}
+
+func passValue(s compute.Stats) string {
+	if s.Count == 0 {
+		return "—"
+	}
+	return FormatPercent(s.PassRate * 100)
 }
 
 // countStatus warns when submissions were left out of the statistics.
