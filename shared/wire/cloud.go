@@ -143,7 +143,7 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 		APIKeyParameter:     strings.TrimSpace(getenv(EnvAPIKeyParameter)),
 		JWTSecretParameter:  strings.TrimSpace(getenv(EnvJWTSecretParameter)),
 		JavaTokenParameter:  strings.TrimSpace(getenv(EnvJavaTokenParameter)),
-		Data:                strings.TrimSpace(getenv(EnvJavaBaseURL)) != "" || strings.TrimSpace(getenv(EnvUseMockData)) != "",
+		Data:                javaBaseURL(getenv) != "" || strings.TrimSpace(getenv(EnvUseMockData)) != "",
 	}
 	if c.Table == "" {
 		return c, fmt.Errorf("wire: %s is required (the DynamoDB table)", EnvTable)
@@ -341,6 +341,14 @@ func DataCheck(c *javaapi.Client) edge.Check {
 	}}
 }
 
+// javaBaseURL is JAVA_API_BASE_URL, or the seed's SPRING_BOOT_BASE_URL.
+func javaBaseURL(getenv func(string) string) string {
+	if v := strings.TrimSpace(getenv(EnvJavaBaseURL)); v != "" {
+		return v
+	}
+	return strings.TrimSpace(getenv(javaapi.Alias(EnvJavaBaseURL)))
+}
+
 // parameterGetter reads one SSM parameter (*ssm.Client is one).
 type parameterGetter interface {
 	GetParameter(ctx context.Context, in *ssm.GetParameterInput, opts ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
@@ -359,9 +367,9 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudCon
 		{"OPENAI_API_KEY", cc.APIKeyParameter, true},
 		{"AUTH_JWT_SECRET", cc.JWTSecretParameter, true},
 		// Mock data needs no token: the parameter need not exist.
-		{"JAVA_API_TOKEN", cc.JavaTokenParameter, strings.TrimSpace(getenv(EnvJavaBaseURL)) != ""},
+		{"JAVA_API_TOKEN", cc.JavaTokenParameter, javaBaseURL(getenv) != ""},
 	} {
-		if s.parameter == "" || !s.needed || getenv(s.name) != "" {
+		if s.parameter == "" || !s.needed || getenv(s.name) != "" || getenv(javaapi.Alias(s.name)) != "" {
 			continue
 		}
 		if ssmc == nil {
