@@ -1,13 +1,17 @@
 package javaapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // What the product needs of each answer (docs/javaapi.md, "What the product
@@ -28,6 +32,16 @@ type optNum struct {
 func (o *optNum) UnmarshalJSON(b []byte) error {
 	o.set = true
 	if string(b) == "null" {
+		return nil
+	}
+	// The decoder hands over one valid JSON value; a number's text is what
+	// encoding/json itself gives strconv.ParseFloat.
+	if len(b) > 0 && (b[0] == '-' || '0' <= b[0] && b[0] <= '9') {
+		v, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return &json.UnmarshalTypeError{Value: "number " + string(b), Type: reflect.TypeFor[float64]()}
+		}
+		o.v, o.valid = v, true
 		return nil
 	}
 	if err := json.Unmarshal(b, &o.v); err != nil {
@@ -54,6 +68,12 @@ type optStr struct {
 
 func (o *optStr) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
+		return nil
+	}
+	// A valid JSON string without escapes is its bytes between the quotes
+	// (the common case, far cheaper than decoding).
+	if len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+		o.v, o.valid = string(b[1:len(b)-1]), true
 		return nil
 	}
 	if err := json.Unmarshal(b, &o.v); err != nil {
