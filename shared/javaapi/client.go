@@ -93,6 +93,7 @@ type Client struct {
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
 	auth     atomic.Pointer[string] // the Authorization header
+	rtoken   atomic.Pointer[string] // the refresh token (rotated by refreshes)
 	refresh  sync.Mutex             // one token refresh at a time
 	bufs     sync.Pool              // *bytes.Buffer for reading answers
 	counters counters
@@ -116,6 +117,8 @@ func New(cfg Config, opts Options) (*Client, error) {
 		sleep: opts.Sleep,
 	}
 	c.setToken(cfg.Token)
+	rt := cfg.RefreshToken
+	c.rtoken.Store(&rt)
 	c.counters.violations = map[string]int64{}
 	c.bufs.New = func() any { return new(bytes.Buffer) }
 	var transport http.RoundTripper = &http.Transport{
@@ -203,7 +206,8 @@ func (c *Client) Classes(ctx context.Context, teacherID string) ([]ClassInfo, er
 	if found && serviceUnusable(err) {
 		c.counters.staleServed.Add(1)
 		c.log.LogAttrs(ctx, slog.LevelWarn, "serving a stale class list", slog.String("traceId", TraceID(ctx)),
-			slog.Duration("age", age), slog.String("code", string(apperr.CodeOf(err))))
+			slog.Duration("age", age), slog.String("code", string(apperr.CodeOf(err))),
+			emfCount(c.now(), "JavaClientStaleServed"), slog.Int("JavaClientStaleServed", 1))
 		ReportFrom(ctx).staleAnswer(age)
 		return cached, nil
 	}
@@ -213,7 +217,7 @@ func (c *Client) Classes(ctx context.Context, teacherID string) ([]ClassInfo, er
 	is := newIssues()
 	cs := mapValid(dtos, func(d classDTO, is *issues) (ClassInfo, bool) { return d.model(teacherID, is) }, is)
 	c.record(ctx, path, is)
-	if mocked && len(dtos) == 0 {
+	if mocked && !c.cfg.UseMock && len(dtos) == 0 {
 		// The sample data has nothing for this teacher: saying "you have no
 		// classes" would turn an outage into empty data.
 		return nil, apperr.New(apperr.ServiceUnavailable, "the data service is unavailable")
@@ -325,14 +329,14 @@ func (c *Client) record(ctx context.Context, path string, is *issues) {
 		c.counters.violations[f] += int64(n)
 	}
 	c.counters.mu.Unlock()
-	total := 0
-	for _, n := range is.fields {
-		total += n
+	// One line per field, the field a dimension of the metric: the
+	// operator's graph shows which part of the contract broke.
+	for _, f := range slices.Sorted(maps.Keys(is.fields)) {
+		c.log.LogAttrs(ctx, slog.LevelWarn, "data service contract violation",
+			slog.String("path", path), slog.String("traceId", TraceID(ctx)),
+			slog.String("field", f), slog.Any("dropped", is.dropped),
+			emfCount(c.now(), "JavaContractViolation", "field"), slog.Int("JavaContractViolation", is.fields[f]))
 	}
-	c.log.LogAttrs(ctx, slog.LevelWarn, "data service contract violation",
-		slog.String("path", path), slog.String("traceId", TraceID(ctx)),
-		slog.Any("fields", is.fields), slog.Any("dropped", is.dropped),
-		emfCount(c.now(), "JavaContractViolation"), slog.Int("JavaContractViolation", total))
 }
 
 // SearchDocuments returns the teacher's documents that match query.
@@ -480,6 +484,9 @@ func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocke
 			return true, err
 		}
 		rep.answered(true)
+		if c.cfg.UseMock {
+			rep.mockConfigured()
+		}
 		return true, nil
 	}
 	start := time.Now()
@@ -535,7 +542,7 @@ func (c *Client) withRetries(ctx context.Context, path, what string, dec decoder
 	for attempt := range c.cfg.Attempts {
 		used := c.authHeader()
 		err = c.attempt(ctx, c.http, c.base+path, what, dec)
-		if errors.Is(err, errUnauthorized) && !refreshed && c.cfg.RefreshToken != "" {
+		if errors.Is(err, errUnauthorized) && !refreshed && *c.rtoken.Load() != "" {
 			// One refresh per request, then the same attempt again.
 			refreshed = true
 			if rerr := c.refreshToken(ctx, used); rerr == nil {
@@ -869,7 +876,7 @@ func (c *Client) Stats() Stats {
 
 // emfCount is the _aws member of a CloudWatch Embedded Metric Format line
 // that counts metric once; the line must also carry metric: 1.
-func emfCount(now time.Time, metric string) slog.Attr {
+func emfCount(now time.Time, metric string, dims ...string) slog.Attr {
 	type metricDef struct {
 		Name string `json:"Name"`
 		Unit string `json:"Unit"`
@@ -883,7 +890,7 @@ func emfCount(now time.Time, metric string) slog.Attr {
 		slog.Int64("Timestamp", now.UnixMilli()),
 		slog.Any("CloudWatchMetrics", []directive{{
 			Namespace:  "InsightEdge",
-			Dimensions: [][]string{{"component"}},
+			Dimensions: [][]string{append([]string{"component"}, dims...)},
 			Metrics:    []metricDef{{Name: metric, Unit: "Count"}},
 		}}),
 	)

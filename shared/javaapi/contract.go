@@ -118,6 +118,7 @@ func (is *issues) empty() bool { return len(is.fields) == 0 && len(is.dropped) =
 type Report struct {
 	mu         sync.Mutex
 	real, mock int
+	configured bool // the mock data is configured (USE_MOCK_DATA), not a fallback
 	staleAge   time.Duration
 	stale      bool
 	fields     map[string]int
@@ -140,8 +141,10 @@ func ReportFrom(ctx context.Context) *Report {
 
 // Summary is a snapshot of a Report.
 type Summary struct {
-	// Mock: some data came from the mock data set, not the service.
-	Mock bool `json:"mock,omitempty"`
+	// Mock: some data came from the mock data set, not the service;
+	// MockConfigured: because USE_MOCK_DATA says so, not after a failure.
+	Mock           bool `json:"mock,omitempty"`
+	MockConfigured bool `json:"mockConfigured,omitempty"`
 	// Stale: a cached class list older than its TTL answered while the
 	// service was down; StaleAge is its age.
 	Stale    bool          `json:"stale,omitempty"`
@@ -174,7 +177,7 @@ func (r *Report) Summary() Summary {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := Summary{Mock: r.mock > 0, Stale: r.stale, StaleAge: r.staleAge}
+	s := Summary{Mock: r.mock > 0, MockConfigured: r.configured, Stale: r.stale, StaleAge: r.staleAge}
 	if len(r.fields) > 0 {
 		s.Violations = maps.Clone(r.fields)
 	}
@@ -195,6 +198,15 @@ func (r *Report) answered(mocked bool) {
 	} else {
 		r.real++
 	}
+}
+
+func (r *Report) mockConfigured() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.configured = true
 }
 
 // source tells which source answered in the scope so far.

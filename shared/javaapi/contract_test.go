@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,7 +106,7 @@ func TestMissingClassFields(t *testing.T) {
 	if s.Violations["class.student_count"] != 1 || s.Violations["class.grade"] != 1 || s.Violations["class.name"] != 1 || s.Dropped["class"] != 1 {
 		t.Errorf("report %+v", s)
 	}
-	if !strings.Contains(e.logs.String(), `"msg":"data service contract violation"`) || !strings.Contains(e.logs.String(), `"JavaContractViolation":3`) {
+	if lines := e.logs.lines(t, "data service contract violation"); len(lines) != 3 || lines[0]["field"] != "class.grade" || lines[0]["JavaContractViolation"] != 1.0 {
 		t.Errorf("no contract violation log with its metric:\n%s", e.logs.String())
 	}
 }
@@ -184,6 +185,25 @@ func TestExpiredToken(t *testing.T) {
 		reqs := e.srv.Requests()
 		if last := reqs[len(reqs)-1]; !strings.HasPrefix(last.Authorization, "Bearer seed-refreshed-") {
 			t.Errorf("last request used %q", last.Authorization)
+		}
+	})
+	t.Run("concurrent requests refresh once", func(t *testing.T) {
+		e := newSeedEnv(t, seedjava.Defects{ExpiredToken: true}, func(c *javaapi.Config) {
+			c.RefreshToken, c.ClassCacheTTL = seedjava.RefreshToken, 0
+		})
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = e.client.Classes(context.Background(), "t-100") })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		if n := e.client.Stats().TokenRefreshes; n != 1 {
+			t.Errorf("%d refreshes, want 1", n)
 		}
 	})
 }

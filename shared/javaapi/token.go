@@ -28,7 +28,7 @@ func (c *Client) refreshToken(ctx context.Context, used string) error {
 	if c.authHeader() != used {
 		return nil // refreshed meanwhile
 	}
-	body, _ := json.Marshal(map[string]string{"refresh_token": c.cfg.RefreshToken})
+	body, _ := json.Marshal(map[string]string{"refresh_token": *c.rtoken.Load()})
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.base+c.cfg.Paths.Refresh, bytes.NewReader(body))
@@ -69,7 +69,7 @@ func (c *Client) refreshToken(ctx context.Context, used string) error {
 	}
 	c.setToken(strings.TrimSpace(res.Data.AccessToken))
 	if rt := strings.TrimSpace(res.Data.RefreshToken); rt != "" {
-		c.cfg.RefreshToken = rt // rotated; guarded by c.refresh
+		c.rtoken.Store(&rt) // rotated
 	}
 	c.counters.tokenRefreshes.Add(1)
 	c.log.LogAttrs(ctx, slog.LevelInfo, "data service token refreshed", slog.String("traceId", TraceID(ctx)))
@@ -81,7 +81,7 @@ func (c *Client) refreshToken(ctx context.Context, used string) error {
 func (c *Client) alarmUnauthorized(ctx context.Context, path string) {
 	c.counters.authFailures.Add(1)
 	hint := "set a valid JAVA_API_TOKEN (SPRING_BOOT_ACCESS_TOKEN)"
-	if c.cfg.RefreshToken != "" {
+	if *c.rtoken.Load() != "" {
 		hint = "the refresh token did not help; renew JAVA_API_TOKEN and JAVA_API_REFRESH_TOKEN"
 	}
 	c.log.LogAttrs(ctx, slog.LevelError, "data service rejected the service token (HTTP 401)",

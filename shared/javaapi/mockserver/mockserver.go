@@ -96,6 +96,7 @@ type Server struct {
 	remaining   int
 	recorded    []Request
 	count       int
+	refreshes   int
 	inFlight    int
 	maxInFlight int
 }
@@ -284,8 +285,8 @@ func (s *Server) refreshToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.count++
-	tok := fmt.Sprintf("refreshed-%d", s.count)
+	s.refreshes++
+	tok := fmt.Sprintf("refreshed-%d", s.refreshes)
 	s.token = tok
 	s.mu.Unlock()
 	writeResult(w, http.StatusOK, 200, "success", map[string]string{"access_token": tok})

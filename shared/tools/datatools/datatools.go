@@ -133,7 +133,12 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 // reportNotices are the notices of what a call's Report found.
 func reportNotices(s javaapi.Summary, lang string) []protocol.Notice {
 	var out []protocol.Notice
-	if s.Mock {
+	switch {
+	case s.MockConfigured:
+		out = append(out, protocol.Notice{Code: protocol.NoticeMockData, Message: pick(lang,
+			"当前使用示例数据（未连接数据服务），以下并非您班级的真实数据。",
+			"This is sample data (no data service is connected), not your classes' real data.")})
+	case s.Mock:
 		out = append(out, protocol.Notice{Code: protocol.NoticeMockData, Message: pick(lang,
 			"数据服务暂时不可用，以下为示例数据，并非您班级的真实数据。",
 			"The data service is unavailable: this is sample data, not your classes' real data.")})

@@ -285,3 +285,44 @@ func TestTraceIDFromCall(t *testing.T) {
 		t.Errorf("X-Trace-ID = %q", got)
 	}
 }
+
+// Sample data is marked, for the teacher (Notices) and inside the output
+// the model reads (dataNotices first).
+func TestMockDataIsMarked(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		useMock bool
+		want    string
+	}{
+		{"USE_MOCK_DATA", true, "未连接数据服务"},
+		{"fallback", false, "数据服务暂时不可用"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := javaapi.DefaultConfig()
+			cfg.UseMock = tt.useMock
+			if !tt.useMock {
+				srv := mockserver.New(mockdata.Default(), mockserver.Options{Token: "tok"})
+				srv.SetFault(mockserver.Fault{Status: 503})
+				hs := httptest.NewServer(srv)
+				t.Cleanup(hs.Close)
+				cfg.BaseURL, cfg.Token, cfg.Attempts = hs.URL, "tok", 1
+			}
+			c, err := javaapi.New(cfg, javaapi.Options{Fallback: mockserver.Fallback(cfg)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg := tools.NewRegistry(datatools.New(c, nil)...)
+			res, err := run(t, reg, "t-001", "get_class_detail", `{"classId":"1A"}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Notices) != 1 || res.Notices[0].Code != protocol.NoticeMockData || !strings.Contains(res.Notices[0].Message, tt.want) {
+				t.Errorf("notices %+v", res.Notices)
+			}
+			out := encode(t, res.Output)
+			if !bytes.HasPrefix(bytes.TrimSpace(out), []byte("{\n  \"dataNotices\": [")) || !bytes.Contains(out, []byte(`"students"`)) {
+				t.Errorf("the model's output does not start with the notice:\n%.300s", out)
+			}
+		})
+	}
+}
