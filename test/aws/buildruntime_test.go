@@ -295,7 +295,7 @@ func jsonBody(t *testing.T, r *response, v any) {
 // store and the event log and the Build workflow started through the Step
 // Functions API: a build streamed to its end, a resume with Last-Event-ID,
 // a bad blueprint (422 before any streaming), an unknown class (the
-// stream's DATA_ERROR and ERROR), and a saved app with a schedule: its
+// stream's closing DATA_ERROR), and a saved app with a schedule: its
 // EventBridge Scheduler schedule, a run now, its snapshots, its deletion.
 // It prints the counts and the cost model of a build and of a replay.
 func (s *suite) testPageStream(t *testing.T) {
@@ -376,8 +376,9 @@ func (s *suite) testPageStream(t *testing.T) {
 		evs := checkPageStream(t, resp.all(t))
 		got := eventTypes(evs)
 		last := evs[len(evs)-1]
-		if !slices.Contains(got, "DATA_ERROR") || last["type"] != "ERROR" || last["code"] != "ENTITY_NOT_FOUND" {
-			t.Fatalf("events %v, last %v; want a DATA_ERROR and ERROR ENTITY_NOT_FOUND", got, last)
+		// DATA_ERROR is terminal (PROTOCOL.md §2): no ERROR after it.
+		if last["type"] != "DATA_ERROR" || last["entity"] == "" || slices.Contains(got, "ERROR") {
+			t.Fatalf("events %v, last %v; want a closing DATA_ERROR and no ERROR", got, last)
 		}
 	})
 
