@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -35,8 +35,8 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	em := a.stream(t.TurnID)
 	tool, known := a.Tools.Get(in.Call.Name)
 	running := "…"
-	if known && tool.Running != "" {
-		running = tool.Running
+	if r := tool.Running.In(i18n.Of(t.Language, t.Message)); known && r != "" {
+		running = r
 	}
 	if err := a.progress(ctx, em, in.Call, protocol.ToolRunning, running); err != nil {
 		return workflow.ToolOutput{}, err
@@ -45,7 +45,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	call := tools.Call{TeacherID: t.TeacherID, SessionID: t.SessionID, TurnID: t.TurnID, CallID: in.Call.ID,
 		Language: t.Language, TraceID: t.TraceID,
 		Emit: func(ctx context.Context, c protocol.Chunk) error {
-			if err := em.emit(ctx, c); err != nil {
+			if err := em.Emit(ctx, c); err != nil {
 				return err
 			}
 			rec.Emitted = append(rec.Emitted, c.ChunkType())
@@ -67,7 +67,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	a.Metrics.Count("ToolCall", 1, map[string]string{"tool": in.Call.Name, "status": rec.Status})
 	msg := res.Message
 	if err != nil {
-		msg = userToolError(err)
+		msg = userToolError(err, i18n.Of(t.Language, t.Message))
 	}
 	if err := putJSON(ctx, a.Store, t.SessionID, key, rec); err != nil {
 		return workflow.ToolOutput{}, err
@@ -79,7 +79,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 		// What the teacher must know about the data (sample data, stale,
 		// incomplete, ungraded work); one part per code on the client.
 		for _, n := range res.Notices {
-			if err := em.emit(ctx, n.Chunk()); err != nil {
+			if err := em.Emit(ctx, n.Chunk()); err != nil {
 				return workflow.ToolOutput{}, err
 			}
 		}
@@ -92,7 +92,7 @@ func (a *Agent) progress(ctx context.Context, em emitter, c workflow.ToolCallRef
 	if err != nil {
 		return err
 	}
-	return em.emit(ctx, d)
+	return em.Emit(ctx, d)
 }
 
 // toolOutcome is the status and the model-facing output of a call.
@@ -131,10 +131,10 @@ func modelToolError(err error) map[string]string {
 }
 
 // userToolError is the progress message of a failed tool: short, no internals.
-func userToolError(err error) string {
+func userToolError(err error, l i18n.Lang) string {
 	var ae *tools.ArgumentError
 	if errors.As(err, &ae) {
-		return "参数有误，正在重试 / invalid arguments"
+		return l.Text(i18n.ToolArgsRetry)
 	}
 	msg := modelToolError(err)["error"]
 	if len([]rune(msg)) > 160 {
@@ -153,7 +153,7 @@ func (a *Agent) callArguments(ctx context.Context, in workflow.ToolInput) (json.
 		return nil, fmt.Errorf("agent: no history for turn %s attempt %d", in.Turn.TurnID, in.Attempt)
 	}
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role != openai.ChatMessageRoleAssistant {
+		if h[i].Role != llm.RoleAssistant {
 			continue
 		}
 		for _, c := range h[i].ToolCalls {

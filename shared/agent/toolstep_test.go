@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/tools"
 )
 
@@ -19,7 +20,7 @@ func TestModelToolErrorHidesCauses(t *testing.T) {
 	if got["error"] != "the data service is unreachable" || got["code"] != "DATA_ERROR" {
 		t.Errorf("model reads %v", got)
 	}
-	if msg := userToolError(err); strings.Contains(msg, "10.0.3.7") || strings.Contains(msg, "Wong") {
+	if msg := userToolError(err, i18n.Chinese); strings.Contains(msg, "10.0.3.7") || strings.Contains(msg, "Wong") {
 		t.Errorf("teacher reads %q", msg)
 	}
 	// An argument error stays whole: the model must fix its call.

@@ -9,6 +9,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/blueprint/compute"
+	"github.com/insightedge/insightedge/shared/i18n"
 )
 
 // render fills a data block (kpi_grid, chart, table) from its compute
@@ -150,12 +151,16 @@ func countStatus(s compute.Stats) string {
 
 // leftOut says which submissions the statistics leave out ("2 份未评分 · ").
 func (l lang) leftOut(s compute.Stats) string {
+	il := i18n.English
+	if l.zh {
+		il = i18n.Chinese
+	}
 	out := ""
 	if s.Ungraded > 0 {
-		out += map[bool]string{true: fmt.Sprintf("%d 份未评分 · ", s.Ungraded), false: fmt.Sprintf("%d not graded yet · ", s.Ungraded)}[l.zh]
+		out += il.Text(i18n.Ungraded, s.Ungraded) + " · "
 	}
 	if s.Unusable > 0 {
-		out += map[bool]string{true: fmt.Sprintf("%d 份缺少满分 · ", s.Unusable), false: fmt.Sprintf("%d without a max score · ", s.Unusable)}[l.zh]
+		out += il.Text(i18n.NoMaxScore, s.Unusable) + " · "
 	}
 	return out
 }

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -72,31 +73,31 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 	return []tools.Tool{
 		tools.Define(GetTeacherClasses,
 			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId. Set refresh when the teacher asks for current data or says a class is missing.",
-			tools.Base, "正在获取班级数据…", scoped(p.teacherClasses)),
+			tools.Base, i18n.Pair{ZH: "正在获取班级数据…", EN: "Fetching the classes…"}, scoped(p.teacherClasses)),
 		tools.Define(GetClassDetail,
 			"Get one class: its info, its students (studentId, name) and its assignments (assignmentId, title, dueDate, maxScore).",
-			tools.Base, "正在获取班级详情…", scoped(p.classDetail)),
+			tools.Base, i18n.Pair{ZH: "正在获取班级详情…", EN: "Fetching the class…"}, scoped(p.classDetail)),
 		tools.Define(GetStudentGrades,
 			"Get one student's submissions across assignments: score, maxScore, status, feedback and, for English, skill sub-scores in percent.",
-			tools.Base, "正在获取学生成绩…", scoped(p.studentGrades)),
+			tools.Base, i18n.Pair{ZH: "正在获取学生成绩…", EN: "Fetching the student's grades…"}, scoped(p.studentGrades)),
 		tools.Define(GetAssignmentSubmissions,
 			"Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max) over the graded ones; score null = not graded yet, counted in stats.ungraded and left out of the statistics.",
-			tools.Base, "正在获取作业提交…", scoped(p.assignmentSubmissions)),
+			tools.Base, i18n.Pair{ZH: "正在获取作业提交…", EN: "Fetching the submissions…"}, scoped(p.assignmentSubmissions)),
 		tools.Define(SearchTeacherDocuments,
 			"Search the teacher's own documents (lesson plans, worksheets, notes) by keywords; returns titles and snippets.",
-			tools.Base, "正在搜索教学文档…", scoped(p.searchDocuments)),
+			tools.Base, i18n.Pair{ZH: "正在搜索教学文档…", EN: "Searching your documents…"}, scoped(p.searchDocuments)),
 		tools.Define(GetRubric,
 			"Get one marking rubric with its criteria, weights and level descriptors.",
-			tools.Base, "正在获取评分标准…", scoped(p.rubric)),
+			tools.Base, i18n.Pair{ZH: "正在获取评分标准…", EN: "Fetching the rubric…"}, scoped(p.rubric)),
 		tools.Define(ListAvailableRubrics,
 			"List the marking rubrics available to the teacher (rubricId, title, subject).",
-			tools.Base, "正在获取评分标准列表…", scoped(p.rubrics)),
+			tools.Base, i18n.Pair{ZH: "正在获取评分标准列表…", EN: "Listing the rubrics…"}, scoped(p.rubrics)),
 		tools.Define(AnalyzeStudentWeakness,
 			"Rank a class's students from weakest to strongest, from all its graded assignments. Without skill: average = mean score in percent. With skill (English classes): average = mean sub-score in that skill, in percent. weakestSkill is each student's lowest skill.",
-			tools.Base, "正在分析学生薄弱项…", scoped(p.weakness)),
+			tools.Base, i18n.Pair{ZH: "正在分析学生薄弱项…", EN: "Analysing the students' weak points…"}, scoped(p.weakness)),
 		tools.Define(GetStudentErrorPatterns,
 			"Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
-			tools.Base, "正在获取学生常见错误…", scoped(p.errorPatterns)),
+			tools.Base, i18n.Pair{ZH: "正在获取学生常见错误…", EN: "Fetching the student's common mistakes…"}, scoped(p.errorPatterns)),
 	}
 }
 
@@ -112,6 +113,7 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 		if c.TraceID != "" && javaapi.TraceID(ctx) == "" {
 			ctx = javaapi.WithTraceID(ctx, c.TraceID)
 		}
+		ctx = context.WithValue(ctx, langKey{}, c.Language)
 		// A caller's Report (a page build's) spans all its calls, so that
 		// they keep to one source; otherwise the call has its own.
 		rep := javaapi.ReportFrom(ctx)
@@ -122,7 +124,7 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 		if err != nil {
 			return res, err
 		}
-		res.Notices = append(reportNotices(rep.Summary(), c.Language), res.Notices...)
+		res.Notices = append(reportNotices(rep.Summary(), i18n.Of(c.Language)), res.Notices...)
 		if len(res.Notices) > 0 {
 			res.Output = noticed{out: res.Output, notices: res.Notices}
 		}
@@ -130,37 +132,35 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 	}
 }
 
+type langKey struct{}
+
+// lang is the language tag of the call (tools.Call.Language).
+func lang(ctx context.Context) string {
+	l, _ := ctx.Value(langKey{}).(string)
+	return l
+}
+
 // reportNotices are the notices of what a call's Report found.
-func reportNotices(s javaapi.Summary, lang string) []protocol.Notice {
+func reportNotices(s javaapi.Summary, l i18n.Lang) []protocol.Notice {
 	var out []protocol.Notice
 	switch {
 	case s.MockConfigured:
-		out = append(out, protocol.Notice{Code: protocol.NoticeMockData, Message: pick(lang,
-			"当前使用示例数据（未连接数据服务），以下并非您班级的真实数据。",
-			"This is sample data (no data service is connected), not your classes' real data.")})
+		out = append(out, protocol.Notice{Code: protocol.NoticeMockData, Message: l.Text(i18n.NoticeMockConfigured)})
 	case s.Mock:
-		out = append(out, protocol.Notice{Code: protocol.NoticeMockData, Message: pick(lang,
-			"数据服务暂时不可用，以下为示例数据，并非您班级的真实数据。",
-			"The data service is unavailable: this is sample data, not your classes' real data.")})
+		out = append(out, protocol.Notice{Code: protocol.NoticeMockData, Message: l.Text(i18n.NoticeMockFallback)})
 	}
 	if s.Stale {
-		mins := int(s.StaleAge.Minutes())
-		out = append(out, protocol.Notice{Code: protocol.NoticeStaleData, Message: pick(lang,
-			fmt.Sprintf("数据服务暂时不可用，班级列表是 %d 分钟前保存的，可能不是最新。", mins),
-			fmt.Sprintf("The data service is unavailable: this class list was saved %d minutes ago and may be out of date.", mins))})
+		out = append(out, protocol.Notice{Code: protocol.NoticeStaleData, Message: l.Text(i18n.NoticeStale, int(s.StaleAge.Minutes()))})
 	}
 	if s.Incomplete() {
 		var names []string
 		for _, f := range s.Fields() {
-			names = append(names, fieldName(f, lang))
+			names = append(names, fieldName(f, l))
 		}
-		fields := strings.Join(names, pick(lang, "、", ", "))
-		msg := pick(lang, fmt.Sprintf("数据服务返回的部分记录不完整（缺少：%s）", fields),
-			fmt.Sprintf("Some records from the data service are incomplete (missing: %s)", fields))
+		fields := strings.Join(names, l.Pick("、", ", "))
+		msg := l.Text(i18n.NoticeIncomplete, fields)
 		if n := s.DroppedTotal(); n > 0 {
-			msg += pick(lang, fmt.Sprintf("，%d 条记录无法使用，已略去。", n), fmt.Sprintf("; %d unusable records were left out.", n))
-		} else {
-			msg += pick(lang, "。", ".")
+			msg = l.Text(i18n.NoticeIncompleteDropped, fields, n)
 		}
 		out = append(out, protocol.Notice{Code: protocol.NoticeIncompleteData, Message: msg})
 	}
@@ -168,24 +168,24 @@ func reportNotices(s javaapi.Summary, lang string) []protocol.Notice {
 }
 
 // fieldNames name the contract's fields for a teacher.
-var fieldNames = map[string][2]string{
-	"class.uid": {"班级编号", "class id"}, "class.name": {"班级名称", "class name"}, "class.grade": {"年级", "grade"},
-	"class.subject": {"科目", "subject"}, "class.student_count": {"学生人数", "number of students"},
-	"class.teacher_id": {"任课教师", "teacher"}, "class.teacher_id(other teacher)": {"其他教师的班级", "another teacher's class"},
-	"student.uid": {"学生编号", "student id"}, "student.name": {"学生姓名", "student name"},
-	"assignment.uid": {"作业编号", "assignment id"}, "assignment.title": {"作业名称", "assignment title"},
-	"assignment.max_score":  {"作业满分", "assignment max score"},
-	"submission.student_id": {"提交的学生编号", "submission's student id"}, "submission.student_name": {"提交的学生姓名", "submission's student name"},
-	"submission.score": {"分数", "score"}, "submission.max_score": {"提交的满分", "submission's max score"},
-	"submission.assignment_id": {"提交的作业编号", "submission's assignment id"}, "submission.assignment_title": {"提交的作业名称", "submission's assignment title"},
+var fieldNames = map[string]i18n.Pair{
+	"class.uid": {ZH: "班级编号", EN: "class id"}, "class.name": {ZH: "班级名称", EN: "class name"}, "class.grade": {ZH: "年级", EN: "grade"},
+	"class.subject": {ZH: "科目", EN: "subject"}, "class.student_count": {ZH: "学生人数", EN: "number of students"},
+	"class.teacher_id": {ZH: "任课教师", EN: "teacher"}, "class.teacher_id(other teacher)": {ZH: "其他教师的班级", EN: "another teacher's class"},
+	"student.uid": {ZH: "学生编号", EN: "student id"}, "student.name": {ZH: "学生姓名", EN: "student name"},
+	"assignment.uid": {ZH: "作业编号", EN: "assignment id"}, "assignment.title": {ZH: "作业名称", EN: "assignment title"},
+	"assignment.max_score":  {ZH: "作业满分", EN: "assignment max score"},
+	"submission.student_id": {ZH: "提交的学生编号", EN: "submission's student id"}, "submission.student_name": {ZH: "提交的学生姓名", EN: "submission's student name"},
+	"submission.score": {ZH: "分数", EN: "score"}, "submission.max_score": {ZH: "提交的满分", EN: "submission's max score"},
+	"submission.assignment_id": {ZH: "提交的作业编号", EN: "submission's assignment id"}, "submission.assignment_title": {ZH: "提交的作业名称", EN: "submission's assignment title"},
 }
 
-func fieldName(f, lang string) string {
+func fieldName(f string, l i18n.Lang) string {
 	n, ok := fieldNames[f]
 	if !ok {
 		return f
 	}
-	return pick(lang, n[0], n[1])
+	return n.In(l)
 }
 
 // noticed is a tool output with the call's notices: the model reads them
@@ -211,13 +211,6 @@ func (n noticed) MarshalJSON() ([]byte, error) {
 		return head, nil
 	}
 	return append(append(head[:len(head)-1], ','), body[1:]...), nil
-}
-
-func pick(lang, zh, en string) string {
-	if lang == "" || strings.HasPrefix(strings.ToLower(lang), "zh") {
-		return zh
-	}
-	return en
 }
 
 // --- arguments ---
@@ -408,7 +401,7 @@ func (p *pack) assignmentSubmissions(ctx context.Context, teacher string, in ass
 	n := len(subs.Submissions)
 	res := result(n, fmt.Sprintf("已获取 %d 份提交%s / %d submissions%s", n, leftOutZH(ungraded, unusable), n, leftOutEN(ungraded, unusable)),
 		submissionsOut{AssignmentID: subs.AssignmentID, Title: subs.Title, Submissions: records, Stats: st})
-	res.Notices = ungradedNotices(ungraded, unusable, "")
+	res.Notices = ungradedNotices(ungraded, unusable, i18n.Of(lang(ctx)))
 	return res, nil
 }
 
@@ -442,19 +435,24 @@ func leftOutEN(ungraded, unusable int) string {
 }
 
 // ungradedNotices tell the teacher that statistics leave work out.
-func ungradedNotices(ungraded, unusable int, lang string) []protocol.Notice {
+func ungradedNotices(ungraded, unusable int, l i18n.Lang) []protocol.Notice {
 	if ungraded == 0 && unusable == 0 {
 		return nil
 	}
-	var zh, en []string
+	return []protocol.Notice{{Code: protocol.NoticeUngraded, Message: l.Text(i18n.NoticeLeftOut, LeftOut(ungraded, unusable, l))}}
+}
+
+// LeftOut says which submissions statistics leave out ("2 份未评分、1 份缺少满分"),
+// or "" when none.
+func LeftOut(ungraded, unusable int, l i18n.Lang) string {
+	var parts []string
 	if ungraded > 0 {
-		zh, en = append(zh, fmt.Sprintf("%d 份未评分", ungraded)), append(en, fmt.Sprintf("%d not graded yet", ungraded))
+		parts = append(parts, l.Text(i18n.Ungraded, ungraded))
 	}
 	if unusable > 0 {
-		zh, en = append(zh, fmt.Sprintf("%d 份缺少满分", unusable)), append(en, fmt.Sprintf("%d without a max score", unusable))
+		parts = append(parts, l.Text(i18n.NoMaxScore, unusable))
 	}
-	return []protocol.Notice{{Code: protocol.NoticeUngraded, Message: pick(lang,
-		"统计未包括："+strings.Join(zh, "、")+"。", "The statistics leave out: "+strings.Join(en, ", ")+".")}}
+	return strings.Join(parts, l.Pick("、", ", "))
 }
 
 func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs) (tools.Result, error) {
@@ -484,7 +482,7 @@ func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs
 	res := result(n, fmt.Sprintf("已获取 %s 的 %d 项成绩%s / %d grades for %s%s", g.StudentName, n, leftOutZH(ungraded, unusable),
 		n, g.StudentName, leftOutEN(ungraded, unusable)),
 		gradesOut{StudentID: g.StudentID, StudentName: g.StudentName, Submissions: records})
-	res.Notices = ungradedNotices(ungraded, unusable, "")
+	res.Notices = ungradedNotices(ungraded, unusable, i18n.Of(lang(ctx)))
 	return res, nil
 }
 
