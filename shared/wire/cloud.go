@@ -367,7 +367,7 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudCon
 		// Mock data needs no token: the parameter need not exist.
 		{"JAVA_API_TOKEN", cc.JavaTokenParameter, javaBaseURL(getenv) != ""},
 	} {
-		if s.parameter == "" || !s.needed || getenv(s.name) != "" || getenv(javaapi.Alias(s.name)) != "" {
+		if s.parameter == "" || !s.needed || getenv(s.name) != "" || javaapi.Alias(s.name) != "" && getenv(javaapi.Alias(s.name)) != "" {
 			continue
 		}
 		if ssmc == nil {

@@ -126,7 +126,9 @@ func wantAnalysis() []string {
 	for range 4 {
 		want = append(want, "TOOL_CALL", "TOOL_RESULT")
 	}
-	want = append(want, "PHASE", "PHASE")
+	// The functions run with USE_MOCK_DATA=true: the data phase says so
+	// (a PHASE with the MOCK_DATA notice), then compute and compose.
+	want = append(want, "PHASE", "PHASE", "PHASE")
 	for _, b := range blueprinttest.Analysis(sampleClass).Blocks() {
 		want = append(want, "BLOCK_START")
 		for range b.Slots {
@@ -323,6 +325,9 @@ func (s *suite) testPageStream(t *testing.T) {
 		if got := eventTypes(evs); !slices.Equal(got, wantAnalysis()) {
 			t.Fatalf("events\n got %v\nwant %v", got, wantAnalysis())
 		}
+		if msg := fmt.Sprint(evs[11]["message"]); !strings.Contains(msg, "示例数据") && !strings.Contains(msg, "sample data") {
+			t.Errorf("the page stream does not say its data is sample data: %v", evs[11])
+		}
 		res, _ := evs[len(evs)-1]["result"].(map[string]any)
 		if res["page"] == nil || res["dataContext"] == nil || res["computeResults"] == nil {
 			t.Errorf("COMPLETE lacks the page or what it was built from: %v", evs[len(evs)-1])
@@ -471,7 +476,7 @@ func (s *suite) testBuildWorkflowEquivalence(t *testing.T) {
 	}
 	for _, sc := range []struct{ name, class, last string }{
 		{"analysis", sampleClass, "COMPLETE"},
-		{"unknown class", unknownClass, "ERROR"},
+		{"unknown class", unknownClass, "DATA_ERROR"}, // terminal: no ERROR after it
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			js := runBuild(t, sc.class, func(app *wire.CloudApp, input []byte) run {
