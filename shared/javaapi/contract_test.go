@@ -182,9 +182,18 @@ func TestExpiredToken(t *testing.T) {
 		if st := e.client.Stats(); st.TokenRefreshes != 1 || st.AuthFailures != 0 {
 			t.Errorf("stats %+v", st)
 		}
+		if h := e.client.Check(context.Background()); h.Status != "ok" {
+			t.Errorf("health after a refresh: %+v", h)
+		}
 		reqs := e.srv.Requests()
 		if last := reqs[len(reqs)-1]; !strings.HasPrefix(last.Authorization, "Bearer seed-refreshed-") {
 			t.Errorf("last request used %q", last.Authorization)
+		}
+	})
+	t.Run("the health probe refreshes too", func(t *testing.T) {
+		e := newSeedEnv(t, seedjava.Defects{ExpiredToken: true}, func(c *javaapi.Config) { c.RefreshToken = seedjava.RefreshToken })
+		if h := e.client.Check(context.Background()); h.Status != "ok" || e.client.Stats().TokenRefreshes != 1 {
+			t.Errorf("health %+v, stats %+v", h, e.client.Stats())
 		}
 	})
 	t.Run("concurrent requests refresh once", func(t *testing.T) {

@@ -60,9 +60,16 @@ func (c *Client) Check(ctx context.Context) Health {
 	start := time.Now()
 	path := fill(c.cfg.Paths.Classes, c.cfg.HealthTeacherID, nil)
 	var discard []classDTO
-	err := c.attempt(ctx, c.http, c.base+path, "class list", func(body []byte) (*int, string, error) {
-		return decodeResult(body, &discard)
-	})
+	probe := func() error {
+		return c.attempt(ctx, c.http, c.base+path, "class list", func(body []byte) (*int, string, error) {
+			return decodeResult(body, &discard)
+		})
+	}
+	used := c.authHeader()
+	err := probe()
+	if errors.Is(err, errUnauthorized) && *c.rtoken.Load() != "" && c.refreshToken(ctx, used) == nil {
+		err = probe() // an expired token that the refresh token renews is healthy
+	}
 	h.LatencyMs = time.Since(start).Milliseconds()
 	switch {
 	case err == nil:
