@@ -251,4 +251,3 @@ func requireSDKInCI(t *testing.T) {
 		requireTool(t, "node")
 	}
 }
-
