@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,6 +187,9 @@ func TestEvalAgainstURL(t *testing.T) {
 	}
 	if rep.Target != s.URL || len(rep.Cases) != 2 {
 		t.Fatalf("target %q, %d cases", rep.Target, len(rep.Cases))
+	}
+	if !slices.ContainsFunc(rep.Rows, func(r eval.Row) bool { return r.Name == "mode:natural" && r.Cases == 1 }) {
+		t.Errorf("no row for the mode the case names: %+v", rep.Rows)
 	}
 	if !rep.Cases[0].Pass || len(rep.Cases[0].Turns) != 2 {
 		t.Errorf("the good case failed: %+v", rep.Cases[0])

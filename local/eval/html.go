@@ -14,7 +14,7 @@ import (
 func WriteHTML(w io.Writer, r Report, verdicts []Verdict) error {
 	var scenes []Row
 	for _, x := range r.Rows {
-		if !strings.HasPrefix(x.Name, "tag:") && x.Name != "all" {
+		if !strings.Contains(x.Name, ":") && x.Name != "all" {
 			scenes = append(scenes, x)
 		}
 	}

@@ -58,10 +58,13 @@ type Row struct {
 }
 
 // Summarise computes the rows: one per scene (in Scenes order, then others),
-// one per tag, and "all".
+// one per chat mode that cases name ("mode:strict"), one per tag, and "all".
 func Summarise(cases []CaseResult, p Prices) []Row {
-	var scenes, tags []string
+	var scenes, modes, tags []string
 	for _, c := range cases {
+		if c.Mode != "" && !slices.Contains(modes, c.Mode) {
+			modes = append(modes, c.Mode)
+		}
 		if !slices.Contains(scenes, c.Scene) {
 			scenes = append(scenes, c.Scene)
 		}
@@ -72,10 +75,14 @@ func Summarise(cases []CaseResult, p Prices) []Row {
 		}
 	}
 	sort.SliceStable(scenes, func(i, j int) bool { return sceneOrder(scenes[i]) < sceneOrder(scenes[j]) })
+	slices.Sort(modes)
 	slices.Sort(tags)
 	var rows []Row
 	for _, s := range scenes {
 		rows = append(rows, row(s, cases, func(c CaseResult) bool { return c.Scene == s }, p))
+	}
+	for _, m := range modes {
+		rows = append(rows, row("mode:"+m, cases, func(c CaseResult) bool { return c.Mode == m }, p))
 	}
 	for _, t := range tags {
 		rows = append(rows, row("tag:"+t, cases, func(c CaseResult) bool { return slices.Contains(c.Tags, t) }, p))
