@@ -77,7 +77,7 @@ func ratesChart(rows []Row) string {
 	for i, s := range series {
 		fmt.Fprintf(&b, `<rect x="%d" y="24" width="10" height="10" fill="%s"/><text x="%d" y="33" font-size="12">%s</text>`, labelW+i*130, s.colour, labelW+i*130+14, s.name)
 	}
-	span := float64(chartW - labelW - 60)
+	span := float64(chartW - labelW - 180)
 	for i, x := range rows {
 		y := chartPad + 20 + i*group
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end">%s</text>`, labelW-6, y+14, html.EscapeString(x.Name))

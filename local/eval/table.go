@@ -65,7 +65,7 @@ func firstFailure(c CaseResult) string {
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
 
 func msStr(f float64) string {
-	if f >= 10000 {
+	if f >= 1000 {
 		return fmt.Sprintf("%.1fs", f/1000)
 	}
 	return fmt.Sprintf("%.0fms", f)
