@@ -307,7 +307,7 @@ func checkModels(ctx context.Context, o evalOptions) error {
 func evalFlags(fs *flag.FlagSet, o *evalOptions) {
 	fs.StringVar(&o.URL, "url", "", "run against this deployed stack (its stream URL) instead of an in-process server")
 	fs.StringVar(&o.Token, "token", "", "with -url: a bearer token for the stack")
-	fs.StringVar(&o.Cases, "cases", "", "a JSON file (or directory of them) of your own cases instead of the built-in suite")
+	fs.StringVar(&o.Cases, "cases", "", "a JSON or YAML file (or a directory of them) of your own cases instead of the built-in suite")
 	fs.StringVar(&o.Scene, "scene", "", "run only the cases of this scene")
 	fs.StringVar(&o.Baseline, "baseline", "", "an earlier eval.json: apply the acceptance rules of seed 000 §6 and exit 1 when one fails")
 	fs.StringVar(&o.Out, "out", "eval-out", "directory for eval.json and eval.html")

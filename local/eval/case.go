@@ -20,6 +20,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/goccy/go-yaml"
 )
 
 // Scenes, in report order. The chat modes (issue 12) add theirs as rows.
@@ -97,8 +99,9 @@ func Builtin() ([]Case, error) {
 	return loadFS(builtin, "cases")
 }
 
-// LoadFile reads cases from a JSON file (an array of cases, or {"cases": [...]})
-// or from every *.json file of a directory.
+// LoadFile reads cases from a JSON or YAML file (.yaml, .yml: the same
+// fields) holding an array of cases or {"cases": [...]}, or from every
+// *.json, *.yaml and *.yml file of a directory.
 func LoadFile(name string) ([]Case, error) {
 	st, err := os.Stat(name)
 	if err != nil {
@@ -111,17 +114,33 @@ func LoadFile(name string) ([]Case, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eval: cases: %w", err)
 	}
-	cs, err := Parse(b)
+	cs, err := parseNamed(name, b)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %s: %w", name, err)
 	}
 	return cs, Validate(cs)
 }
 
+// parseNamed parses b as YAML when name says so, else as JSON.
+func parseNamed(name string, b []byte) ([]Case, error) {
+	if ext := path.Ext(name); ext == ".yaml" || ext == ".yml" {
+		j, err := yaml.YAMLToJSON(b)
+		if err != nil {
+			return nil, fmt.Errorf("not YAML: %w", err)
+		}
+		b = j
+	}
+	return Parse(b)
+}
+
 func loadFS(fsys fs.FS, dir string) ([]Case, error) {
-	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
+	var names []string
+	for _, pat := range []string{"*.json", "*.yaml", "*.yml"} {
+		n, err := fs.Glob(fsys, path.Join(dir, pat))
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, n...)
 	}
 	slices.Sort(names)
 	var all []Case
@@ -130,7 +149,7 @@ func loadFS(fsys fs.FS, dir string) ([]Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		cs, err := Parse(b)
+		cs, err := parseNamed(n, b)
 		if err != nil {
 			return nil, fmt.Errorf("eval: %s: %w", n, err)
 		}

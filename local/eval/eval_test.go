@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +239,38 @@ func TestMeterAttributes(t *testing.T) {
 	body := AppendToUser(" X")([]byte(`{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]}`))
 	if lastUser(body) != "c X" {
 		t.Errorf("rewrite: %s", body)
+	}
+}
+
+func TestLoadYAML(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(`cases:
+  - id: ppt-yaml
+    scene: ppt
+    language: zh
+    mode: strict
+    turns:
+      - message: 做一个关于光合作用的PPT
+        expect:
+          path: artifact
+          parts: [pptx-outline]
+      - message: 好的，就按这个提纲生成
+        expect:
+          files:
+            - type: pptx
+              mention: [光合]
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.json"), []byte(`[{"id": "qa", "scene": "knowledge", "language": "en", "turns": [{"message": "What is photosynthesis?"}]}]`), 0o644)
+	cs, err := LoadFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[0].ID != "ppt-yaml" || cs[0].Mode != "strict" || cs[0].Turns[1].Expect.Files[0].Mention[0] != "光合" {
+		t.Fatalf("loaded %+v", cs)
+	}
+	bad := filepath.Join(dir, "bad.yml")
+	os.WriteFile(bad, []byte("- id: x\n  scene: quiz\n  language: en\n  turns: [{message: hi, expect: {paht: answer}}]\n"), 0o644)
+	if _, err := LoadFile(bad); err == nil || !strings.Contains(err.Error(), `unknown field "paht"`) {
+		t.Errorf("err = %v, want the unknown field named", err)
 	}
 }
