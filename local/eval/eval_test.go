@@ -100,6 +100,11 @@ func TestJudge(t *testing.T) {
 	if o.ToolCalls != 1 || o.ToolErrors != 0 || o.QuizQuestions != 1 {
 		t.Fatalf("tool calls %d errors %d questions %d", o.ToolCalls, o.ToolErrors, o.QuizQuestions)
 	}
+	cut, _ := readStream(strings.NewReader(stream(start, step, `{"type":"data-tool-progress","data":{"tool":"render_pdf","status":"running","message":"…"}}`,
+		endStep, `{"type":"error","errorText":"x"}`, finish, done)), time.Now())
+	if o := observe(cut, "en"); o.ToolCalls != 1 || o.ToolErrors != 1 {
+		t.Errorf("a tool that never ended: calls %d errors %d, want 1 and 1", o.ToolCalls, o.ToolErrors)
+	}
 	for _, c := range []struct {
 		e    Expect
 		want string

@@ -26,6 +26,7 @@ type observed struct {
 	Files         []announced
 	Warnings      []string
 	Protocol      []string // breakages of the stream's framing
+	running       int      // tool calls announced as running
 }
 
 // announced is a file the stream announced.
@@ -62,6 +63,11 @@ func observe(r received, lang string) observed {
 		}
 		prev = c.Type
 	}
+	if unfinished := o.running - o.ToolCalls; unfinished > 0 {
+		// A tool announced as running that never reported an end failed.
+		o.ToolCalls += unfinished
+		o.ToolErrors += unfinished
+	}
 	o.QuizQuestions = len(questions)
 	o.Text = text.String()
 	o.Path = pathOf(o, emitted)
@@ -81,11 +87,17 @@ func (o *observed) dataPart(name string, raw json.RawMessage, questions map[stri
 	switch name {
 	case protocol.DataToolProgress:
 		var p protocol.ToolProgress
-		if json.Unmarshal(raw, &p) == nil && p.Status != protocol.ToolRunning {
+		if json.Unmarshal(raw, &p) != nil {
+			return
+		}
+		switch p.Status {
+		case protocol.ToolRunning:
+			o.running++
+		case protocol.ToolError:
 			o.ToolCalls++
-			if p.Status == protocol.ToolError {
-				o.ToolErrors++
-			}
+			o.ToolErrors++
+		default:
+			o.ToolCalls++
 		}
 	case protocol.DataClarify:
 		o.Clarify++
