@@ -26,11 +26,11 @@ type Page struct {
 
 // Milestone is one event of a topic's history, in both languages.
 type Milestone struct {
-	Date                  string // ISO 8601: YYYY, YYYY-MM or YYYY-MM-DD
-	TitleZh, TitleEn      string
+	Date                   string // ISO 8601: YYYY, YYYY-MM or YYYY-MM-DD
+	TitleZh, TitleEn       string
 	SubtitleZh, SubtitleEn string
 	// Significance is revolutionary, high or medium.
-	Significance string
+	Significance   string
 	DescZh, DescEn string
 	// Words recognise a query about this milestone.
 	Words  []string
