@@ -26,6 +26,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/protocol"
 )
 
 // Status is a session's place in its lifecycle (seed 001 §3).
@@ -66,18 +68,7 @@ type Proposal struct {
 }
 
 // SkeletonNode is one milestone of the skeleton (seed 001 §6).
-type SkeletonNode struct {
-	ID       string `json:"id"`
-	Date     string `json:"date"`
-	Title    string `json:"title"`
-	Subtitle string `json:"subtitle"`
-	// Significance is revolutionary, high or medium.
-	Significance string   `json:"significance"`
-	Description  string   `json:"description"`
-	Sources      []string `json:"sources"`
-	// Status is always "skeleton".
-	Status string `json:"status"`
-}
+type SkeletonNode = protocol.SkeletonNode
 
 // Failure says why a session failed: a code of the error event and the
 // teacher-facing message.
