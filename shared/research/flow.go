@@ -1,0 +1,495 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai/jsonschema"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/search"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Model is the chat-completions client (llm.Client).
+type Model interface {
+	Complete(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// Options configure a Flow. Zero values take the defaults in brackets.
+type Options struct {
+	Logger *slog.Logger
+	// RequestLimit bounds the model requests of one milestone agent run
+	// (seed 001 §1: request_limit) [15].
+	RequestLimit int
+	// OutputRetries is how many times a final output that fails the checks
+	// is sent back with the reasons (seed 001 §1: retries) [2].
+	OutputRetries int
+	// SearchResults and SearchDepth shape each search [5, "basic"].
+	SearchResults int
+	SearchDepth   string
+	// SearchTimeout bounds one search, retries included [30s].
+	SearchTimeout time.Duration
+	// TTL is how long a session is kept [7 days].
+	TTL time.Duration
+	// Tier is the model tier of both calls [standard].
+	Tier  llm.Tier
+	Now   func() time.Time
+	NewID func() string
+}
+
+// Flow is the research flow's steps: Propose (behind POST /api/research),
+// Milestones and Finish (the Research workflow's states), and Abandon (the
+// edge's way to close a run that went silent).
+type Flow struct {
+	model  Model
+	search search.Searcher
+	store  Store
+	log    eventlog.Appender
+	o      Options
+}
+
+// New returns a Flow.
+func New(model Model, s search.Searcher, store Store, log eventlog.Appender, o Options) *Flow {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RequestLimit <= 0 {
+		o.RequestLimit = 15
+	}
+	if o.OutputRetries < 0 {
+		o.OutputRetries = 0
+	} else if o.OutputRetries == 0 {
+		o.OutputRetries = 2
+	}
+	if o.SearchResults <= 0 {
+		o.SearchResults = 5
+	}
+	if o.SearchDepth == "" {
+		o.SearchDepth = "basic"
+	}
+	if o.SearchTimeout <= 0 {
+		o.SearchTimeout = 30 * time.Second
+	}
+	if o.TTL <= 0 {
+		o.TTL = 7 * 24 * time.Hour
+	}
+	if o.Tier == "" {
+		o.Tier = llm.TierStandard
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = func() string { return "research-" + uuid.Must(uuid.NewV7()).String() }
+	}
+	return &Flow{model: model, search: s, store: store, log: log, o: o}
+}
+
+// Store returns the session store.
+func (f *Flow) Store() Store { return f.store }
+
+// Error codes of the error event.
+const (
+	CodeInvalidOutput = "invalid_output"
+	CodeRequestLimit  = "request_limit_exceeded"
+	CodeNoMilestones  = "no_milestones"
+	CodeAIError       = "ai_error"
+	CodeTimeout       = "timeout"
+	CodeInterrupted   = "interrupted"
+	CodeInternal      = "internal_error"
+)
+
+// MaxTopicRunes bounds a topic.
+const MaxTopicRunes = 500
+
+// Propose creates a session for the topic and asks the model for its
+// proposal: Created → ProposalReady. It starts no background work. A
+// proposal the model cannot make fails the session and is an AI_ERROR.
+func (f *Flow) Propose(ctx context.Context, teacherID, topic, language string) (Session, error) {
+	topic = strings.TrimSpace(topic)
+	if topic == "" {
+		return Session{}, apperr.New(apperr.ValidationError, "topic is required")
+	}
+	if n := utf8.RuneCountInString(topic); n > MaxTopicRunes {
+		return Session{}, apperr.New(apperr.ValidationError, "topic is %d characters; at most %d", n, MaxTopicRunes).
+			WithStatus(413)
+	}
+	now := f.o.Now()
+	s := Session{ID: f.o.NewID(), TeacherID: teacherID, Topic: topic, Language: language, Status: Created,
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(f.o.TTL)}
+	if err := f.store.CreateResearch(ctx, s); err != nil {
+		return Session{}, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	p, err := f.proposal(ctx, topic, language)
+	if err != nil {
+		f.o.Logger.WarnContext(ctx, "research proposal failed", "sessionId", s.ID, "err", err)
+		_, _ = End(context.WithoutCancel(ctx), f.store, s.ID, Failed, &Failure{Code: CodeAIError, Message: err.Error()}, f.o.Now())
+		return Session{}, apperr.Wrap(err, apperr.AIError, "the research proposal could not be made; please try again")
+	}
+	s, err = ReadyProposal(ctx, f.store, s.ID, p, f.o.Now())
+	if err != nil {
+		return Session{}, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	f.o.Logger.InfoContext(ctx, "research proposed", "sessionId", s.ID, "teacherId", teacherID, "language", p.Language)
+	return s, nil
+}
+
+// proposal asks the model, once more with the problem when the first answer
+// does not parse.
+func (f *Flow) proposal(ctx context.Context, topic, language string) (Proposal, error) {
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: prompts.Proposal},
+		{Role: openai.ChatMessageRoleUser, Content: topic},
+	}
+	if language != "" {
+		msgs[0].Content += "The teacher's language: " + language + "\n"
+	}
+	var last error
+	for range 2 {
+		resp, err := f.model.Complete(ctx, llm.Request{Tier: f.o.Tier, Messages: msgs, JSON: true})
+		if err != nil {
+			return Proposal{}, err
+		}
+		p, err := parseProposal(resp.Message.Content, language)
+		if err == nil {
+			return p, nil
+		}
+		last = err
+		msgs = append(msgs, resp.Message, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
+			Content: "That proposal cannot be used: " + err.Error() + ". Answer again with the JSON object only."})
+	}
+	return Proposal{}, last
+}
+
+func parseProposal(content, language string) (Proposal, error) {
+	var p Proposal
+	if err := json.Unmarshal([]byte(strings.TrimSpace(content)), &p); err != nil {
+		return p, fmt.Errorf("not a JSON object: %w", err)
+	}
+	p.Topic, p.TimeRange = strings.TrimSpace(p.Topic), strings.TrimSpace(p.TimeRange)
+	switch {
+	case p.Topic == "":
+		return p, errors.New("topic is empty")
+	case p.TimeRange == "":
+		return p, errors.New("time_range is empty")
+	case len(p.FocusPoints) == 0:
+		return p, errors.New("focus_points is empty")
+	case len(p.SearchPlan) == 0:
+		return p, errors.New("search_plan is empty")
+	}
+	p.ExpectedMilestones = min(max(p.ExpectedMilestones, 3), maxMilestones)
+	p.FocusPoints, p.SearchPlan = p.FocusPoints[:min(len(p.FocusPoints), 8)], p.SearchPlan[:min(len(p.SearchPlan), 8)]
+	if p.Language == "" {
+		p.Language = language
+	}
+	return p, nil
+}
+
+// lang picks the teacher's language for the flow's own messages.
+func lang(s Session) func(zh, en string) string {
+	l := s.Language
+	if s.Proposal != nil && s.Proposal.Language != "" {
+		l = s.Proposal.Language
+	}
+	if strings.HasPrefix(strings.ToLower(l), "en") {
+		return func(_, en string) string { return en }
+	}
+	return func(zh, _ string) string { return zh }
+}
+
+// Milestones is the Research workflow's Milestones state: one milestone
+// agent run (seed 001 §1, §5). Its progress goes to the session's stream;
+// an accepted skeleton is kept in the session for Finish. A run that cannot
+// produce one returns a failed result with the reason (not an error: the
+// workflow goes on to Finish either way).
+func (f *Flow) Milestones(ctx context.Context, in workflow.ResearchStepInput) (workflow.ResearchResult, error) {
+	s, err := f.store.GetResearch(ctx, in.Research.SessionID)
+	if err != nil {
+		return workflow.ResearchResult{}, fmt.Errorf("research: milestones: %w", err)
+	}
+	if s.Status != Executing {
+		return workflow.ResearchResult{Status: workflow.ResearchFailed, Code: CodeInterrupted,
+			Message: "the session is " + string(s.Status)}, nil
+	}
+	r := &run{f: f, s: s, t: lang(s), returned: map[string]bool{}}
+	return r.do(ctx)
+}
+
+// run is one milestone agent run.
+type run struct {
+	f        *Flow
+	s        Session
+	t        func(zh, en string) string
+	returned map[string]bool
+	percent  int
+	searches int
+}
+
+func (r *run) progress(ctx context.Context, phase, msg string, want int) error {
+	r.percent = min(max(r.percent+1, want), 95) // rises, and 100 is complete's
+	raw, err := protocol.MarshalResearchEvent(protocol.ResearchProgress{Phase: phase, Message: msg, Percent: r.percent})
+	if err != nil {
+		return err
+	}
+	_, err = r.f.log.Append(ctx, Stream(r.s.ID), eventlog.Event{Data: raw})
+	return err
+}
+
+func failed(code, msg string) workflow.ResearchResult {
+	return workflow.ResearchResult{Status: workflow.ResearchFailed, Code: code, Message: msg}
+}
+
+func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
+	if err := r.progress(ctx, protocol.ResearchPhaseSkeleton, r.t("正在构建时间线骨架…", "Building the timeline skeleton…"), 5); err != nil {
+		return workflow.ResearchResult{}, err
+	}
+	proposal, _ := json.Marshal(r.s.Proposal)
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: prompts.Milestones},
+		{Role: openai.ChatMessageRoleUser, Content: "Topic: " + r.s.Topic + "\nConfirmed proposal: " + string(proposal)},
+	}
+	tools := agentTools()
+	refusals := 0
+	for req := 1; req <= r.f.o.RequestLimit; req++ {
+		resp, err := r.f.model.Complete(ctx, llm.Request{Tier: r.f.o.Tier, Messages: msgs, Tools: tools, ToolChoice: "required"})
+		if err != nil {
+			return workflow.ResearchResult{}, fmt.Errorf("research: model request %d: %w", req, err)
+		}
+		msgs = append(msgs, resp.Message)
+		if len(resp.Message.ToolCalls) == 0 {
+			refusals++
+			if refusals > r.f.o.OutputRetries {
+				return failed(CodeInvalidOutput, r.t("模型没有给出结构化的里程碑结果。", "The model gave no structured milestones.")), nil
+			}
+			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
+				Content: "Call web_search or final_result; do not answer in text."})
+			continue
+		}
+		for _, tc := range resp.Message.ToolCalls {
+			switch tc.Function.Name {
+			case prompts.WebSearchTool:
+				msg, err := r.webSearch(ctx, tc)
+				if err != nil {
+					return workflow.ResearchResult{}, err
+				}
+				msgs = append(msgs, msg)
+			case prompts.FinalResultTool:
+				if err := r.progress(ctx, protocol.ResearchPhaseCheck, r.t("正在检查里程碑的日期、重要度和来源…",
+					"Checking the milestones' dates, significance and sources…"), 80+5*refusals); err != nil {
+					return workflow.ResearchResult{}, err
+				}
+				nodes, problems, err := Check([]byte(tc.Function.Arguments), r.returned)
+				if errors.Is(err, errNoMilestones) {
+					return failed(CodeNoMilestones, r.t("没有找到这个主题可靠的里程碑，请换一个更具体的主题。",
+						"No reliable milestones were found for this topic; try a more specific one.")), nil
+				}
+				if len(problems) == 0 {
+					if err := SaveSkeleton(ctx, r.f.store, r.s.ID, nodes, r.f.o.Now()); err != nil {
+						return workflow.ResearchResult{}, fmt.Errorf("research: keep the skeleton: %w", err)
+					}
+					return workflow.ResearchResult{Status: workflow.ResearchOK, Nodes: len(nodes)}, nil
+				}
+				refusals++
+				r.f.o.Logger.InfoContext(ctx, "milestones refused", "sessionId", r.s.ID, "attempt", refusals, "problems", problems)
+				if refusals > r.f.o.OutputRetries {
+					return failed(CodeInvalidOutput, r.t("里程碑多次未通过检查（"+problems[0]+"），已停止。",
+						"The milestones failed the checks again ("+problems[0]+"); stopped.")), nil
+				}
+				if err := r.progress(ctx, protocol.ResearchPhaseDraft, r.t("结果未通过检查，正在修正…",
+					"The result failed the checks; correcting it…"), 82+5*refusals); err != nil {
+					return workflow.ResearchResult{}, err
+				}
+				msgs = append(msgs, toolMessage(tc.ID, prompts.MilestoneRefusedPrefix+"\n- "+strings.Join(problems, "\n- ")))
+			default:
+				msgs = append(msgs, toolMessage(tc.ID, "unknown tool "+tc.Function.Name+"; use web_search or final_result"))
+			}
+		}
+	}
+	return failed(CodeRequestLimit, r.t(fmt.Sprintf("已达到 %d 次模型请求的上限，仍未得到时间线。", r.f.o.RequestLimit),
+		fmt.Sprintf("Stopped after %d model requests without a timeline.", r.f.o.RequestLimit))), nil
+}
+
+func toolMessage(id, content string) openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: content}
+}
+
+// webSearch runs one web_search call and reports it; a failed search is
+// the tool's error status, told to the model, not the run's failure.
+func (r *run) webSearch(ctx context.Context, tc openai.ToolCall) (openai.ChatCompletionMessage, error) {
+	var args struct {
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal([]byte(tc.Function.Arguments), &args); err != nil || strings.TrimSpace(args.Query) == "" {
+		return toolMessage(tc.ID, `status: error. The arguments must be {"query": "..."}.`), nil
+	}
+	r.searches++
+	want := min(10+10*r.searches, 70)
+	if err := r.progress(ctx, protocol.ResearchPhaseSearch, r.t("正在搜索："+args.Query, "Searching: "+args.Query), want); err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, r.f.o.SearchTimeout)
+	resp, err := r.f.search.Search(sctx, search.Request{Query: args.Query, SearchDepth: r.f.o.SearchDepth,
+		MaxResults: r.f.o.SearchResults, IncludeAnswer: true})
+	cancel()
+	var status, content, msg string
+	switch {
+	case err != nil:
+		status, content = string(protocol.ToolError), "status: error. The search failed: "+err.Error()
+		msg = r.t("搜索失败："+args.Query, "Search failed: "+args.Query)
+		r.f.o.Logger.WarnContext(ctx, "web search failed", "sessionId", r.s.ID, "query", args.Query, "err", err)
+	case len(resp.Results) == 0:
+		status, content = string(protocol.ToolEmpty), "status: empty. No results for this query."
+		msg = r.t("没有搜索结果："+args.Query, "No results: "+args.Query)
+	default:
+		status, content = string(protocol.ToolSuccess), "status: success.\n"+search.Format(resp)
+		msg = r.t(fmt.Sprintf("找到 %d 条结果：%s", len(resp.Results), args.Query), fmt.Sprintf("Found %d results: %s", len(resp.Results), args.Query))
+		for _, res := range resp.Results {
+			r.returned[strings.TrimSpace(res.URL)] = true
+		}
+	}
+	r.f.o.Logger.InfoContext(ctx, "web search", "sessionId", r.s.ID, "query", args.Query, "status", status, "results", len(resp.Results))
+	if err := r.progress(ctx, protocol.ResearchPhaseSearch, msg, want+4); err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	return toolMessage(tc.ID, content), nil
+}
+
+// agentTools are web_search and final_result, with schemas from Go types.
+func agentTools() []openai.Tool {
+	type searchArgs struct {
+		Query string `json:"query" description:"what to search the web for"`
+	}
+	def := func(name, desc string, v any) openai.Tool {
+		s, err := jsonschema.GenerateSchemaForType(v)
+		if err != nil {
+			panic(fmt.Sprintf("research: schema of %s: %v", name, err)) // a programming error, caught by any test
+		}
+		return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: name, Description: desc, Parameters: s}}
+	}
+	return []openai.Tool{
+		def(prompts.WebSearchTool, "Search the web. Returns a summary and results as [title](url) with a snippet.", searchArgs{}),
+		def(prompts.FinalResultTool, "Submit the final milestones of the timeline skeleton.", FinalOutput{}),
+	}
+}
+
+// Finish is the Research workflow's Finish state (also its Catch target):
+// it ends the session, Completed with the skeleton and complete events, or
+// Failed with an error event, closing the stream. When the session has
+// already ended (the edge abandoned a silent run), it does nothing.
+func (f *Flow) Finish(ctx context.Context, in workflow.ResearchStepInput) (workflow.ResearchResult, error) {
+	id := in.Research.SessionID
+	s, err := f.store.GetResearch(ctx, id)
+	if err != nil {
+		return workflow.ResearchResult{}, fmt.Errorf("research: finish: %w", err)
+	}
+	t := lang(s)
+	res := workflow.ResearchResult{Status: workflow.ResearchFailed, Code: CodeInternal,
+		Message: t("时间线生成失败，请稍后再试。", "The timeline could not be built; please try again.")}
+	switch {
+	case in.Error != nil:
+		res.Code = CodeAIError
+		if in.Error.Error == "States.Timeout" {
+			res.Code = CodeTimeout
+		}
+		res.Message = t("时间线生成服务出错，请稍后再试。", "The timeline service failed; please try again.")
+		f.o.Logger.WarnContext(ctx, "research run failed", "sessionId", id, "error", in.Error.Error, "cause", in.Error.Cause)
+	case in.Result != nil:
+		res = *in.Result
+	}
+	if res.Status == workflow.ResearchOK && len(s.Skeleton) == 0 {
+		res = workflow.ResearchResult{Status: workflow.ResearchFailed, Code: CodeInternal, Message: res.Message}
+	}
+	now := f.o.Now()
+	var events []protocol.ResearchEvent
+	if res.Status == workflow.ResearchOK {
+		s, err = End(ctx, f.store, id, Completed, nil, now)
+		secs := math.Round(now.Sub(s.StartedAt).Seconds()*100) / 100
+		events = []protocol.ResearchEvent{protocol.ResearchSkeleton{Nodes: s.Skeleton},
+			protocol.ResearchComplete{TotalNodes: len(s.Skeleton), DurationSeconds: secs}}
+	} else {
+		s, err = End(ctx, f.store, id, Failed, &Failure{Code: res.Code, Message: res.Message}, now)
+		events = []protocol.ResearchEvent{protocol.ResearchError{Error: res.Code, Message: res.Message}}
+	}
+	if errors.Is(err, ErrConflict) {
+		return res, nil // already ended: its stream is closed
+	}
+	if err != nil {
+		return workflow.ResearchResult{}, fmt.Errorf("research: finish: %w", err)
+	}
+	if err := f.closeStream(ctx, id, events...); err != nil {
+		return workflow.ResearchResult{}, err
+	}
+	f.o.Logger.InfoContext(ctx, "research finished", "sessionId", id, "status", s.Status, "nodes", len(s.Skeleton), "code", res.Code)
+	return res, nil
+}
+
+// closeStream appends the closing events; a stream already closed is fine.
+func (f *Flow) closeStream(ctx context.Context, id string, events ...protocol.ResearchEvent) error {
+	evs := make([]eventlog.Event, len(events))
+	for i, e := range events {
+		raw, err := protocol.MarshalResearchEvent(e)
+		if err != nil {
+			return err
+		}
+		evs[i] = eventlog.Event{Data: raw, Close: i == len(events)-1}
+	}
+	if _, err := f.log.Append(ctx, Stream(id), evs...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
+		return fmt.Errorf("research: close the stream of %s: %w", id, err)
+	}
+	return nil
+}
+
+// Abandon fails a run that has not ended, closing its stream with an error
+// event: for a run that went silent past the edge's wait bound, whose
+// workflow could not start, or that a restart interrupted. Exactly one of
+// Abandon and Finish ends a session.
+func (f *Flow) Abandon(ctx context.Context, id, code, why string) error {
+	ctx = context.WithoutCancel(ctx)
+	s, err := f.store.GetResearch(ctx, id)
+	if err != nil {
+		return err
+	}
+	t := lang(s)
+	msg := t("时间线生成中断，请重新发起研究。", "The timeline run was interrupted; please start the research again.")
+	if _, err := End(ctx, f.store, id, Failed, &Failure{Code: code, Message: msg}, f.o.Now()); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return nil
+		}
+		return err
+	}
+	f.o.Logger.WarnContext(ctx, "research abandoned", "sessionId", id, "code", code, "why", why)
+	return f.closeStream(ctx, id, protocol.ResearchError{Error: code, Message: msg})
+}
+
+// Recover abandons every session a restart left Executing (stores that can
+// list them); it returns how many.
+func (f *Flow) Recover(ctx context.Context) (int, error) {
+	l, ok := f.store.(Lister)
+	if !ok {
+		return 0, nil
+	}
+	ss, err := l.ListResearch(ctx, Executing)
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range ss {
+		if err := f.Abandon(ctx, s.ID, CodeInterrupted, "the process restarted during the run"); err != nil {
+			return 0, err
+		}
+	}
+	return len(ss), nil
+}
