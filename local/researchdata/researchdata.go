@@ -54,23 +54,43 @@ type Topic struct {
 	Milestones []Milestone
 }
 
-// Find returns the topic a text is about, by its words, or false.
+// Find returns the topic a text is about, or false. The topics' own words
+// decide; when none matches, the milestones' words (a name, a discovery)
+// do, except the words every topic shares ("recent").
 func Find(text string) (Topic, bool) {
 	low := strings.ToLower(text)
-	best, score := Topic{}, 0
-	for _, t := range Topics() {
+	score := func(words []string) int {
 		n := 0
-		for _, w := range t.Words {
-			if strings.Contains(low, w) {
+		for _, w := range words {
+			if !generic[w] && strings.Contains(low, w) {
 				n += len([]rune(w))
 			}
 		}
-		if n > score {
-			best, score = t, n
+		return n
+	}
+	best, top := Topic{}, 0
+	for _, t := range topics {
+		if n := score(t.Words); n > top {
+			best, top = t, n
 		}
 	}
-	return best, score > 0
+	if top > 0 {
+		return clone(best), true
+	}
+	for _, t := range topics {
+		n := 0
+		for _, m := range t.Milestones {
+			n += score(m.Words)
+		}
+		if n > top {
+			best, top = t, n
+		}
+	}
+	return clone(best), top > 0
 }
+
+// generic words mark a milestone as its topic's recent one; they name no topic.
+var generic = map[string]bool{"recent": true, "近期": true, "最新": true, "modern": true}
 
 // Pages returns every page of the topic: the overviews, then the
 // milestones' sources.
@@ -87,9 +107,25 @@ func (t Topic) Recent() Milestone { return t.Milestones[len(t.Milestones)-1] }
 
 // Topics returns the corpus, a fresh copy each call.
 func Topics() []Topic {
-	out := slices.Clone(topics)
-	for i := range out {
-		out[i].Milestones = slices.Clone(out[i].Milestones)
+	out := make([]Topic, len(topics))
+	for i, t := range topics {
+		out[i] = clone(t)
 	}
 	return out
+}
+
+func clone(t Topic) Topic {
+	t.Milestones = slices.Clone(t.Milestones)
+	return t
+}
+
+// Sentences counts the sentences of a description: Chinese ones end with
+// 。！？, English ones with ". " or the final full stop.
+func Sentences(s string) int {
+	s = strings.TrimSpace(s)
+	n := strings.Count(s, "。") + strings.Count(s, "！") + strings.Count(s, "？") + strings.Count(s, ". ")
+	if strings.HasSuffix(s, ".") {
+		n++
+	}
+	return n
 }

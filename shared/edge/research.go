@@ -1,0 +1,250 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/research"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// The research flow's routes (seed 001 §3, PROTOCOL.md §3):
+//
+//	POST /api/research               {topic, language?} → {session_id, proposal}; starts no work
+//	GET  /api/research/{id}/stream   the run's named SSE events; the first stream starts the run
+//
+// A stream attaches to its session with a lease (research.Attach, a
+// conditional write): a second stream while one is attached is 409, another
+// teacher's session or an unknown id is 404. Every event has its id line; a
+// client that dropped comes back with Last-Event-ID (or ?after=) and gets
+// the rest of the same run; a finished session's stream replays its events
+// and ends.
+
+// ResearchFlow is the part of research.Flow the edge uses.
+type ResearchFlow interface {
+	Propose(ctx context.Context, teacherID, topic, language string) (research.Session, error)
+	// Abandon fails a run that has not ended and closes its stream.
+	Abandon(ctx context.Context, id, code, why string) error
+	Store() research.Store
+}
+
+// ResearchStarter starts Research workflow executions.
+type ResearchStarter interface {
+	Start(ctx context.Context, name string, input workflow.ResearchState) error
+}
+
+// ResearchOptions configure Research.
+type ResearchOptions struct {
+	Logger *slog.Logger
+	// Heartbeat is the idle time after which ": ping" is written (15 s).
+	Heartbeat time.Duration
+	// Lease is how long an attached stream holds its session without
+	// renewing (3 heartbeats); the relay renews it every heartbeat.
+	Lease time.Duration
+	// MaxWait bounds the wait for a run's next event; past it the run is
+	// abandoned (5 min: an Express workflow's limit).
+	MaxWait time.Duration
+	// MaxBody bounds request bodies (64 KiB).
+	MaxBody int64
+	// PollMin and PollMax pace the tail when the log cannot notify.
+	PollMin, PollMax time.Duration
+	Now              func() time.Time
+}
+
+// Research serves the research flow's routes.
+type Research struct {
+	flow    ResearchFlow
+	log     eventlog.Reader
+	starter ResearchStarter
+	auth    Authenticator
+	o       ResearchOptions
+}
+
+// NewResearch returns the research flow's handler.
+func NewResearch(flow ResearchFlow, log eventlog.Reader, st ResearchStarter, au Authenticator, o ResearchOptions) *Research {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.Lease <= 0 {
+		o.Lease = 3 * o.Heartbeat
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 5 * time.Minute
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 64 << 10
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Research{flow: flow, log: log, starter: st, auth: au, o: o}
+}
+
+// Mount registers the routes on mux.
+func (h *Research) Mount(mux *http.ServeMux) {
+	mux.Handle("POST /api/research", handle(h.o.Logger, h.handlePropose))
+	mux.Handle("GET /api/research/{id}/stream", handle(h.o.Logger, h.handleStream))
+}
+
+// ResearchRequest is the body of POST /api/research.
+type ResearchRequest struct {
+	Topic     string `json:"topic"`
+	Language  string `json:"language"`
+	TeacherID string `json:"teacherId"`
+}
+
+// ResearchResponse is the answer of POST /api/research (seed 001 §3).
+type ResearchResponse struct {
+	SessionID string             `json:"session_id"`
+	Proposal  *research.Proposal `json:"proposal"`
+}
+
+func (h *Research) handlePropose(w http.ResponseWriter, r *http.Request) error {
+	var body ResearchRequest
+	if err := decodeBody(w, r, h.o.MaxBody, &body); err != nil {
+		return err
+	}
+	id, err := bodyIdentity(h.auth, r, body.TeacherID)
+	if err != nil {
+		return err
+	}
+	if len(body.Language) > 16 {
+		return apperr.New(apperr.ValidationError, "language must be a language tag such as zh-CN or en")
+	}
+	s, err := h.flow.Propose(r.Context(), id.TeacherID, body.Topic, body.Language)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ResearchResponse{SessionID: s.ID, Proposal: s.Proposal})
+	return nil
+}
+
+func (h *Research) handleStream(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	id, err := h.auth.Authenticate(r)
+	if err != nil {
+		return err
+	}
+	sid := r.PathValue("id")
+	store := h.flow.Store()
+	s, err := store.GetResearch(ctx, sid)
+	if errors.Is(err, research.ErrNotFound) || (err == nil && s.TeacherID != id.TeacherID) {
+		return apperr.New(apperr.EntityNotFound, "research session %q not found", sid)
+	}
+	if err != nil {
+		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	if s.Status == research.Created {
+		return apperr.New(apperr.Conflict, "research session %q has no proposal yet", sid)
+	}
+	after, err := resumePoint(r)
+	if err != nil {
+		return err
+	}
+	holder := uuid.NewString()
+	now := h.o.Now()
+	_, started, err := research.Attach(ctx, store, sid, holder, now, now.Add(h.o.Lease))
+	if errors.Is(err, research.ErrConflict) {
+		return apperr.New(apperr.Conflict, "research session %q is already being streamed", sid)
+	}
+	if err != nil {
+		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	defer func() {
+		if err := research.Detach(context.WithoutCancel(ctx), store, sid, holder, h.o.Now()); err != nil {
+			h.o.Logger.WarnContext(ctx, "could not release a research stream", "sessionId", sid, "err", err)
+		}
+	}()
+	if started {
+		in := workflow.NewResearchState(workflow.Research{SessionID: sid, TeacherID: id.TeacherID, TraceID: TraceID(ctx)})
+		if err := h.starter.Start(context.WithoutCancel(ctx), sid, in); err != nil {
+			h.o.Logger.ErrorContext(ctx, "research workflow did not start", "sessionId", sid, "err", err)
+			_ = h.flow.Abandon(ctx, sid, research.CodeInternal, "the workflow could not start: "+err.Error())
+		} else {
+			h.o.Logger.InfoContext(ctx, "research started", "sessionId", sid, "teacherId", id.TeacherID)
+		}
+	}
+	h.relay(w, r, sid, holder, after)
+	return nil
+}
+
+// relay writes the run's events after seq as named SSE events until the
+// closing one, renewing the stream's lease as it goes. A client that goes
+// away only ends the relay; the run goes on.
+func (h *Research) relay(w http.ResponseWriter, r *http.Request, sid, holder string, after int64) {
+	ctx := r.Context()
+	protocol.SetHeaders(w.Header())
+	w.Header().Set("X-Research-Session", sid)
+	w.WriteHeader(http.StatusOK)
+	sse := protocol.NewSSEWriter(w)
+	_ = sse.Flush()
+	renewed := h.o.Now()
+	keep := func() error {
+		now := h.o.Now()
+		if now.Sub(renewed) < h.o.Heartbeat {
+			return nil
+		}
+		renewed = now
+		return research.Renew(ctx, h.flow.Store(), sid, holder, now, now.Add(h.o.Lease))
+	}
+	send := func(ev eventlog.Event) error {
+		name, data, err := protocol.SplitResearchEvent(ev.Data)
+		if err != nil {
+			return err
+		}
+		if err := sse.Event(ev.Seq, name, data); err != nil {
+			return err
+		}
+		after = ev.Seq
+		return keep()
+	}
+	opts := eventlog.TailOptions{PollMin: h.o.PollMin, PollMax: h.o.PollMax, IdleEvery: h.o.Heartbeat, MaxWait: h.o.MaxWait,
+		Idle: func() error {
+			if err := sse.Comment("ping"); err != nil {
+				return err
+			}
+			return keep()
+		}}
+	stream := research.Stream(sid)
+	err := eventlog.Tail(ctx, h.log, stream, after, opts, send)
+	if errors.Is(err, eventlog.ErrTailTimeout) {
+		_ = h.flow.Abandon(ctx, sid, research.CodeTimeout, "no event within the wait bound")
+		opts.MaxWait = h.o.Heartbeat
+		err = eventlog.Tail(ctx, h.log, stream, after, opts, send)
+	}
+	if err != nil && ctx.Err() == nil {
+		h.o.Logger.WarnContext(ctx, "research relay ended early", "sessionId", sid, "err", err)
+	}
+}
+
+// bodyIdentity authenticates the caller; in development mode a body's
+// teacherId chooses the teacher, as for the conversation and the pages.
+func bodyIdentity(au Authenticator, r *http.Request, bodyTeacher string) (auth.Identity, error) {
+	id, err := au.Authenticate(r)
+	if err != nil {
+		return id, err
+	}
+	switch {
+	case bodyTeacher == "" || bodyTeacher == id.TeacherID:
+	case id.Dev && r.Header.Get("X-Teacher-Id") == "":
+		if !auth.ValidTeacherID(bodyTeacher) {
+			return id, apperr.New(apperr.ValidationError, "invalid teacherId")
+		}
+		id.TeacherID = bodyTeacher
+	case !id.Dev:
+		return id, apperr.New(apperr.AuthError, "teacherId does not match the signed-in teacher")
+	}
+	return id, nil
+}
