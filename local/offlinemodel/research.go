@@ -86,7 +86,7 @@ func genericQueries(l lang, topic string) []string {
 // plannedQueries are the agent's searches: an overview, up to three key
 // milestones (the revolutionary ones first), and the recent development.
 func plannedQueries(l lang, t researchdata.Topic) []string {
-	qs := []string{l.pick(t.NameZh+" 历史 时间线", t.NameEn+" history timeline")}
+	qs := []string{l.pick(t.NameZh+" 时间线", t.NameEn+" timeline")}
 	var key []researchdata.Milestone
 	for _, sig := range []string{"revolutionary", "high"} {
 		for _, m := range t.Milestones[:len(t.Milestones)-1] {

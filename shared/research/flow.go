@@ -490,6 +490,10 @@ func (f *Flow) Recover(ctx context.Context) (int, error) {
 		if err := f.Abandon(ctx, s.ID, CodeInterrupted, "the process restarted during the run"); err != nil {
 			return 0, err
 		}
+		// Its stream's holder died with the process too.
+		if err := Detach(ctx, f.store, s.ID, s.Attached, f.o.Now()); err != nil {
+			return 0, err
+		}
 	}
 	return len(ss), nil
 }
