@@ -143,4 +143,3 @@ func (s *ResearchStore) UpdateResearch(ctx context.Context, id string, fn func(*
 	return research.Session{}, fmt.Errorf("dynamostore: update research %s: lost %d conditional writes in a row: %w",
 		id, updateAttempts, research.ErrConflict)
 }
-
