@@ -34,12 +34,12 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 	}
 	em := a.stream(in.Turn.TurnID)
 	if in.Prev.Next == workflow.NextTools {
-		if err := em.emit(ctx, protocol.FinishStep{}); err != nil {
+		if err := em.Emit(ctx, protocol.FinishStep{}); err != nil {
 			return workflow.AgentOutput{}, err
 		}
 	}
 	round := in.Prev.Round + 1
-	if err := em.emit(ctx, protocol.StartStep{}); err != nil {
+	if err := em.Emit(ctx, protocol.StartStep{}); err != nil {
 		return workflow.AgentOutput{}, err
 	}
 	r := &modelRound{a: a, in: in, chat: chat, round: round, em: em,
@@ -193,7 +193,7 @@ func (r *modelRound) finishText(ctx context.Context, message string, show bool) 
 	if err := r.text.End(ctx); err != nil {
 		return err
 	}
-	return r.em.emit(ctx, protocol.FinishStep{})
+	return r.em.Emit(ctx, protocol.FinishStep{})
 }
 
 func (r *modelRound) record(ctx context.Context, rec finalRecord) error {

@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -36,8 +37,8 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 	}
 	bp := req.Blueprint
 	em := b.stream(id)
-	if err := em.emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompose,
-		Message: pick(bp.Language, "正在生成页面…", "Composing the page…")}); err != nil {
+	if err := em.Emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompose,
+		Message: i18n.Of(bp.Language).Text(i18n.PageComposing)}); err != nil {
 		return workflow.BuildStepOutput{}, err
 	}
 	data, results, err := b.sources(ctx, id, req)
@@ -65,7 +66,7 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 			return b.fail(ctx, id, blueprint.Failure{Code: "BLUEPRINT_ERROR",
 				Message: fmt.Sprintf("the page has no block %q; rebuild it", block.ID)})
 		}
-		if err := em.emit(ctx, protocol.PageBlockStart{BlockID: block.ID, ComponentType: block.ComponentType}); err != nil {
+		if err := em.Emit(ctx, protocol.PageBlockStart{BlockID: block.ID, ComponentType: block.ComponentType}); err != nil {
 			return workflow.BuildStepOutput{}, err
 		}
 		slots, extra := block.Slots, ""
@@ -89,7 +90,7 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 		if len(slots) > 0 && (block.ComponentType == blueprint.InsightList || block.ComponentType == blueprint.SuggestionList) {
 			pb.Items = parseItems(pb.Content, block.ComponentType == blueprint.SuggestionList)
 		}
-		if err := em.emit(ctx, protocol.PageBlockComplete{BlockID: block.ID}); err != nil {
+		if err := em.Emit(ctx, protocol.PageBlockComplete{BlockID: block.ID}); err != nil {
 			return workflow.BuildStepOutput{}, err
 		}
 	}
@@ -196,7 +197,7 @@ func (b *Builder) writeSlot(ctx context.Context, em emitter, bp blueprint.Bluepr
 	}
 	if err != nil {
 		b.o.Logger.WarnContext(ctx, "slot writer failed; the slot gets a note", "block", block.ID, "slot", slot.Key, "err", err)
-		note := pick(bp.Language, "（AI 文字暂时无法生成，以上数据不受影响。）", "(The text could not be written just now; the numbers are not affected.)")
+		note := i18n.Of(bp.Language).Text(i18n.PageTextUnavailable)
 		if len(w.text) > 0 {
 			note = " " + note
 		}
@@ -248,7 +249,7 @@ func (w *deltaWriter) flush(ctx context.Context) error {
 	}
 	ev := protocol.PageSlotDelta{BlockID: w.blockID, SlotKey: w.slotKey, DeltaText: string(w.buf)}
 	w.buf = w.buf[:0]
-	return w.em.emit(ctx, ev)
+	return w.em.Emit(ctx, ev)
 }
 
 var (
