@@ -516,7 +516,7 @@ func TestResearchRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := protocol.MarshalResearchEvent(protocol.ResearchProgress{Phase: "skeleton", Message: "Building…", Percent: 5})
-	if _, err := db.Events().Append(context.Background(), research.Stream(killed.ID), eventlog.Event{Data: raw}); err != nil {
+	if _, err := db.Events().Append(context.Background(), research.Stream(killed.ID), eventlog.Event{Name: "progress", Data: raw}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {

@@ -180,54 +180,48 @@ func (h *Research) handleStream(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// relay writes the run's events after seq as named SSE events until the
-// closing one, renewing the stream's lease as it goes. A client that goes
-// away only ends the relay; the run goes on.
+// relay writes the run's events after seq until the closing one, through
+// the edge's one relay, renewing the stream's lease as it writes (events
+// and heartbeats alike). A client that goes away only ends the relay; the
+// run goes on.
 func (h *Research) relay(w http.ResponseWriter, r *http.Request, sid, holder string, after int64) {
-	ctx := r.Context()
 	protocol.SetHeaders(w.Header())
 	w.Header().Set("X-Research-Session", sid)
 	w.WriteHeader(http.StatusOK)
-	sse := protocol.NewSSEWriter(w)
-	_ = sse.Flush()
-	renewed := h.o.Now()
-	keep := func() error {
+	lw := &leaseWriter{ResponseWriter: w, renewed: h.o.Now(), renew: func() error {
 		now := h.o.Now()
-		if now.Sub(renewed) < h.o.Heartbeat {
-			return nil
-		}
-		renewed = now
-		return research.Renew(ctx, h.flow.Store(), sid, holder, now, now.Add(h.o.Lease))
-	}
-	send := func(ev eventlog.Event) error {
-		name, data, err := protocol.SplitResearchEvent(ev.Data)
-		if err != nil {
-			return err
-		}
-		if err := sse.Event(ev.Seq, name, data); err != nil {
-			return err
-		}
-		after = ev.Seq
-		return keep()
-	}
-	opts := eventlog.TailOptions{PollMin: h.o.PollMin, PollMax: h.o.PollMax, IdleEvery: h.o.Heartbeat, MaxWait: h.o.MaxWait,
-		Idle: func() error {
-			if err := sse.Comment("ping"); err != nil {
-				return err
-			}
-			return keep()
-		}}
-	stream := research.Stream(sid)
-	err := eventlog.Tail(ctx, h.log, stream, after, opts, send)
-	if errors.Is(err, eventlog.ErrTailTimeout) {
-		_ = h.flow.Abandon(ctx, sid, research.CodeTimeout, "no event within the wait bound")
-		opts.MaxWait = h.o.Heartbeat
-		err = eventlog.Tail(ctx, h.log, stream, after, opts, send)
-	}
-	if err != nil && ctx.Err() == nil {
-		h.o.Logger.WarnContext(ctx, "research relay ended early", "sessionId", sid, "err", err)
-	}
+		return research.Renew(r.Context(), h.flow.Store(), sid, holder, now, now.Add(h.o.Lease))
+	}, every: h.o.Heartbeat, now: h.o.Now}
+	rl := relayer{log: h.log, logger: h.o.Logger, heartbeat: h.o.Heartbeat, pollMin: h.o.PollMin, pollMax: h.o.PollMax}
+	rl.relay(r.Context(), lw, stream{key: research.Stream(sid), kind: "research", id: sid, maxWait: h.o.MaxWait,
+		abandon: func(ctx context.Context) {
+			_ = h.flow.Abandon(ctx, sid, research.CodeTimeout, "no event within the wait bound")
+		}}, after)
 }
+
+// leaseWriter renews a stream's lease at most every heartbeat as the relay
+// writes; a lost lease (another stream took the session after this one was
+// presumed dead) ends the relay.
+type leaseWriter struct {
+	http.ResponseWriter
+	renew   func() error
+	renewed time.Time
+	every   time.Duration
+	now     func() time.Time
+}
+
+func (w *leaseWriter) Write(b []byte) (int, error) {
+	if now := w.now(); now.Sub(w.renewed) >= w.every {
+		if err := w.renew(); err != nil {
+			return 0, err
+		}
+		w.renewed = now
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer's Flush.
+func (w *leaseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // bodyIdentity authenticates the caller; in development mode a body's
 // teacherId chooses the teacher, as for the conversation and the pages.

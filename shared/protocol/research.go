@@ -2,16 +2,13 @@ package protocol
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
 // The research stream (PROTOCOL.md §3, seed 001 §6): named SSE events,
 // "event: progress" / "skeleton" / "complete" / "error", each with its data
-// object. In the event log an event is stored as {"event": name, "data":
-// data} (MarshalResearchEvent); the edge splits it back into the event line
-// and the data line (SplitResearchEvent), so the data bytes on the wire are
-// the bytes the step encoded.
+// object. In the event log an event's name is eventlog.Event.Name and its
+// data is MarshalResearchEvent's bytes, written as they are.
 
 // ResearchEvent is one event of the research stream.
 type ResearchEvent interface {
@@ -76,12 +73,7 @@ func (ResearchSkeleton) researchEvent()            {}
 func (ResearchComplete) researchEvent()            {}
 func (ResearchError) researchEvent()               {}
 
-type researchEnvelope struct {
-	Event string          `json:"event"`
-	Data  json.RawMessage `json:"data"`
-}
-
-// MarshalResearchEvent encodes e as stored in the event log.
+// MarshalResearchEvent encodes e's data line.
 func MarshalResearchEvent(e ResearchEvent) ([]byte, error) {
 	if s, ok := e.(ResearchSkeleton); ok && s.Nodes == nil {
 		e = ResearchSkeleton{Nodes: []SkeletonNode{}}
@@ -90,18 +82,8 @@ func MarshalResearchEvent(e ResearchEvent) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("protocol: encode %s: %w", e.ResearchEventName(), err)
 	}
-	return json.Marshal(researchEnvelope{Event: e.ResearchEventName(), Data: data})
+	return data, nil
 }
 
-// SplitResearchEvent is the inverse of MarshalResearchEvent: the SSE event
-// name and data line of a stored event.
-func SplitResearchEvent(stored []byte) (name string, data []byte, err error) {
-	var env researchEnvelope
-	if err := json.Unmarshal(stored, &env); err != nil {
-		return "", nil, fmt.Errorf("protocol: a stored research event: %w", err)
-	}
-	if env.Event == "" || len(env.Data) == 0 {
-		return "", nil, errors.New("protocol: a stored research event without a name or data")
-	}
-	return env.Event, env.Data, nil
-}
+// ResearchEventName is the event's SSE name (for eventlog.Emitter.Name).
+func ResearchEventName(e ResearchEvent) string { return e.ResearchEventName() }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -199,16 +200,20 @@ func parseProposal(content, language string) (Proposal, error) {
 	return p, nil
 }
 
-// lang picks the teacher's language for the flow's own messages.
-func lang(s Session) func(zh, en string) string {
-	l := s.Language
-	if s.Proposal != nil && s.Proposal.Language != "" {
-		l = s.Proposal.Language
+// lang is the teacher's language for the flow's own messages: the
+// request's tag, else the proposal's, else the topic's words (i18n.Of).
+func lang(s Session) i18n.Lang {
+	tag := s.Language
+	if tag == "" && s.Proposal != nil {
+		tag = s.Proposal.Language
 	}
-	if strings.HasPrefix(strings.ToLower(l), "en") {
-		return func(_, en string) string { return en }
-	}
-	return func(zh, _ string) string { return zh }
+	return i18n.Of(tag, s.Topic)
+}
+
+// emitter appends research events to a session's stream.
+func (f *Flow) emitter(id string) eventlog.Emitter[protocol.ResearchEvent] {
+	return eventlog.Emitter[protocol.ResearchEvent]{Log: f.log, Stream: Stream(id),
+		Encode: protocol.MarshalResearchEvent, Name: protocol.ResearchEventName}
 }
 
 // Milestones is the Research workflow's Milestones state: one milestone
@@ -225,7 +230,7 @@ func (f *Flow) Milestones(ctx context.Context, in workflow.ResearchStepInput) (w
 		return workflow.ResearchResult{Status: workflow.ResearchFailed, Code: CodeInterrupted,
 			Message: "the session is " + string(s.Status)}, nil
 	}
-	r := &run{f: f, s: s, t: lang(s), returned: map[string]bool{}}
+	r := &run{f: f, s: s, l: lang(s), em: f.emitter(s.ID), returned: map[string]bool{}}
 	return r.do(ctx)
 }
 
@@ -233,7 +238,8 @@ func (f *Flow) Milestones(ctx context.Context, in workflow.ResearchStepInput) (w
 type run struct {
 	f        *Flow
 	s        Session
-	t        func(zh, en string) string
+	l        i18n.Lang
+	em       eventlog.Emitter[protocol.ResearchEvent]
 	returned map[string]bool
 	percent  int
 	searches int
@@ -241,12 +247,7 @@ type run struct {
 
 func (r *run) progress(ctx context.Context, phase, msg string, want int) error {
 	r.percent = min(max(r.percent+1, want), 95) // rises, and 100 is complete's
-	raw, err := protocol.MarshalResearchEvent(protocol.ResearchProgress{Phase: phase, Message: msg, Percent: r.percent})
-	if err != nil {
-		return err
-	}
-	_, err = r.f.log.Append(ctx, Stream(r.s.ID), eventlog.Event{Data: raw})
-	return err
+	return r.em.Emit(ctx, protocol.ResearchProgress{Phase: phase, Message: msg, Percent: r.percent})
 }
 
 func failed(code, msg string) workflow.ResearchResult {
@@ -254,7 +255,7 @@ func failed(code, msg string) workflow.ResearchResult {
 }
 
 func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
-	if err := r.progress(ctx, protocol.ResearchPhaseSkeleton, r.t("正在构建时间线骨架…", "Building the timeline skeleton…"), 5); err != nil {
+	if err := r.progress(ctx, protocol.ResearchPhaseSkeleton, r.l.Text(i18n.ResearchBuilding), 5); err != nil {
 		return workflow.ResearchResult{}, err
 	}
 	proposal, _ := json.Marshal(r.s.Proposal)
@@ -267,13 +268,14 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 	for req := 1; req <= r.f.o.RequestLimit; req++ {
 		resp, err := r.f.model.Complete(ctx, llm.Request{Tier: r.f.o.Tier, Messages: msgs, Tools: tools, ToolChoice: "required"})
 		if err != nil {
-			return workflow.ResearchResult{}, fmt.Errorf("research: model request %d: %w", req, err)
+			// Named AI_ERROR for the workflow's Catch (wire.Typed).
+			return workflow.ResearchResult{}, apperr.Wrap(err, apperr.AIError, "research: model request %d failed", req)
 		}
 		msgs = append(msgs, resp.Message)
 		if len(resp.Message.ToolCalls) == 0 {
 			refusals++
 			if refusals > r.f.o.OutputRetries {
-				return failed(CodeInvalidOutput, r.t("模型没有给出结构化的里程碑结果。", "The model gave no structured milestones.")), nil
+				return failed(CodeInvalidOutput, r.l.Text(i18n.ResearchNoStructure)), nil
 			}
 			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
 				Content: "Call web_search or final_result; do not answer in text."})
@@ -288,14 +290,12 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 				}
 				msgs = append(msgs, msg)
 			case prompts.FinalResultTool:
-				if err := r.progress(ctx, protocol.ResearchPhaseCheck, r.t("正在检查里程碑的日期、重要度和来源…",
-					"Checking the milestones' dates, significance and sources…"), 80+5*refusals); err != nil {
+				if err := r.progress(ctx, protocol.ResearchPhaseCheck, r.l.Text(i18n.ResearchChecking), 80+5*refusals); err != nil {
 					return workflow.ResearchResult{}, err
 				}
 				nodes, problems, err := Check([]byte(tc.Function.Arguments), r.returned)
 				if errors.Is(err, errNoMilestones) {
-					return failed(CodeNoMilestones, r.t("没有找到这个主题可靠的里程碑，请换一个更具体的主题。",
-						"No reliable milestones were found for this topic; try a more specific one.")), nil
+					return failed(CodeNoMilestones, r.l.Text(i18n.ResearchNoMilestones)), nil
 				}
 				if len(problems) == 0 {
 					if err := SaveSkeleton(ctx, r.f.store, r.s.ID, nodes, r.f.o.Now()); err != nil {
@@ -306,11 +306,9 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 				refusals++
 				r.f.o.Logger.InfoContext(ctx, "milestones refused", "sessionId", r.s.ID, "attempt", refusals, "problems", problems)
 				if refusals > r.f.o.OutputRetries {
-					return failed(CodeInvalidOutput, r.t("里程碑多次未通过检查（"+problems[0]+"），已停止。",
-						"The milestones failed the checks again ("+problems[0]+"); stopped.")), nil
+					return failed(CodeInvalidOutput, r.l.Text(i18n.ResearchRejected, problems[0])), nil
 				}
-				if err := r.progress(ctx, protocol.ResearchPhaseDraft, r.t("结果未通过检查，正在修正…",
-					"The result failed the checks; correcting it…"), 82+5*refusals); err != nil {
+				if err := r.progress(ctx, protocol.ResearchPhaseDraft, r.l.Text(i18n.ResearchCorrecting), 82+5*refusals); err != nil {
 					return workflow.ResearchResult{}, err
 				}
 				msgs = append(msgs, toolMessage(tc.ID, prompts.MilestoneRefusedPrefix+"\n- "+strings.Join(problems, "\n- ")))
@@ -319,8 +317,7 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 			}
 		}
 	}
-	return failed(CodeRequestLimit, r.t(fmt.Sprintf("已达到 %d 次模型请求的上限，仍未得到时间线。", r.f.o.RequestLimit),
-		fmt.Sprintf("Stopped after %d model requests without a timeline.", r.f.o.RequestLimit))), nil
+	return failed(CodeRequestLimit, r.l.Text(i18n.ResearchRequestLimit, r.f.o.RequestLimit)), nil
 }
 
 func toolMessage(id, content string) openai.ChatCompletionMessage {
@@ -338,7 +335,7 @@ func (r *run) webSearch(ctx context.Context, tc openai.ToolCall) (openai.ChatCom
 	}
 	r.searches++
 	want := min(10+10*r.searches, 70)
-	if err := r.progress(ctx, protocol.ResearchPhaseSearch, r.t("正在搜索："+args.Query, "Searching: "+args.Query), want); err != nil {
+	if err := r.progress(ctx, protocol.ResearchPhaseSearch, r.l.Text(i18n.ResearchSearching, args.Query), want); err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}
 	sctx, cancel := context.WithTimeout(ctx, r.f.o.SearchTimeout)
@@ -349,14 +346,14 @@ func (r *run) webSearch(ctx context.Context, tc openai.ToolCall) (openai.ChatCom
 	switch {
 	case err != nil:
 		status, content = string(protocol.ToolError), "status: error. The search failed: "+err.Error()
-		msg = r.t("搜索失败："+args.Query, "Search failed: "+args.Query)
+		msg = r.l.Text(i18n.ResearchSearchFailed, args.Query)
 		r.f.o.Logger.WarnContext(ctx, "web search failed", "sessionId", r.s.ID, "query", args.Query, "err", err)
 	case len(resp.Results) == 0:
 		status, content = string(protocol.ToolEmpty), "status: empty. No results for this query."
-		msg = r.t("没有搜索结果："+args.Query, "No results: "+args.Query)
+		msg = r.l.Text(i18n.ResearchNoResults, args.Query)
 	default:
 		status, content = string(protocol.ToolSuccess), "status: success.\n"+search.Format(resp)
-		msg = r.t(fmt.Sprintf("找到 %d 条结果：%s", len(resp.Results), args.Query), fmt.Sprintf("Found %d results: %s", len(resp.Results), args.Query))
+		msg = r.l.Text(i18n.ResearchFound, len(resp.Results), args.Query)
 		for _, res := range resp.Results {
 			r.returned[strings.TrimSpace(res.URL)] = true
 		}
@@ -396,16 +393,14 @@ func (f *Flow) Finish(ctx context.Context, in workflow.ResearchStepInput) (workf
 	if err != nil {
 		return workflow.ResearchResult{}, fmt.Errorf("research: finish: %w", err)
 	}
-	t := lang(s)
-	res := workflow.ResearchResult{Status: workflow.ResearchFailed, Code: CodeInternal,
-		Message: t("时间线生成失败，请稍后再试。", "The timeline could not be built; please try again.")}
+	l := lang(s)
+	res := workflow.ResearchResult{Status: workflow.ResearchFailed, Code: CodeInternal, Message: l.Text(i18n.ResearchFailed)}
 	switch {
+	case in.Error != nil && in.Error.TimedOut():
+		res.Code, res.Message = CodeTimeout, l.Text(i18n.ResearchTimedOut)
+	case in.Error != nil && in.Error.Code() == apperr.AIError:
+		res.Code, res.Message = CodeAIError, l.Text(i18n.ResearchAIUnavailable)
 	case in.Error != nil:
-		res.Code = CodeAIError
-		if in.Error.Error == "States.Timeout" {
-			res.Code = CodeTimeout
-		}
-		res.Message = t("时间线生成服务出错，请稍后再试。", "The timeline service failed; please try again.")
 		f.o.Logger.WarnContext(ctx, "research run failed", "sessionId", id, "error", in.Error.Error, "cause", in.Error.Cause)
 	case in.Result != nil:
 		res = *in.Result
@@ -430,27 +425,11 @@ func (f *Flow) Finish(ctx context.Context, in workflow.ResearchStepInput) (workf
 	if err != nil {
 		return workflow.ResearchResult{}, fmt.Errorf("research: finish: %w", err)
 	}
-	if err := f.closeStream(ctx, id, events...); err != nil {
+	if err := f.emitter(id).Close(ctx, events...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
 		return workflow.ResearchResult{}, err
 	}
 	f.o.Logger.InfoContext(ctx, "research finished", "sessionId", id, "status", s.Status, "nodes", len(s.Skeleton), "code", res.Code)
 	return res, nil
-}
-
-// closeStream appends the closing events; a stream already closed is fine.
-func (f *Flow) closeStream(ctx context.Context, id string, events ...protocol.ResearchEvent) error {
-	evs := make([]eventlog.Event, len(events))
-	for i, e := range events {
-		raw, err := protocol.MarshalResearchEvent(e)
-		if err != nil {
-			return err
-		}
-		evs[i] = eventlog.Event{Data: raw, Close: i == len(events)-1}
-	}
-	if _, err := f.log.Append(ctx, Stream(id), evs...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
-		return fmt.Errorf("research: close the stream of %s: %w", id, err)
-	}
-	return nil
 }
 
 // Abandon fails a run that has not ended, closing its stream with an error
@@ -463,8 +442,10 @@ func (f *Flow) Abandon(ctx context.Context, id, code, why string) error {
 	if err != nil {
 		return err
 	}
-	t := lang(s)
-	msg := t("时间线生成中断，请重新发起研究。", "The timeline run was interrupted; please start the research again.")
+	msg := lang(s).Text(i18n.ResearchInterrupted)
+	if code == CodeTimeout {
+		msg = lang(s).Text(i18n.ResearchTimedOut)
+	}
 	if _, err := End(ctx, f.store, id, Failed, &Failure{Code: code, Message: msg}, f.o.Now()); err != nil {
 		if errors.Is(err, ErrConflict) {
 			return nil
@@ -472,7 +453,10 @@ func (f *Flow) Abandon(ctx context.Context, id, code, why string) error {
 		return err
 	}
 	f.o.Logger.WarnContext(ctx, "research abandoned", "sessionId", id, "code", code, "why", why)
-	return f.closeStream(ctx, id, protocol.ResearchError{Error: code, Message: msg})
+	if err := f.emitter(id).Close(ctx, protocol.ResearchError{Error: code, Message: msg}); err != nil && !errors.Is(err, eventlog.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
 // Recover abandons every session a restart left Executing (stores that can
