@@ -73,8 +73,6 @@ func newResearch(c ResearchConfig, model *llm.Client, b Backends) (*research.Flo
 			return nil, fmt.Errorf("wire: %s: %w", EnvTavilyKey, err)
 		}
 		s = t
-	} else {
-		b.Logger.Warn("TAVILY_API_KEY is not set: the research flow's web searches will fail")
 	}
 	return research.New(model, s, b.Research, b.Log, research.Options{Logger: b.Logger, RequestLimit: c.RequestLimit}), nil
 }
