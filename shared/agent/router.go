@@ -7,34 +7,21 @@ import (
 	"slices"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
-// Intents of the router (seed 000 §7.3 step 2).
-const (
-	IntentSmalltalk = "chat_smalltalk"
-	IntentQA        = "chat_qa"
-	IntentData      = "data_query"
-	IntentQuiz      = "quiz_generate"
-	IntentContent   = "content_create"
-	IntentBuild     = "build_workflow"
-	IntentClarify   = "clarify"
-)
-
 // Route is the router step: the model classifies the message; the path
 // follows from its classification. A router failure does not fail the turn:
 // the agent path with every tool lets the agent decide.
 func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: a.routerPrompt()}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: a.routerPrompt()}}
 	if h := a.historySummary(ctx, in.Turn); h != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: h})
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
 	}
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in.Turn.Message})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Turn.Message})
 	resp, err := a.Model.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true}, llm.Handler{})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -96,7 +83,7 @@ func (a *Agent) normalizeRoute(r workflow.RouterResult) workflow.RouterResult {
 		r.ExpectedMode = workflow.ExpectAnswer
 	}
 	r.Confidence = min(max(r.Confidence, 0), 1)
-	if r.Intent == IntentClarify {
+	if r.Intent == workflow.IntentClarify {
 		r.ClarifyNeeded = true
 	}
 	if r.ClarifyNeeded && (r.Clarify == nil || r.Clarify.Question == "") {
@@ -112,9 +99,9 @@ func pathOf(r workflow.RouterResult) string {
 	switch {
 	case r.ClarifyNeeded:
 		return workflow.PathClarify
-	case r.Intent == IntentSmalltalk || r.Intent == IntentQA:
+	case r.Intent == workflow.IntentSmalltalk || r.Intent == workflow.IntentQA:
 		return workflow.PathChat
-	case r.Intent == IntentBuild:
+	case r.Intent == workflow.IntentBuild:
 		return workflow.PathBuild
 	default:
 		return workflow.PathAgent

@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -35,8 +34,8 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	em := a.stream(t.TurnID)
 	tool, known := a.Tools.Get(in.Call.Name)
 	running := "…"
-	if known && tool.Running != "" {
-		running = tool.Running
+	if r := tool.Running.In(i18n.Of(t.Language, t.Message)); known && r != "" {
+		running = r
 	}
 	if err := a.progress(ctx, em, in.Call, protocol.ToolRunning, running); err != nil {
 		return workflow.ToolOutput{}, err
@@ -128,7 +127,7 @@ func (a *Agent) callArguments(ctx context.Context, in workflow.ToolInput) (json.
 		return nil, fmt.Errorf("agent: no history for turn %s attempt %d", in.Turn.TurnID, in.Attempt)
 	}
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role != openai.ChatMessageRoleAssistant {
+		if h[i].Role != llm.RoleAssistant {
 			continue
 		}
 		for _, c := range h[i].ToolCalls {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -188,9 +186,9 @@ func (b *Builder) writeSlot(ctx context.Context, em emitter, bp blueprint.Bluepr
 		system += "\nAbout this page: " + bp.PageSystemPrompt + "\n"
 	}
 	w := &deltaWriter{em: em, blockID: block.ID, slotKey: slot.Key, every: b.o.FlushEvery, size: b.o.FlushSize, now: b.o.Now}
-	_, err = b.model.Stream(ctx, llm.Request{Tier: b.o.Tier, MaxTokens: 1200, Messages: []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: system},
-		{Role: openai.ChatMessageRoleUser, Content: string(user)},
+	_, err = b.model.Stream(ctx, llm.Request{Tier: b.o.Tier, MaxTokens: 1200, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: system},
+		{Role: llm.RoleUser, Content: string(user)},
 	}}, llm.Handler{OnContent: func(d string) error { return w.write(ctx, d) }})
 	if isFault(ctx, err) {
 		return "", err

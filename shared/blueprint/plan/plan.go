@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
@@ -142,9 +141,9 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 	if req.Language != "" {
 		fmt.Fprintf(&sys, "\nThe teacher's language: %s\n", req.Language)
 	}
-	msgs := []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: sys.String()},
-		{Role: openai.ChatMessageRoleUser, Content: req.Message},
+	msgs := []llm.Message{
+		{Role: llm.RoleSystem, Content: sys.String()},
+		{Role: llm.RoleUser, Content: req.Message},
 	}
 	var last error
 	for attempt := 1; attempt <= p.o.Attempts; attempt++ {
@@ -167,8 +166,8 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 		last = err
 		p.o.Logger.WarnContext(ctx, "the planner's blueprint was refused", "attempt", attempt, "err", err)
 		msgs = append(msgs,
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content},
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "The blueprint was refused: " +
+			llm.Message{Role: llm.RoleAssistant, Content: content},
+			llm.Message{Role: llm.RoleUser, Content: "The blueprint was refused: " +
 				apperr.As(err).Message + "\nAnswer with the corrected blueprint, one JSON object only."})
 	}
 	return blueprint.Blueprint{}, last
