@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/boltstore"
@@ -32,31 +30,33 @@ import (
 type instantModel struct{ final string }
 
 func (m instantModel) Complete(_ context.Context, req llm.Request) (llm.Response, error) {
-	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
+	msg := llm.Message{Role: llm.RoleAssistant}
 	if strings.HasPrefix(req.Messages[0].Content, prompts.ProposalHeader) {
 		msg.Content = `{"topic":"牛顿力学的发展","time_range":"1589 年至 1905 年","focus_points":["伽利略","开普勒","《原理》"],"expected_milestones":6,"search_plan":["a","b","c"],"language":"zh-CN"}`
 		return llm.Response{Message: msg}, nil
 	}
 	searches := 0
 	for _, x := range req.Messages {
-		if x.Role == openai.ChatMessageRoleTool {
+		if x.Role == llm.RoleTool {
 			searches++
 		}
 	}
-	call := openai.ToolCall{ID: fmt.Sprintf("call_%d", searches), Type: openai.ToolTypeFunction}
+	call := llm.ToolCall{ID: fmt.Sprintf("call_%d", searches), Type: llm.ToolTypeFunction}
 	if searches < 5 {
-		call.Function = openai.FunctionCall{Name: prompts.WebSearchTool, Arguments: fmt.Sprintf(`{"query":"牛顿力学 %d"}`, searches)}
+		call.Function = llm.FunctionCall{Name: prompts.WebSearchTool, Arguments: fmt.Sprintf(`{"query":"牛顿力学 %d"}`, searches)}
 	} else {
-		call.Function = openai.FunctionCall{Name: prompts.FinalResultTool, Arguments: m.final}
+		call.Function = llm.FunctionCall{Name: prompts.FinalResultTool, Arguments: m.final}
 	}
-	msg.ToolCalls = []openai.ToolCall{call}
+	msg.ToolCalls = []llm.ToolCall{call}
 	return llm.Response{Message: msg}, nil
 }
 
 // instantSearch answers every query at once with five results.
 type instantSearch struct{ resp search.Response }
 
-func (s instantSearch) Search(context.Context, search.Request) (search.Response, error) { return s.resp, nil }
+func (s instantSearch) Search(context.Context, search.Request) (search.Response, error) {
+	return s.resp, nil
+}
 
 func benchFixtures() (instantModel, instantSearch) {
 	var resp search.Response

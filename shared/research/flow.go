@@ -12,8 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/sashabaranov/go-openai"
-	"github.com/sashabaranov/go-openai/jsonschema"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
@@ -152,9 +150,9 @@ func (f *Flow) Propose(ctx context.Context, teacherID, topic, language string) (
 // proposal asks the model, once more with the problem when the first answer
 // does not parse.
 func (f *Flow) proposal(ctx context.Context, topic, language string) (Proposal, error) {
-	msgs := []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: prompts.Proposal},
-		{Role: openai.ChatMessageRoleUser, Content: topic},
+	msgs := []llm.Message{
+		{Role: llm.RoleSystem, Content: prompts.Proposal},
+		{Role: llm.RoleUser, Content: topic},
 	}
 	if language != "" {
 		msgs[0].Content += "The teacher's language: " + language + "\n"
@@ -170,7 +168,7 @@ func (f *Flow) proposal(ctx context.Context, topic, language string) (Proposal, 
 			return p, nil
 		}
 		last = err
-		msgs = append(msgs, resp.Message, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
+		msgs = append(msgs, resp.Message, llm.Message{Role: llm.RoleUser,
 			Content: "That proposal cannot be used: " + err.Error() + ". Answer again with the JSON object only."})
 	}
 	return Proposal{}, last
@@ -259,14 +257,14 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 		return workflow.ResearchResult{}, err
 	}
 	proposal, _ := json.Marshal(r.s.Proposal)
-	msgs := []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: prompts.Milestones},
-		{Role: openai.ChatMessageRoleUser, Content: "Topic: " + r.s.Topic + "\nConfirmed proposal: " + string(proposal)},
+	msgs := []llm.Message{
+		{Role: llm.RoleSystem, Content: prompts.Milestones},
+		{Role: llm.RoleUser, Content: "Topic: " + r.s.Topic + "\nConfirmed proposal: " + string(proposal)},
 	}
 	tools := agentTools()
 	refusals := 0
 	for req := 1; req <= r.f.o.RequestLimit; req++ {
-		resp, err := r.f.model.Complete(ctx, llm.Request{Tier: r.f.o.Tier, Messages: msgs, Tools: tools, ToolChoice: "required"})
+		resp, err := r.f.model.Complete(ctx, llm.Request{Tier: r.f.o.Tier, Messages: msgs, Tools: tools, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceRequired}})
 		if err != nil {
 			// Named AI_ERROR for the workflow's Catch (wire.Typed).
 			return workflow.ResearchResult{}, apperr.Wrap(err, apperr.AIError, "research: model request %d failed", req)
@@ -277,7 +275,7 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 			if refusals > r.f.o.OutputRetries {
 				return failed(CodeInvalidOutput, r.l.Text(i18n.ResearchNoStructure)), nil
 			}
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser,
 				Content: "Call web_search or final_result; do not answer in text."})
 			continue
 		}
@@ -320,13 +318,13 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 	return failed(CodeRequestLimit, r.l.Text(i18n.ResearchRequestLimit, r.f.o.RequestLimit)), nil
 }
 
-func toolMessage(id, content string) openai.ChatCompletionMessage {
-	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: content}
+func toolMessage(id, content string) llm.Message {
+	return llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: content}
 }
 
 // webSearch runs one web_search call and reports it; a failed search is
 // the tool's error status, told to the model, not the run's failure.
-func (r *run) webSearch(ctx context.Context, tc openai.ToolCall) (openai.ChatCompletionMessage, error) {
+func (r *run) webSearch(ctx context.Context, tc llm.ToolCall) (llm.Message, error) {
 	var args struct {
 		Query string `json:"query"`
 	}
@@ -336,7 +334,7 @@ func (r *run) webSearch(ctx context.Context, tc openai.ToolCall) (openai.ChatCom
 	r.searches++
 	want := min(10+10*r.searches, 70)
 	if err := r.progress(ctx, protocol.ResearchPhaseSearch, r.l.Text(i18n.ResearchSearching, args.Query), want); err != nil {
-		return openai.ChatCompletionMessage{}, err
+		return llm.Message{}, err
 	}
 	sctx, cancel := context.WithTimeout(ctx, r.f.o.SearchTimeout)
 	resp, err := r.f.search.Search(sctx, search.Request{Query: args.Query, SearchDepth: r.f.o.SearchDepth,
@@ -360,24 +358,24 @@ func (r *run) webSearch(ctx context.Context, tc openai.ToolCall) (openai.ChatCom
 	}
 	r.f.o.Logger.InfoContext(ctx, "web search", "sessionId", r.s.ID, "query", args.Query, "status", status, "results", len(resp.Results))
 	if err := r.progress(ctx, protocol.ResearchPhaseSearch, msg, want+4); err != nil {
-		return openai.ChatCompletionMessage{}, err
+		return llm.Message{}, err
 	}
 	return toolMessage(tc.ID, content), nil
 }
 
 // agentTools are web_search and final_result, with schemas from Go types.
-func agentTools() []openai.Tool {
+func agentTools() []llm.Tool {
 	type searchArgs struct {
 		Query string `json:"query" description:"what to search the web for"`
 	}
-	def := func(name, desc string, v any) openai.Tool {
-		s, err := jsonschema.GenerateSchemaForType(v)
+	def := func(name, desc string, v any) llm.Tool {
+		s, err := llm.SchemaFor(v)
 		if err != nil {
 			panic(fmt.Sprintf("research: schema of %s: %v", name, err)) // a programming error, caught by any test
 		}
-		return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: name, Description: desc, Parameters: s}}
+		return llm.Tool{Name: name, Description: desc, Parameters: s}
 	}
-	return []openai.Tool{
+	return []llm.Tool{
 		def(prompts.WebSearchTool, "Search the web. Returns a summary and results as [title](url) with a snippet.", searchArgs{}),
 		def(prompts.FinalResultTool, "Submit the final milestones of the timeline skeleton.", FinalOutput{}),
 	}
