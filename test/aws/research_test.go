@@ -3,10 +3,13 @@ package awstest
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,5 +190,72 @@ func (s *suite) testResearchWorkflowEquivalence(t *testing.T) {
 			}
 			t.Logf("%s: %d events, states entered %v", sc.name, len(goRun.Events), goRun.Entered)
 		})
+	}
+}
+
+// testResearchStream runs the research flow through the stream function's
+// handler (lambdaurl.Wrap over the edge, as Lambda runs it), DynamoDB as the
+// store and the event log, the Research workflow started through the Step
+// Functions API (its stand-in runs research.asl.json over the research
+// function's graph): the proposal, the named events relayed from the table,
+// resuming, another teacher, a replay.
+func (s *suite) testResearchStream(t *testing.T) {
+	rig := s.newStreamRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	defer cancel()
+	resp := open(t, ctx, rig.handler, urlRequest(http.MethodPost, "/api/research", rig.token, `{"topic":"the history of the periodic table"}`))
+	var p struct {
+		SessionID string             `json:"session_id"`
+		Proposal  *research.Proposal `json:"proposal"`
+	}
+	jsonBody(t, resp, &p)
+	if resp.Status != http.StatusOK || p.SessionID == "" || p.Proposal == nil || p.Proposal.Language != "en" {
+		t.Fatalf("POST /api/research: %d %+v", resp.Status, p)
+	}
+	path := "/api/research/" + p.SessionID + "/stream"
+	if other := open(t, ctx, rig.handler, urlRequest(http.MethodGet, path, sampleToken(t, "t-002"), "")); other.Status != http.StatusNotFound {
+		t.Fatalf("another teacher's stream: %d", other.Status)
+	}
+	run := open(t, ctx, rig.handler, urlRequest(http.MethodGet, path, rig.token, ""))
+	if run.Status != http.StatusOK || !strings.HasPrefix(run.Headers["Content-Type"], "text/event-stream") {
+		t.Fatalf("stream: %d %v", run.Status, run.Headers)
+	}
+	evs := run.all(t)
+	var names []string
+	for i, e := range evs {
+		if e.ID != int64(i+1) || e.Name == "" {
+			t.Fatalf("event %d: %+v", i, e)
+		}
+		if len(names) == 0 || e.Name != "progress" || names[len(names)-1] != "progress" {
+			names = append(names, e.Name)
+		}
+	}
+	if !slices.Equal(names, []string{"progress", "skeleton", "complete"}) {
+		t.Fatalf("events %v", names)
+	}
+	var sk struct{ Nodes []map[string]any }
+	if err := json.Unmarshal([]byte(evs[len(evs)-2].Data), &sk); err != nil || len(sk.Nodes) < 4 {
+		t.Fatalf("skeleton %s: %v", evs[len(evs)-2].Data, err)
+	}
+	const seen = 4
+	rest := open(t, ctx, rig.handler, urlRequest(http.MethodGet, path, rig.token, "", "last-event-id", strconv.Itoa(seen)))
+	if got := rest.all(t); rest.Status != http.StatusOK || !reflect.DeepEqual(got, evs[seen:]) {
+		t.Fatalf("resume after %d: %d, %d events, want the %d after it", seen, rest.Status, len(got), len(evs)-seen)
+	}
+	rig.sfn.mu.Lock()
+	starts := slices.Collect(func(yield func(string) bool) {
+		for _, n := range rig.sfn.starts {
+			if n == p.SessionID && !yield(n) {
+				return
+			}
+		}
+	})
+	rig.sfn.mu.Unlock()
+	if len(starts) != 1 {
+		t.Errorf("%d research executions started, want 1", len(starts))
+	}
+	sess, err := dynamostore.New(s.dynalite(t).Client, rig.table, dynamostore.Options{}).Research().GetResearch(ctx, p.SessionID)
+	if err != nil || sess.Status != research.Completed || sess.Attached != "" {
+		t.Fatalf("session %s attached %q: %v", sess.Status, sess.Attached, err)
 	}
 }

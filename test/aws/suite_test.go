@@ -219,4 +219,5 @@ func TestEmulators(t *testing.T) {
 	t.Run("BuildWorkflow", s.testBuildWorkflowEquivalence)
 	t.Run("ResearchFunction", s.testResearchFunction)
 	t.Run("ResearchWorkflow", s.testResearchWorkflowEquivalence)
+	t.Run("ResearchStream", s.testResearchStream)
 }
