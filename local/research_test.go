@@ -336,11 +336,11 @@ func TestResearchStreamRules(t *testing.T) {
 	}
 
 	// A slow search service keeps the run going while we test the rules.
-	if err := s.Search.SetFault(&searchsvc.Fault{Latency: "150ms"}); err != nil {
+	if err := s.Search.SetFault(&searchsvc.Fault{Latency: "300ms"}); err != nil {
 		t.Fatal(err)
 	}
 	first := make(chan researchStream, 1)
-	go func() { first <- openResearch(t, url(p.SessionID), 3) }()
+	go func() { first <- openResearch(t, url(p.SessionID), 4) }() // the 4th event ends the first search
 	waitFor(t, func() bool {
 		got, _ := s.db.Research().GetResearch(context.Background(), p.SessionID)
 		return got.Attached != ""
@@ -348,17 +348,17 @@ func TestResearchStreamRules(t *testing.T) {
 	if rs := openResearch(t, url(p.SessionID), 0); rs.Status != 409 || !strings.Contains(rs.Body, "CONFLICT") {
 		t.Fatalf("second stream: %d %s", rs.Status, rs.Body)
 	}
-	// The first client drops after 3 events and comes back with Last-Event-ID.
+	// The first client drops after 4 events and comes back with Last-Event-ID.
 	part := <-first
-	if len(part.Events) != 3 {
+	if len(part.Events) != 4 {
 		t.Fatalf("first connection: %v", part.names())
 	}
 	var rest researchStream
 	waitFor(t, func() bool {
-		rest = openResearch(t, url(p.SessionID), 0, "Last-Event-ID", "3")
+		rest = openResearch(t, url(p.SessionID), 0, "Last-Event-ID", "4")
 		return rest.Status == 200 // the dropped stream's lease is released
 	})
-	if rest.Events[0].ID != 4 || rest.last().Name != "complete" {
+	if rest.Events[0].ID != 5 || rest.last().Name != "complete" {
 		t.Fatalf("resumed stream %v from id %d", rest.names(), rest.Events[0].ID)
 	}
 	_ = s.Search.SetFault(nil)
@@ -370,7 +370,7 @@ func TestResearchStreamRules(t *testing.T) {
 	}
 	// A finished session replays all its events and ends; ?after= works too.
 	all := openResearch(t, url(p.SessionID), 0)
-	if all.Status != 200 || len(all.Events) != 3+len(rest.Events) || all.last().Name != "complete" {
+	if all.Status != 200 || len(all.Events) != 4+len(rest.Events) || all.last().Name != "complete" {
 		t.Fatalf("replay: %d %v", all.Status, all.names())
 	}
 	tail := openResearch(t, url(p.SessionID)+"?after="+strconv.Itoa(len(all.Events)-2), 0)
@@ -552,5 +552,38 @@ func TestResearchRestart(t *testing.T) {
 			}
 			fmt.Fprint(io.Discard, end)
 		})
+	}
+}
+
+// TestResearchLeaseRenewed: a stream holds its session past its first
+// lease (3 heartbeats) because the relay renews it as it writes; a second
+// stream still gets 409 long after, and can attach once the first is gone.
+func TestResearchLeaseRenewed(t *testing.T) {
+	s := newLocal(t, map[string]string{"SSE_HEARTBEAT": "40ms"})
+	code, p := propose(t, s.URL, `{"topic":"the history of the atomic model"}`)
+	if code != 200 {
+		t.Fatal(code)
+	}
+	url := s.URL + "/api/research/" + p.SessionID + "/stream"
+	if err := s.Search.SetFault(&searchsvc.Fault{Latency: "120ms"}); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan researchStream, 1)
+	go func() { first <- openResearch(t, url, 0) }()
+	waitFor(t, func() bool {
+		got, _ := s.db.Research().GetResearch(context.Background(), p.SessionID)
+		return got.Attached != ""
+	})
+	time.Sleep(300 * time.Millisecond) // over twice the first lease (120 ms)
+	if rs := openResearch(t, url, 0); rs.Status != 409 {
+		t.Fatalf("second stream after the first lease: %d %s", rs.Status, rs.Body)
+	}
+	done := <-first
+	_ = s.Search.SetFault(nil)
+	if done.last().Name != "complete" {
+		t.Fatalf("first stream %v", done.names())
+	}
+	if again := openResearch(t, url, 0); again.Status != 200 || again.last().Name != "complete" {
+		t.Fatalf("after the first stream: %d %v", again.Status, again.names())
 	}
 }

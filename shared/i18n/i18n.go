@@ -119,6 +119,7 @@ const (
 	// ResearchNoResults and ResearchSearchFailed take the query (%s),
 	// ResearchFound the number of results and the query (%d, %s).
 	ResearchBuilding
+	ResearchDrafting
 	ResearchSearching
 	ResearchFound
 	ResearchNoResults
@@ -158,6 +159,7 @@ var catalogue = [numMsgs][2]string{
 	PageTextUnavailable:    {"(The text could not be written just now; the numbers are not affected.)", "（AI 文字暂时无法生成，以上数据不受影响。）"},
 	ToolArgsRetry:          {"The tool's arguments were invalid; retrying.", "参数有误，正在重试。"},
 	ResearchBuilding:       {"Building the timeline skeleton…", "正在构建时间线骨架…"},
+	ResearchDrafting:       {"Listing the key milestones from what is known…", "正在根据已有知识列出关键里程碑…"},
 	ResearchSearching:      {"Searching: %s", "正在搜索：%s"},
 	ResearchFound:          {"Found %d results: %s", "找到 %d 条结果：%s"},
 	ResearchNoResults:      {"No results: %s", "没有搜索结果：%s"},

@@ -263,6 +263,10 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 	}
 	tools := agentTools()
 	refusals := 0
+	// Step 1 of the prompt: the agent drafts from its own knowledge first.
+	if err := r.progress(ctx, protocol.ResearchPhaseDraft, r.l.Text(i18n.ResearchDrafting), 8); err != nil {
+		return workflow.ResearchResult{}, err
+	}
 	for req := 1; req <= r.f.o.RequestLimit; req++ {
 		resp, err := r.f.model.Complete(ctx, llm.Request{Tier: r.f.o.Tier, Messages: msgs, Tools: tools, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceRequired}})
 		if err != nil {

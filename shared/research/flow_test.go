@@ -60,7 +60,9 @@ type searcher struct {
 	err  error
 }
 
-func (s searcher) Search(context.Context, search.Request) (search.Response, error) { return s.resp, s.err }
+func (s searcher) Search(context.Context, search.Request) (search.Response, error) {
+	return s.resp, s.err
+}
 
 var oneResult = search.Response{Results: []search.Result{{Title: "Principia", URL: "https://a.org/principia", Content: "1687"}}}
 
