@@ -318,8 +318,10 @@ func TestResearchStreamRules(t *testing.T) {
 	url := func(id string) string { return s.URL + "/api/research/" + id + "/stream" }
 
 	// Unknown id (a stream before any POST): 404.
-	if rs := openResearch(t, url("research-unknown"), 0); rs.Status != 404 || !strings.Contains(rs.Body, "ENTITY_NOT_FOUND") {
-		t.Fatalf("unknown id: %d %s", rs.Status, rs.Body)
+	for _, id := range []string{"research-unknown", strings.Repeat("x", 3000), "a%20b%0Ac"} {
+		if rs := openResearch(t, url(id), 0); rs.Status != 404 || !strings.Contains(rs.Body, "ENTITY_NOT_FOUND") {
+			t.Fatalf("unknown id %.20q: %d %s", id, rs.Status, rs.Body)
+		}
 	}
 	code, p := propose(t, s.URL, `{"topic":"DNA 双螺旋的发现"}`)
 	if code != 200 {

@@ -138,6 +138,9 @@ func (h *Research) handleStream(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sid := r.PathValue("id")
+	if !validID(sid) {
+		return apperr.New(apperr.EntityNotFound, "research session %q not found", sid)
+	}
 	store := h.flow.Store()
 	s, err := store.GetResearch(ctx, sid)
 	if errors.Is(err, research.ErrNotFound) || (err == nil && s.TeacherID != id.TeacherID) {
