@@ -13,9 +13,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/infra"
-	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/boltstore"
-	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/research"
@@ -95,14 +93,14 @@ func BenchmarkResearchRunOverhead(b *testing.B) {
 	defer db.Close()
 	model, searcher := benchFixtures()
 	flow := research.New(model, searcher, db.Research(), db.Events(), research.Options{})
-	app := &wire.App{Research: flow}
+	app := &wire.App{Research: flow, Log: db.Events(), Logger: discardLogger()}
 	r, err := newRunner(infra.ResearchASL, app.ResearchTasks(), time.Minute, discardLogger())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer r.Shutdown(context.Background())
 	mux := http.NewServeMux()
-	edge.NewResearch(flow, db.Events(), researchStarter{r}, auth.NewDev("t-001", discardLogger()), edge.ResearchOptions{}).Mount(mux)
+	app.ResearchRoutes(researchStarter{r}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
-	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -22,19 +20,33 @@ import (
 //	POST /api/research               {topic, language?} → {session_id, proposal}; starts no work
 //	GET  /api/research/{id}/stream   the run's named SSE events; the first stream starts the run
 //
-// A stream attaches to its session with a lease (research.Attach, a
-// conditional write): a second stream while one is attached is 409, another
+// A stream attaches to its session with a lease (a conditional write in
+// the session store): a second stream while one is attached is 409, another
 // teacher's session or an unknown id is 404. Every event has its id line; a
 // client that dropped comes back with Last-Event-ID (or ?after=) and gets
 // the rest of the same run; a finished session's stream replays its events
 // and ends.
 
-// ResearchFlow is the part of research.Flow the edge uses.
+// ResearchFlow is what the edge needs of the research flow (wire adapts
+// research.Flow to it; the edge does not import the flow). Errors are
+// *apperr.Error with the status to answer.
 type ResearchFlow interface {
-	Propose(ctx context.Context, teacherID, topic, language string) (research.Session, error)
-	// Abandon fails a run that has not ended and closes its stream.
-	Abandon(ctx context.Context, id, code, why string) error
-	Store() research.Store
+	// Propose creates a session and its proposal (encoded as it is).
+	Propose(ctx context.Context, teacherID, topic, language string) (id string, proposal any, err error)
+	// Attach takes the session's one stream for holder for lease:
+	// ENTITY_NOT_FOUND for an unknown session or another teacher's,
+	// CONFLICT while another stream holds it or before its proposal.
+	// started is true when this attachment started the run.
+	Attach(ctx context.Context, teacherID, id, holder string, lease time.Duration) (started bool, err error)
+	// Renew extends holder's lease; an error when holder lost it.
+	Renew(ctx context.Context, id, holder string, lease time.Duration) error
+	// Detach releases holder's lease.
+	Detach(ctx context.Context, id, holder string) error
+	// Abandon fails a run that has not ended and closes its stream with an
+	// error event (a timeout's when timedOut).
+	Abandon(ctx context.Context, id string, timedOut bool, why string)
+	// Stream is the session's event-log stream.
+	Stream(id string) string
 }
 
 // ResearchStarter starts Research workflow executions.
@@ -107,8 +119,8 @@ type ResearchRequest struct {
 
 // ResearchResponse is the answer of POST /api/research (seed 001 §3).
 type ResearchResponse struct {
-	SessionID string             `json:"session_id"`
-	Proposal  *research.Proposal `json:"proposal"`
+	SessionID string `json:"session_id"`
+	Proposal  any    `json:"proposal"`
 }
 
 func (h *Research) handlePropose(w http.ResponseWriter, r *http.Request) error {
@@ -123,11 +135,11 @@ func (h *Research) handlePropose(w http.ResponseWriter, r *http.Request) error {
 	if len(body.Language) > 16 {
 		return apperr.New(apperr.ValidationError, "language must be a language tag such as zh-CN or en")
 	}
-	s, err := h.flow.Propose(r.Context(), id.TeacherID, body.Topic, body.Language)
+	sid, proposal, err := h.flow.Propose(r.Context(), id.TeacherID, body.Topic, body.Language)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, ResearchResponse{SessionID: s.ID, Proposal: s.Proposal})
+	writeJSON(w, http.StatusOK, ResearchResponse{SessionID: sid, Proposal: proposal})
 	return nil
 }
 
@@ -141,32 +153,17 @@ func (h *Research) handleStream(w http.ResponseWriter, r *http.Request) error {
 	if !validID(sid) {
 		return apperr.New(apperr.EntityNotFound, "research session %q not found", sid)
 	}
-	store := h.flow.Store()
-	s, err := store.GetResearch(ctx, sid)
-	if errors.Is(err, research.ErrNotFound) || (err == nil && s.TeacherID != id.TeacherID) {
-		return apperr.New(apperr.EntityNotFound, "research session %q not found", sid)
-	}
-	if err != nil {
-		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
-	}
-	if s.Status == research.Created {
-		return apperr.New(apperr.Conflict, "research session %q has no proposal yet", sid)
-	}
 	after, err := resumePoint(r)
 	if err != nil {
 		return err
 	}
 	holder := uuid.NewString()
-	now := h.o.Now()
-	_, started, err := research.Attach(ctx, store, sid, holder, now, now.Add(h.o.Lease))
-	if errors.Is(err, research.ErrConflict) {
-		return apperr.New(apperr.Conflict, "research session %q is already being streamed", sid)
-	}
+	started, err := h.flow.Attach(ctx, id.TeacherID, sid, holder, h.o.Lease)
 	if err != nil {
-		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		return err
 	}
 	defer func() {
-		if err := research.Detach(context.WithoutCancel(ctx), store, sid, holder, h.o.Now()); err != nil {
+		if err := h.flow.Detach(context.WithoutCancel(ctx), sid, holder); err != nil {
 			h.o.Logger.WarnContext(ctx, "could not release a research stream", "sessionId", sid, "err", err)
 		}
 	}()
@@ -174,7 +171,7 @@ func (h *Research) handleStream(w http.ResponseWriter, r *http.Request) error {
 		in := workflow.NewResearchState(workflow.Research{SessionID: sid, TeacherID: id.TeacherID, TraceID: TraceID(ctx)})
 		if err := h.starter.Start(context.WithoutCancel(ctx), sid, in); err != nil {
 			h.o.Logger.ErrorContext(ctx, "research workflow did not start", "sessionId", sid, "err", err)
-			_ = h.flow.Abandon(ctx, sid, research.CodeInternal, "the workflow could not start: "+err.Error())
+			h.flow.Abandon(ctx, sid, false, "the workflow could not start: "+err.Error())
 		} else {
 			h.o.Logger.InfoContext(ctx, "research started", "sessionId", sid, "teacherId", id.TeacherID)
 		}
@@ -192,14 +189,11 @@ func (h *Research) relay(w http.ResponseWriter, r *http.Request, sid, holder str
 	w.Header().Set("X-Research-Session", sid)
 	w.WriteHeader(http.StatusOK)
 	lw := &leaseWriter{ResponseWriter: w, renewed: h.o.Now(), renew: func() error {
-		now := h.o.Now()
-		return research.Renew(r.Context(), h.flow.Store(), sid, holder, now, now.Add(h.o.Lease))
+		return h.flow.Renew(r.Context(), sid, holder, h.o.Lease)
 	}, every: h.o.Heartbeat, now: h.o.Now}
 	rl := relayer{log: h.log, logger: h.o.Logger, heartbeat: h.o.Heartbeat, pollMin: h.o.PollMin, pollMax: h.o.PollMax}
-	rl.relay(r.Context(), lw, stream{key: research.Stream(sid), kind: "research", id: sid, maxWait: h.o.MaxWait,
-		abandon: func(ctx context.Context) {
-			_ = h.flow.Abandon(ctx, sid, research.CodeTimeout, "no event within the wait bound")
-		}}, after)
+	rl.relay(r.Context(), lw, stream{key: h.flow.Stream(sid), kind: "research", id: sid, maxWait: h.o.MaxWait,
+		abandon: func(ctx context.Context) { h.flow.Abandon(ctx, sid, true, "no event within the wait bound") }}, after)
 }
 
 // leaseWriter renews a stream's lease at most every heartbeat as the relay

@@ -101,6 +101,9 @@ func New(model Model, s search.Searcher, store Store, log eventlog.Appender, o O
 // Store returns the session store.
 func (f *Flow) Store() Store { return f.store }
 
+// Logger returns the flow's logger.
+func (f *Flow) Logger() *slog.Logger { return f.o.Logger }
+
 // Error codes of the error event.
 const (
 	CodeInvalidOutput = "invalid_output"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/research"
@@ -106,6 +107,66 @@ func (a *App) ResearchTasks() map[string]Task {
 
 // ResearchRoutes returns the research flow's HTTP routes over starter.
 func (a *App) ResearchRoutes(st edge.ResearchStarter) *edge.Research {
-	return edge.NewResearch(a.Research, a.Log, st, a.Authenticator(), edge.ResearchOptions{Logger: a.Logger,
-		Heartbeat: a.Config.Heartbeat})
+	return edge.NewResearch(researchEdge{f: a.Research, now: time.Now}, a.Log, st, a.Authenticator(),
+		edge.ResearchOptions{Logger: a.Logger, Heartbeat: a.Config.Heartbeat})
 }
+
+// researchEdge adapts research.Flow and its session transitions to the
+// edge, with the flow's errors turned into the statuses the edge answers.
+type researchEdge struct {
+	f   *research.Flow
+	now func() time.Time
+}
+
+func (r researchEdge) Propose(ctx context.Context, teacherID, topic, language string) (string, any, error) {
+	s, err := r.f.Propose(ctx, teacherID, topic, language)
+	if err != nil {
+		return "", nil, err
+	}
+	return s.ID, s.Proposal, nil
+}
+
+func (r researchEdge) Attach(ctx context.Context, teacherID, id, holder string, lease time.Duration) (bool, error) {
+	st := r.f.Store()
+	s, err := st.GetResearch(ctx, id)
+	if errors.Is(err, research.ErrNotFound) || (err == nil && s.TeacherID != teacherID) {
+		// Another teacher's session is not found: ids cannot be probed.
+		return false, apperr.New(apperr.EntityNotFound, "research session %q not found", id)
+	}
+	if err != nil {
+		return false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	if s.Status == research.Created {
+		return false, apperr.New(apperr.Conflict, "research session %q has no proposal yet", id)
+	}
+	now := r.now()
+	_, started, err := research.Attach(ctx, st, id, holder, now, now.Add(lease))
+	if errors.Is(err, research.ErrConflict) {
+		return false, apperr.New(apperr.Conflict, "research session %q is already being streamed", id)
+	}
+	if err != nil {
+		return false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	return started, nil
+}
+
+func (r researchEdge) Renew(ctx context.Context, id, holder string, lease time.Duration) error {
+	now := r.now()
+	return research.Renew(ctx, r.f.Store(), id, holder, now, now.Add(lease))
+}
+
+func (r researchEdge) Detach(ctx context.Context, id, holder string) error {
+	return research.Detach(ctx, r.f.Store(), id, holder, r.now())
+}
+
+func (r researchEdge) Abandon(ctx context.Context, id string, timedOut bool, why string) {
+	code := research.CodeInternal
+	if timedOut {
+		code = research.CodeTimeout
+	}
+	if err := r.f.Abandon(ctx, id, code, why); err != nil {
+		r.f.Logger().ErrorContext(ctx, "could not abandon a research run", "sessionId", id, "err", err)
+	}
+}
+
+func (researchEdge) Stream(id string) string { return research.Stream(id) }
