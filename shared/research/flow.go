@@ -139,7 +139,8 @@ func (f *Flow) Propose(ctx context.Context, teacherID, topic, language string) (
 	p, err := f.proposal(ctx, topic, language)
 	if err != nil {
 		f.o.Logger.WarnContext(ctx, "research proposal failed", "sessionId", s.ID, "err", err)
-		_, _ = End(context.WithoutCancel(ctx), f.store, s.ID, Failed, &Failure{Code: CodeAIError, Message: err.Error()}, f.o.Now())
+		_, _ = End(context.WithoutCancel(ctx), f.store, s.ID, Failed,
+			&Failure{Code: CodeAIError, Message: lang(s).Text(i18n.ResearchAIUnavailable)}, f.o.Now())
 		return Session{}, apperr.Wrap(err, apperr.AIError, "the research proposal could not be made; please try again")
 	}
 	s, err = ReadyProposal(ctx, f.store, s.ID, p, f.o.Now())
@@ -179,7 +180,7 @@ func (f *Flow) proposal(ctx context.Context, topic, language string) (Proposal, 
 
 func parseProposal(content, language string) (Proposal, error) {
 	var p Proposal
-	if err := json.Unmarshal([]byte(strings.TrimSpace(content)), &p); err != nil {
+	if err := json.Unmarshal([]byte(llm.StripFence(strings.TrimSpace(content))), &p); err != nil {
 		return p, fmt.Errorf("not a JSON object: %w", err)
 	}
 	p.Topic, p.TimeRange = strings.TrimSpace(p.Topic), strings.TrimSpace(p.TimeRange)
@@ -244,6 +245,7 @@ type run struct {
 	returned map[string]bool
 	percent  int
 	searches int
+	refusals int
 }
 
 func (r *run) progress(ctx context.Context, phase, msg string, want int) error {
@@ -264,65 +266,94 @@ func (r *run) do(ctx context.Context) (workflow.ResearchResult, error) {
 		{Role: llm.RoleSystem, Content: prompts.Milestones},
 		{Role: llm.RoleUser, Content: "Topic: " + r.s.Topic + "\nConfirmed proposal: " + string(proposal)},
 	}
-	tools := agentTools()
-	refusals := 0
 	// Step 1 of the prompt: the agent drafts from its own knowledge first.
 	if err := r.progress(ctx, protocol.ResearchPhaseDraft, r.l.Text(i18n.ResearchDrafting), 8); err != nil {
 		return workflow.ResearchResult{}, err
 	}
-	for req := 1; req <= r.f.o.RequestLimit; req++ {
-		resp, err := r.f.model.Complete(ctx, llm.Request{Tier: r.f.o.Tier, Messages: msgs, Tools: tools, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceRequired}})
+	req := llm.Request{Tier: r.f.o.Tier, Tools: agentTools(), ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceRequired}}
+	for n := 1; n <= r.f.o.RequestLimit; n++ {
+		req.Messages = msgs
+		resp, err := r.f.model.Complete(ctx, req)
 		if err != nil {
 			// Named AI_ERROR for the workflow's Catch (wire.Typed).
-			return workflow.ResearchResult{}, apperr.Wrap(err, apperr.AIError, "research: model request %d failed", req)
+			return workflow.ResearchResult{}, apperr.Wrap(err, apperr.AIError, "research: model request %d failed", n)
 		}
 		msgs = append(msgs, resp.Message)
 		if len(resp.Message.ToolCalls) == 0 {
-			refusals++
-			if refusals > r.f.o.OutputRetries {
-				return failed(CodeInvalidOutput, r.l.Text(i18n.ResearchNoStructure)), nil
+			if done := r.refuse(); done != nil {
+				return *done, nil
 			}
-			msgs = append(msgs, llm.Message{Role: llm.RoleUser,
-				Content: "Call web_search or final_result; do not answer in text."})
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "Call web_search or final_result; do not answer in text."})
 			continue
 		}
 		for _, tc := range resp.Message.ToolCalls {
-			switch tc.Function.Name {
-			case prompts.WebSearchTool:
-				msg, err := r.webSearch(ctx, tc)
-				if err != nil {
-					return workflow.ResearchResult{}, err
-				}
-				msgs = append(msgs, msg)
-			case prompts.FinalResultTool:
-				if err := r.progress(ctx, protocol.ResearchPhaseCheck, r.l.Text(i18n.ResearchChecking), 80+5*refusals); err != nil {
-					return workflow.ResearchResult{}, err
-				}
-				nodes, problems, err := Check([]byte(tc.Function.Arguments), r.returned)
-				if errors.Is(err, errNoMilestones) {
-					return failed(CodeNoMilestones, r.l.Text(i18n.ResearchNoMilestones)), nil
-				}
-				if len(problems) == 0 {
-					if err := SaveSkeleton(ctx, r.f.store, r.s.ID, nodes, r.f.o.Now()); err != nil {
-						return workflow.ResearchResult{}, fmt.Errorf("research: keep the skeleton: %w", err)
-					}
-					return workflow.ResearchResult{Status: workflow.ResearchOK, Nodes: len(nodes)}, nil
-				}
-				refusals++
-				r.f.o.Logger.InfoContext(ctx, "milestones refused", "sessionId", r.s.ID, "attempt", refusals, "problems", problems)
-				if refusals > r.f.o.OutputRetries {
-					return failed(CodeInvalidOutput, r.l.Text(i18n.ResearchRejected, problems[0])), nil
-				}
-				if err := r.progress(ctx, protocol.ResearchPhaseDraft, r.l.Text(i18n.ResearchCorrecting), 82+5*refusals); err != nil {
-					return workflow.ResearchResult{}, err
-				}
-				msgs = append(msgs, toolMessage(tc.ID, prompts.MilestoneRefusedPrefix+"\n- "+strings.Join(problems, "\n- ")))
-			default:
-				msgs = append(msgs, toolMessage(tc.ID, "unknown tool "+tc.Function.Name+"; use web_search or final_result"))
+			reply, done, err := r.call(ctx, tc)
+			if err != nil || done != nil {
+				return deref(done), err
 			}
+			msgs = append(msgs, reply)
 		}
 	}
 	return failed(CodeRequestLimit, r.l.Text(i18n.ResearchRequestLimit, r.f.o.RequestLimit)), nil
+}
+
+func deref(r *workflow.ResearchResult) workflow.ResearchResult {
+	if r == nil {
+		return workflow.ResearchResult{}
+	}
+	return *r
+}
+
+// refuse counts an output sent back; past OutputRetries the run ends.
+func (r *run) refuse() *workflow.ResearchResult {
+	r.refusals++
+	if r.refusals > r.f.o.OutputRetries {
+		res := failed(CodeInvalidOutput, r.l.Text(i18n.ResearchNoStructure))
+		return &res
+	}
+	return nil
+}
+
+// call runs one tool call: its reply to the model, or the run's result
+// when the call ends the run.
+func (r *run) call(ctx context.Context, tc llm.ToolCall) (llm.Message, *workflow.ResearchResult, error) {
+	switch tc.Function.Name {
+	case prompts.WebSearchTool:
+		msg, err := r.webSearch(ctx, tc)
+		return msg, nil, err
+	case prompts.FinalResultTool:
+		return r.final(ctx, tc)
+	}
+	return toolMessage(tc.ID, "unknown tool "+tc.Function.Name+"; use web_search or final_result"), nil, nil
+}
+
+// final checks the agent's output (Check): accepted, it is kept for
+// Finish and ends the run; refused, the reasons go back to the agent, at
+// most OutputRetries times.
+func (r *run) final(ctx context.Context, tc llm.ToolCall) (llm.Message, *workflow.ResearchResult, error) {
+	if err := r.progress(ctx, protocol.ResearchPhaseCheck, r.l.Text(i18n.ResearchChecking), 80+5*r.refusals); err != nil {
+		return llm.Message{}, nil, err
+	}
+	nodes, problems, err := Check([]byte(tc.Function.Arguments), r.returned)
+	if errors.Is(err, errNoMilestones) {
+		res := failed(CodeNoMilestones, r.l.Text(i18n.ResearchNoMilestones))
+		return llm.Message{}, &res, nil
+	}
+	if len(problems) == 0 {
+		if err := SaveSkeleton(ctx, r.f.store, r.s.ID, nodes, r.f.o.Now()); err != nil {
+			return llm.Message{}, nil, fmt.Errorf("research: keep the skeleton: %w", err)
+		}
+		return llm.Message{}, &workflow.ResearchResult{Status: workflow.ResearchOK, Nodes: len(nodes)}, nil
+	}
+	r.f.o.Logger.InfoContext(ctx, "milestones refused", "sessionId", r.s.ID, "attempt", r.refusals+1, "problems", problems)
+	if r.refuse() != nil {
+		res := failed(CodeInvalidOutput, r.l.Text(i18n.ResearchRejected, problems[0]))
+		return llm.Message{}, &res, nil
+	}
+	if err := r.progress(ctx, protocol.ResearchPhaseDraft, r.l.Text(i18n.ResearchCorrecting), 82+5*r.refusals); err != nil {
+		return llm.Message{}, nil, err
+	}
+	return toolMessage(tc.ID, prompts.MilestoneRefusedPrefix+"\n- "+strings.Join(problems, "\n- ")), nil, nil
 }
 
 func toolMessage(id, content string) llm.Message {
