@@ -13,3 +13,8 @@ var ConversationASL []byte
 //
 //go:embed statemachines/build.asl.json
 var BuildASL []byte
+
+// ResearchASL is statemachines/research.asl.json.
+//
+//go:embed statemachines/research.asl.json
+var ResearchASL []byte

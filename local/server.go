@@ -16,6 +16,7 @@ import (
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/local/javamock"
 	"github.com/insightedge/insightedge/local/offlinemodel"
+	"github.com/insightedge/insightedge/local/searchsvc"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/edge"
@@ -46,11 +47,14 @@ type localServer struct {
 	App     *wire.App
 	Edge    *edge.Server
 	Build   *buildRuntime
-	runner  *runner
-	db      *boltstore.DB
-	http    *http.Server
-	ln      net.Listener
-	closers []func(context.Context) error
+	// Search is the local search service (nil with TAVILY_API_KEY).
+	Search   *searchsvc.Server
+	Research *researchRuntime
+	runner   *runner
+	db       *boltstore.DB
+	http     *http.Server
+	ln       net.Listener
+	closers  []func(context.Context) error
 }
 
 // start brings up the embedded store, the offline model (unless
@@ -88,6 +92,9 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	if err != nil {
 		return s, err
 	}
+	if err := s.startSearch(ctx, env); err != nil {
+		return s, err
+	}
 	cfg, err := wire.ConfigFromEnv(env.get)
 	if err != nil {
 		return s, err
@@ -97,7 +104,7 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 		metrics = io.Discard
 	}
 	s.App, err = wire.New(cfg, wire.Backends{Store: s.db.Sessions(), Log: s.db.Events(), Tools: append(data, files...),
-		Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
+		Research: s.db.Research(), Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
 	if err != nil {
 		return s, err
 	}
@@ -109,6 +116,9 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	s.closers = append(s.closers, s.runner.Shutdown)
 	s.Edge = s.App.Edge(s.runner, s.checks())
 	if s.Build, err = s.startBuild(ctx, o); err != nil {
+		return s, err
+	}
+	if s.Research, err = s.startResearch(ctx, o); err != nil {
 		return s, err
 	}
 	return s, s.serve(o)
@@ -145,6 +155,7 @@ func (s *localServer) serve(o options) error {
 	mux := http.NewServeMux()
 	s.Edge.Mount(mux)
 	s.Build.Mount(mux)
+	s.Research.mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -101,6 +101,10 @@ func kindOf(system string) Kind {
 		return KindPlanner
 	case prompts.WriterHeader:
 		return KindWriter
+	case prompts.ProposalHeader:
+		return KindProposal
+	case prompts.MilestoneHeader:
+		return KindMilestone
 	}
 	return KindUnknown
 }
@@ -161,6 +165,10 @@ func respond(c *call) reply {
 		r = plannerReply(c)
 	case KindWriter:
 		r = writerReply(c)
+	case KindProposal:
+		r = proposalReply(c)
+	case KindMilestone:
+		r = milestoneReply(c)
 	default:
 		r = textReply(c.lang.pick(
 			"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",

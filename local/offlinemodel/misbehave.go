@@ -63,6 +63,10 @@ func misbehaviours() []misbehaviour {
 		{MarkerThrottle, nil},
 		{MarkerCutStream, nil},
 		{MarkerSlow, nil},
+		{MarkerInventURL, nil},
+		{MarkerInventURLAlways, nil},
+		{MarkerBadDate, nil},
+		{MarkerEndlessSearch, nil},
 	}
 }
 

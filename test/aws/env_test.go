@@ -35,9 +35,12 @@ const (
 	setAll    = "all"    // Globals: every function
 	setEdge   = "edge"   // the stream and api functions
 	setModel  = "model"  // the functions that call the model
+	setData   = "data"   // the functions whose tools include the data tools
 	setFiles  = "files"  // the functions that write generated files
 	setBuild  = "build"  // the functions that start page builds (and keep saved apps)
 	setSched  = "sched"  // the function that keeps the saved apps' schedules
+	setStartR = "startr" // the function that starts research runs
+	setSearch = "search" // the function that searches the web (the research steps)
 	setCode   = "code"   // nobody: the code's default is right
 	setLambda = "lambda" // Lambda itself
 	setNever  = "never"  // must not be set in AWS (secrets, development modes)
@@ -67,9 +70,16 @@ var envTable = map[string]string{
 	wire.EnvScheduleRole:            setSched,
 	"TURN_TIMEOUT":                  setEdge,
 	wire.EnvBucket:                  setFiles,
-	wire.EnvJavaBaseURL:             setModel, // the model's tools include the data tools
-	wire.EnvUseMockData:             setModel,
-	wire.EnvJavaTokenParameter:      setModel,
+	wire.EnvJavaBaseURL:             setData,
+	wire.EnvUseMockData:             setData,
+	wire.EnvJavaTokenParameter:      setData,
+	wire.EnvResearchMachine:         setStartR,
+	wire.EnvTavilyKeyParameter:      setSearch,
+	wire.EnvResearchRequestLimit:    setSearch,
+	wire.EnvTavilyKey:               setNever, // read from TAVILY_API_KEY_PARAMETER
+	wire.EnvTavilyBaseURL:           setCode,  // Tavily's own; the local search service locally
+	wire.EnvSearchTimeout:           setCode,
+	wire.EnvSearchRetries:           setCode,
 	"JAVA_API_PREFIX":               setCode,
 	"JAVA_API_TIMEOUT":              setCode,
 	"JAVA_API_MAX_CONNS":            setCode,
@@ -108,15 +118,20 @@ var roles = map[string][]string{
 	// The stream function serves the Build runtime's routes: it plans
 	// blueprints with the model, checks them against the data tools, starts
 	// builds and keeps the saved apps and their schedules.
-	"StreamFunction":    {setAll, setEdge, setModel, setBuild, setSched},
+	// It also serves the research routes: it asks the model for the
+	// proposal and starts research runs.
+	"StreamFunction":    {setAll, setEdge, setModel, setData, setBuild, setSched, setStartR},
 	"ApiFunction":       {setAll, setEdge},
 	"ReplayFunction":    {setAll, setBuild},
-	"RouterFunction":    {setAll, setModel},
-	"AgentTurnFunction": {setAll, setModel},
-	"ToolFunction":      {setAll, setModel, setFiles},
+	"RouterFunction":    {setAll, setModel, setData},
+	"AgentTurnFunction": {setAll, setModel, setData},
+	"ToolFunction":      {setAll, setModel, setData, setFiles},
 	"ValidateFunction":  {setAll},
 	"FinishFunction":    {setAll},
-	"BuildStepFunction": {setAll, setModel},
+	"BuildStepFunction": {setAll, setModel, setData},
+	// The research steps call the model and search the web; they have no
+	// data tools.
+	"ResearchFunction": {setAll, setModel, setSearch},
 }
 
 // Local stand-ins for the template's references, for running a function's
@@ -124,6 +139,9 @@ var roles = map[string][]string{
 const (
 	testMachineARN     = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-conversation-test"
 	testBuildARN       = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-build-test"
+	testResearchARN    = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-research-test"
+	testTavilyParam    = "/insightedge/test/tavily-api-key"
+	testTavilyKey      = "tvly-test"
 	testScheduleGroup  = "insightedge-test-AppSchedules"
 	testReplayARN      = "arn:aws:lambda:us-east-1:123456789012:function:insightedge-test-ReplayFunction"
 	testScheduleRole   = "arn:aws:iam::123456789012:role/insightedge-test-AppScheduleRole"
@@ -150,6 +168,8 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"ref:JavaApiTokenParameter": testJavaTokenParam, "ref:BuildStateMachine": testBuildARN,
 		"ref:AppSchedules": testScheduleGroup, "getatt:ReplayFunction.Arn": testReplayARN,
 		"getatt:AppScheduleRole.Arn": testScheduleRole,
+		"ref:ResearchStateMachine":   testResearchARN, "ref:TavilyApiKeyParameter": testTavilyParam,
+		"ref:ResearchRequestLimit": "15",
 	}
 	out := map[string]string{}
 	for k, v := range env {
@@ -188,7 +208,7 @@ func fakeSSM(t *testing.T, params map[string]string) string {
 }
 
 func testSecrets() map[string]string {
-	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret, testJavaTokenParam: "java-token"}
+	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret, testJavaTokenParam: "java-token", testTavilyParam: testTavilyKey}
 }
 
 // localAWS are SDK options for local endpoints: static credentials, one
@@ -286,7 +306,13 @@ func TestTemplateEnv(t *testing.T) {
 			if slices.Contains(kinds, setModel) && app.Config.LLM.APIKey != "offline" {
 				t.Errorf("the model key was not read from its SSM parameter")
 			}
-			if _, ok := app.Tools.Get(datatools.GetTeacherClasses); ok != slices.Contains(kinds, setModel) {
+			if (app.ResearchStarter != nil) != slices.Contains(kinds, setStartR) {
+				t.Errorf("research starter present = %v, want %v", app.ResearchStarter != nil, slices.Contains(kinds, setStartR))
+			}
+			if slices.Contains(kinds, setSearch) && app.Config.Research.Tavily.APIKey != testTavilyKey {
+				t.Errorf("the Tavily key was not read from its SSM parameter")
+			}
+			if _, ok := app.Tools.Get(datatools.GetTeacherClasses); ok != slices.Contains(kinds, setData) {
 				t.Errorf("data tools registered = %v, want %v (every function that shows or runs tools has them)", ok, !ok)
 			}
 			if slices.Contains(kinds, setFiles) != (app.Blob != nil) {
@@ -400,6 +426,9 @@ func TestTemplatePolicies(t *testing.T) {
 				}
 			}
 			if m := fn.Env[wire.EnvBuildMachine]; m != "" {
+				want["states:StartExecution"] = append(want["states:StartExecution"], m)
+			}
+			if m := fn.Env[wire.EnvResearchMachine]; m != "" {
 				want["states:StartExecution"] = append(want["states:StartExecution"], m)
 			}
 			if g, ok := strings.CutPrefix(fn.Env[wire.EnvScheduleGroup], "ref:"); ok {

@@ -217,4 +217,7 @@ func TestEmulators(t *testing.T) {
 	t.Run("BuildFunctions", s.testBuildFunctions)
 	t.Run("PageStream", s.testPageStream)
 	t.Run("BuildWorkflow", s.testBuildWorkflowEquivalence)
+	t.Run("ResearchFunction", s.testResearchFunction)
+	t.Run("ResearchWorkflow", s.testResearchWorkflowEquivalence)
+	t.Run("ResearchStream", s.testResearchStream)
 }

@@ -278,6 +278,10 @@ var buildSteps = []step{
 	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", "app.BuildStep()"},
 }
 
+var researchSteps = []step{
+	{"ResearchFunctionArn", "ResearchFunction", "research", "app.ResearchStep()"},
+}
+
 // mains are the functions that are not workflow steps, and what their
 // main starts.
 var mains = []step{
@@ -326,7 +330,7 @@ func TestTemplateFunctions(t *testing.T) {
 			t.Errorf("functions/%s is not deployed by template.yaml", dir)
 		}
 	}
-	for _, st := range slices.Concat(conversationSteps, buildSteps, mains) {
+	for _, st := range slices.Concat(conversationSteps, buildSteps, researchSteps, mains) {
 		fn, ok := fns[st.resource]
 		if !ok || fn.CodeUri != "functions/"+st.dir {
 			t.Errorf("%s: want a function with CodeUri functions/%s", st.resource, st.dir)
@@ -451,6 +455,7 @@ type machine struct {
 var machines = []machine{
 	{"ConversationStateMachine", conversationSteps, (*wire.App).ConversationTasks},
 	{"BuildStateMachine", buildSteps, (*wire.App).BuildTasks},
+	{"ResearchStateMachine", researchSteps, (*wire.App).ResearchTasks},
 }
 
 // TestTemplateWorkflow checks each state machine: Express, X-Ray, its ASL
