@@ -26,9 +26,9 @@ func newFS(t *testing.T, teacher, session string) *FS {
 
 func TestClean(t *testing.T) {
 	ok := map[string]string{
-		"template/学期教学工作总结.md": "template/学期教学工作总结.md",
-		"datasets/class_1A.json":  "datasets/class_1A.json",
-		"datasets":                "datasets",
+		"template/学期教学工作总结.md":   "template/学期教学工作总结.md",
+		"datasets/class_1A.json": "datasets/class_1A.json",
+		"datasets":               "datasets",
 	}
 	for in, want := range ok {
 		if got, err := Clean(in); err != nil || got != want {
