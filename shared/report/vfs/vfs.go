@@ -230,3 +230,31 @@ func contentType(p string) string {
 	}
 	return "application/octet-stream"
 }
+
+// PutWork stores a step's intermediate file (a solver's section) outside
+// the listed files, so concurrent writers never share the manifest.
+func (f *FS) PutWork(ctx context.Context, name string, body []byte) error {
+	if err := blob.ValidateKey(name); err != nil || strings.Contains(name, "/") {
+		return fmt.Errorf("%w %q", ErrInvalidPath, name)
+	}
+	if len(body) > MaxFileBytes {
+		return fmt.Errorf("%w: %s is %d bytes, more than %d", ErrTooLarge, name, len(body), MaxFileBytes)
+	}
+	if _, err := f.store.Put(ctx, f.prefix+"/work/"+name, "application/json", body); err != nil {
+		return fmt.Errorf("vfs: put %s: %w", name, err)
+	}
+	return nil
+}
+
+// ReadWork reads what PutWork stored, or ErrNotFound.
+func (f *FS) ReadWork(ctx context.Context, name string) ([]byte, error) {
+	rc, _, err := f.store.Get(ctx, f.prefix+"/work/"+name)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("vfs: read %s: %w", name, err)
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, MaxFileBytes+1))
+}
