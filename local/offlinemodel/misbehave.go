@@ -63,6 +63,9 @@ func misbehaviours() []misbehaviour {
 		{MarkerThrottle, nil},
 		{MarkerCutStream, nil},
 		{MarkerSlow, nil},
+		{MarkerSolverFailsOnce, nil},
+		{MarkerPlanUnknownIDs, nil},
+		{MarkerSolverRepeatsHeading, nil},
 	}
 }
 

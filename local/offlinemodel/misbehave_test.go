@@ -237,7 +237,7 @@ func TestMarkerTableIsComplete(t *testing.T) {
 		}
 		seen[m.marker] = true
 	}
-	if len(seen) != 9 {
+	if len(seen) != 12 {
 		t.Errorf("%d markers", len(seen))
 	}
 }
