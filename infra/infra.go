@@ -13,3 +13,8 @@ var ConversationASL []byte
 //
 //go:embed statemachines/build.asl.json
 var BuildASL []byte
+
+// TemplateASL is statemachines/template.asl.json (seed 002, Standard).
+//
+//go:embed statemachines/template.asl.json
+var TemplateASL []byte

@@ -48,6 +48,9 @@ type Session struct {
 	TemplatePath string        `json:"template_path,omitempty"`
 	PlanSummary  string        `json:"plan_summary,omitempty"`
 	Tasks        []SectionTask `json:"tasks,omitempty"`
+	// Submitted are user.solve_tasks' tasks, filled from the template by the
+	// run's first round.
+	Submitted []UserTask `json:"submitted,omitempty"`
 	// TaskState is each task's state by id.
 	TaskState map[int]string `json:"task_state,omitempty"`
 	// Restarts counts user.restart_task per task id; a running solver whose

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/vfs"
@@ -33,6 +34,11 @@ func (p *Pipeline) NextRound(ctx context.Context, in RoundInput) (RoundOutput, e
 	s, err := p.current(ctx, in.SessionID, in.Run)
 	if err != nil {
 		return out, staleOr(err)
+	}
+	if len(s.Tasks) == 0 && len(s.Submitted) > 0 {
+		if s, err = p.fillSubmitted(ctx, s, in.Run); err != nil {
+			return out, staleOr(err)
+		}
 	}
 	if len(s.Tasks) == 0 {
 		return out, errors.New("pipeline: the session has no tasks to solve")
@@ -254,4 +260,61 @@ func Summary(content string) string {
 		return line
 	}
 	return ""
+}
+
+// fillSubmitted makes user.solve_tasks' tasks from the template, keeping
+// only the submitted leaves, and announces them as the plan.
+func (p *Pipeline) fillSubmitted(ctx context.Context, s report.Session, run int) (report.Session, error) {
+	s, err := p.load(ctx, s)
+	if err != nil {
+		return s, err
+	}
+	f, err := p.fs(s)
+	if err != nil {
+		return s, err
+	}
+	doc, err := p.template(ctx, f, s)
+	if err != nil {
+		return s, err
+	}
+	datasets, err := f.List(ctx, "datasets")
+	if err != nil {
+		return s, err
+	}
+	all, ignored := Fill(doc, s.Submitted, paths(datasets), zh(s))
+	var tasks []report.SectionTask
+	for _, t := range all {
+		for _, u := range s.Submitted {
+			if u.ID == t.ID {
+				tasks = append(tasks, t)
+				break
+			}
+		}
+	}
+	if len(tasks) == 0 {
+		return s, apperr.New(apperr.ValidationError, "none of the submitted task ids %v is a section of the template (1..%d)", ignored, len(doc.Leaves))
+	}
+	summary := s.PlanSummary
+	if summary == "" {
+		summary = fmt.Sprintf(pick(s, "按指定任务撰写 %d 个章节", "Write the %d given sections"), len(tasks))
+	}
+	s, err = p.store.UpdateSession(ctx, s.ID, func(x *report.Session) error {
+		if x.Run != run {
+			return errStale
+		}
+		x.Tasks, x.Submitted, x.PlanSummary = tasks, nil, summary
+		x.TaskState, x.Restarts = map[int]string{}, map[int]int{}
+		for _, t := range tasks {
+			x.TaskState[t.ID] = report.TaskPending
+		}
+		return nil
+	})
+	if err != nil {
+		return s, err
+	}
+	ev := report.PlanCompleted{PlanSummary: summary}
+	if p.set.BroadcastTasks {
+		ev.Tasks = tasks
+	}
+	return s, p.emit(ctx, s.ID, run, ev)
 }
