@@ -42,6 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	conv := fs.String("conversation", "", "chat: continue this conversation id")
 	verbose := fs.Bool("v", false, "debug logs")
 	appID := fs.String("app", "", "replay: run this app now (default: every due app)")
+	templateWS := fs.String("template-ws-addr", "", "also serve the template report socket (seed 002) on this address, e.g. 127.0.0.1:8081")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return chat(ctx, chatOptions{Server: *server, DataDir: *dataDir, Teacher: *teacher, Conversation: *conv,
 			Messages: fs.Args(), Out: stdout, Logger: logger, Getenv: getenv})
 	default:
-		return serve(ctx, options{Addr: *addr, DataDir: *dataDir, Getenv: getenv,
+		return serve(ctx, options{Addr: *addr, DataDir: *dataDir, Getenv: getenv, TemplateWSAddr: *templateWS,
 			Logger: obs.NewLogger(stderr, level, "local")}, stdout)
 	}
 }

@@ -34,6 +34,9 @@ type options struct {
 	Logger  *slog.Logger
 	// Metrics receives EMF lines (io.Discard when nil).
 	Metrics io.Writer
+	// TemplateWSAddr, when set, also serves the template socket there (the
+	// seed's 127.0.0.1:8081).
+	TemplateWSAddr string
 }
 
 // localServer is the whole product in one process.
@@ -46,11 +49,18 @@ type localServer struct {
 	App     *wire.App
 	Edge    *edge.Server
 	Build   *buildRuntime
-	runner  *runner
-	db      *boltstore.DB
-	http    *http.Server
-	ln      net.Listener
-	closers []func(context.Context) error
+	// Template is the template report agent (seed 002).
+	Template *wire.Template
+	// TemplateBackendURL is the local template backend ("" when configured).
+	TemplateBackendURL string
+	// TemplateWSURL is the extra socket listener ("" without -template-ws-addr).
+	TemplateWSURL  string
+	templateRunner *runner
+	runner         *runner
+	db             *boltstore.DB
+	http           *http.Server
+	ln             net.Listener
+	closers        []func(context.Context) error
 }
 
 // start brings up the embedded store, the offline model (unless
@@ -88,6 +98,9 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	if err != nil {
 		return s, err
 	}
+	if err := s.startTemplateBackend(o, env); err != nil {
+		return s, err
+	}
 	cfg, err := wire.ConfigFromEnv(env.get)
 	if err != nil {
 		return s, err
@@ -110,6 +123,14 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	s.Edge = s.App.Edge(s.runner, s.checks())
 	if s.Build, err = s.startBuild(ctx, o); err != nil {
 		return s, err
+	}
+	if err := s.startTemplate(o, env); err != nil {
+		return s, err
+	}
+	if o.TemplateWSAddr != "" {
+		if err := s.serveTemplateWS(o.TemplateWSAddr, o); err != nil {
+			return s, err
+		}
 	}
 	return s, s.serve(o)
 }
@@ -145,6 +166,7 @@ func (s *localServer) serve(o options) error {
 	mux := http.NewServeMux()
 	s.Edge.Mount(mux)
 	s.Build.Mount(mux)
+	s.Template.Server.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
