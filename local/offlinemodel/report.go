@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -288,6 +289,7 @@ type assignmentRow struct {
 	Median   float64  `json:"median"`
 	PassRate float64  `json:"pass_rate"`
 	Missing  []string `json:"missing"`
+	Late     []string `json:"late"`
 	Top3     []scored `json:"top3"`
 	Bottom3  []scored `json:"bottom3"`
 }
@@ -324,7 +326,43 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 		c := d.class.Class
 		line("%s（%s）%s科共有学生 %d 人，学年 %s，任教老师为 %s。", "%s (%s) %s has %d students in %s, taught by %s.",
 			c.Name, c.Grade, c.Subject, c.StudentCount, c.AcademicYear, d.class.Teacher)
-	case (k == kindScores || k == kindSummary) && hasGrades:
+	case k == kindSummary && hasGrades:
+		var sum float64
+		for _, st := range d.grades.Students {
+			sum += st.Average
+		}
+		mean := 0.0
+		if n := len(d.grades.Students); n > 0 {
+			mean = math.Round(sum/float64(n)*10) / 10
+		}
+		line("本学期 %s 共完成 %d 次评估，全班平均得分率约 %g%%。", "This term %s completed %d assessments with an average score of about %g%%.",
+			d.grades.Class, len(d.grades.Assignments), mean)
+		if best, worst, ok := passExtremes(d.grades.Assignments); ok {
+			line("「%s」表现最好，「%s」仍是短板。", "%q went best, while %q remains the weak spot.", best.Title, worst.Title)
+		}
+		if top, low := topStudents(d, 1, true), topStudents(d, 3, false); top != "" {
+			line("%s 全学期领先；%s 需要持续跟进。", "%s led all term; %s need continued follow-up.", top, low)
+		}
+	case k == kindPlan && (hasGrades || hasErrors):
+		n := 1
+		if _, worst, ok := passExtremes(d.grades.Assignments); ok {
+			line("%d. 「%s」及格率 %g%%：下学期目标提高到 %g%% 以上，每两周一次小测跟踪。", "%d. %q had a %g%% pass rate: aim above %g%% next term, with a short quiz every two weeks.",
+				n, worst.Title, worst.PassRate, math.Min(100, math.Round(worst.PassRate)+5))
+			n++
+		}
+		errs := commonErrors(d, 4)
+		for _, p := range errs[min(2, len(errs)):] {
+			line("%d. 把「%s」（%s）纳入每周练习。", "%d. Add %q (%s) to the weekly practice.", n, p.pattern, p.skill)
+			n++
+		}
+		late, missing := 0, 0
+		for _, a := range d.grades.Assignments {
+			late, missing = late+len(a.Late), missing+len(a.Missing)
+		}
+		if late+missing > 0 {
+			line("%d. 本学期有 %d 份作业迟交、%d 份缺交：建立截止前提醒与补交登记。", "%d. %d submissions were late and %d missing this term: remind before deadlines and log late work.", n, late, missing)
+		}
+	case k == kindScores && hasGrades:
 		line("| 评估 | 满分 | 平均分 | 中位数 | 及格率 |", "| Assessment | Max | Mean | Median | Pass rate |")
 		b.WriteString("| --- | --- | --- | --- | --- |\n")
 		for _, a := range d.grades.Assignments {
@@ -350,13 +388,16 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 			if len(a.Missing) > 0 {
 				line("- 「%s」缺交：%s", "- %s not submitted by: %s", a.Title, strings.Join(a.Missing, ", "))
 			}
+			if len(a.Late) > 0 {
+				line("- 「%s」迟交：%s", "- %s handed in late by: %s", a.Title, strings.Join(a.Late, ", "))
+			}
 		}
 	case k == kindErrors && hasErrors:
 		for _, p := range commonErrors(d, 4) {
 			line("- %s（%s）：%d 次", "- %s (%s): %d times", p.pattern, p.skill, p.count)
 		}
-	case (k == kindReflect || k == kindPlan) && (hasLog || hasErrors):
-		if k == kindReflect && hasLog && len(d.log.Entries) > 0 {
+	case k == kindReflect && (hasLog || hasErrors):
+		if hasLog && len(d.log.Entries) > 0 {
 			var ts []string
 			for _, e := range d.log.Entries[:min(3, len(d.log.Entries))] {
 				ts = append(ts, "「"+e.Title+"」")

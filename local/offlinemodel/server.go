@@ -321,6 +321,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	rec.Status = http.StatusOK
 	recorded := s.record(rec)
 	if !req.Stream {
+		if c.has(MarkerSlow) {
+			select {
+			case <-time.After(slowAnswer):
+			case <-r.Context().Done():
+			}
+		}
 		cancelled = r.Context().Err() != nil
 		s.settle(recorded, false, cancelled)
 		writeJSON(w, http.StatusOK, meta.completion(rep))

@@ -240,8 +240,11 @@ func grades(d *mockdata.Dataset, c mockdata.Class, students []mockdata.Student) 
 	for _, a := range d.AssignmentsOf(c.UID) {
 		subs := d.SubmissionsOf(a.UID)
 		var done []scored
-		var missing []string
+		var missing, late []string
 		for _, s := range subs {
+			if s.Status == "late" {
+				late = append(late, s.StudentName)
+			}
 			if s.Status == "missing" || s.SubmittedAt == "" {
 				missing = append(missing, s.StudentName)
 				continue
@@ -250,7 +253,7 @@ func grades(d *mockdata.Dataset, c mockdata.Class, students []mockdata.Student) 
 			pct[s.StudentName] = append(pct[s.StudentName], 100*s.Score/a.MaxScore)
 		}
 		slices.SortFunc(done, func(x, y scored) int { return cmp.Compare(y.Score, x.Score) })
-		row := map[string]any{"title": a.Title, "due_date": a.DueDate, "max_score": a.MaxScore, "submitted": len(done), "missing": missing}
+		row := map[string]any{"title": a.Title, "due_date": a.DueDate, "max_score": a.MaxScore, "submitted": len(done), "missing": missing, "late": late}
 		if len(done) > 0 {
 			var sum float64
 			pass := 0
