@@ -51,10 +51,14 @@ func (f frame) into(t testing.TB, v any) {
 	}
 }
 
-// wsClient is a real WebSocket client.
+// wsClient is a real WebSocket client. One goroutine reads the socket
+// (a Read whose context ends closes a coder/websocket connection, so reads
+// are never given a deadline); next and tryNext wait on what it read.
 type wsClient struct {
 	t          testing.TB
 	conn       *websocket.Conn
+	frames     chan frame
+	readErr    chan error
 	heartbeats int
 }
 
@@ -67,10 +71,26 @@ func dialTemplate(t testing.TB, url string, header http.Header) *wsClient {
 		t.Fatalf("dial %s: %v", url, err)
 	}
 	conn.SetReadLimit(8 << 20)
-	c := &wsClient{t: t, conn: conn}
+	c := &wsClient{t: t, conn: conn, frames: make(chan frame, 4096), readErr: make(chan error, 1)}
+	go func() {
+		for {
+			_, b, err := conn.Read(context.Background())
+			if err != nil {
+				c.readErr <- err
+				return
+			}
+			var f frame
+			if err := json.Unmarshal(b, &f); err != nil {
+				f = frame{Event: "!not-json", Content: b}
+			}
+			c.frames <- f
+		}
+	}()
 	t.Cleanup(func() { conn.CloseNow() })
 	return c
 }
+
+func (c *wsClient) close() { c.conn.Close(websocket.StatusNormalClosure, "bye") }
 
 func (c *wsClient) send(v any) {
 	c.t.Helper()
@@ -90,26 +110,39 @@ func (c *wsClient) sendRaw(s string) {
 	}
 }
 
+// tryNext returns the next frame that is not a heartbeat within wait, or
+// false when none came.
+func (c *wsClient) tryNext(wait time.Duration) (frame, bool) {
+	c.t.Helper()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case f := <-c.frames:
+			if f.Event == "!not-json" {
+				c.t.Fatalf("frame is not JSON: %s", f.Content)
+			}
+			if f.Event == "system.heartbeat" {
+				c.heartbeats++
+				continue
+			}
+			return f, true
+		case err := <-c.readErr:
+			c.t.Fatalf("read: %v", err)
+		case <-timer.C:
+			return frame{}, false
+		}
+	}
+}
+
 // next returns the next frame that is not a heartbeat.
 func (c *wsClient) next(wait time.Duration) frame {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	for {
-		_, b, err := c.conn.Read(ctx)
-		if err != nil {
-			c.t.Fatalf("read: %v", err)
-		}
-		var f frame
-		if err := json.Unmarshal(b, &f); err != nil {
-			c.t.Fatalf("frame is not JSON: %s", b)
-		}
-		if f.Event == "system.heartbeat" {
-			c.heartbeats++
-			continue
-		}
-		return f
+	f, ok := c.tryNext(wait)
+	if !ok {
+		c.t.Fatalf("no frame within %s", wait)
 	}
+	return f
 }
 
 // until reads frames up to and including the first of event.
@@ -118,11 +151,10 @@ func (c *wsClient) until(event string, wait time.Duration) []frame {
 	deadline := time.Now().Add(wait)
 	var out []frame
 	for {
-		left := time.Until(deadline)
-		if left <= 0 {
+		f, ok := c.tryNext(time.Until(deadline))
+		if !ok {
 			c.t.Fatalf("no %s within %s; got %v", event, wait, names(out))
 		}
-		f := c.next(left)
 		out = append(out, f)
 		if f.Event == event {
 			return out

@@ -80,13 +80,14 @@ func (p *Pipeline) Solve(ctx context.Context, in SolveInput) (SolveOutput, error
 	}
 	for range maxRestarts + 1 {
 		gen := s.Restarts[task.ID]
-		s, err = p.setTask(ctx, s.ID, in.Run, task.ID, report.TaskRunning)
+		running, err := p.setTask(ctx, s.ID, in.Run, task.ID, report.TaskRunning)
 		if errors.Is(err, errTaskCancelled) {
 			return p.endTask(ctx, s, in.Run, task, report.TaskCancelled, "", "")
 		}
 		if err != nil {
 			return out, staleOr(err)
 		}
+		s = running
 		if err := p.emit(ctx, s.ID, in.Run, report.SolverStart{ID: task.ID, Title: task.Title}); err != nil {
 			return out, staleOr(err)
 		}
