@@ -28,7 +28,7 @@ type call struct {
 	// firstAttempt is true the first time this exact request is seen
 	// (set by the server for the once-only report misbehaviour).
 	firstAttempt bool
-	tools    map[string]*schema // offered tools; a nil schema when it does not parse
+	tools        map[string]*schema // offered tools; a nil schema when it does not parse
 }
 
 func newCall(req *chatRequest, choice toolChoice) *call {

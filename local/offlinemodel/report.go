@@ -260,7 +260,7 @@ type kbData struct {
 		Teacher string `json:"teacher"`
 	}
 	grades struct {
-		Class       string `json:"class"`
+		Class       string          `json:"class"`
 		Assignments []assignmentRow `json:"assignments"`
 		Students    []studentRow    `json:"students"`
 	}
@@ -477,7 +477,9 @@ func commonErrors(d kbData, n int) []errCount {
 	for _, e := range by {
 		out = append(out, *e)
 	}
-	slices.SortFunc(out, func(a, b errCount) int { return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.pattern, b.pattern)) })
+	slices.SortFunc(out, func(a, b errCount) int {
+		return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.pattern, b.pattern))
+	})
 	return out[:min(n, len(out))]
 }
 
