@@ -5,6 +5,7 @@
 //
 //	go run ./local                 serve on 127.0.0.1:8000
 //	go run ./local chat "…"        run one turn and print it readably
+//	go run ./local template-check  seed 002's end-to-end self-check of the template report agent
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/insightedge/insightedge/local/templatebackend"
 	"github.com/insightedge/insightedge/shared/obs"
 )
 
@@ -30,14 +32,16 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "template-check") {
 		cmd, args = args[0], args[1:]
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr(getenv, "ADDR", "127.0.0.1:8000"), "listen address")
 	dataDir := fs.String("data", envOr(getenv, "DATA_DIR", ".data"), "directory of the embedded store")
-	server := fs.String("server", "", "chat: use this running server instead of starting one")
+	server := fs.String("server", "", "chat, template-check: use this running server (http://… or ws://…) instead of starting one")
+	tplName := fs.String("template", "", "template-check: the template to use (default "+templatebackend.SelfCheckTemplate+")")
+	kbName := fs.String("kb", "", "template-check: the knowledge base to use (default "+templatebackend.SelfCheckKB+")")
 	teacher := fs.String("teacher", "", "chat: teacher id (development mode)")
 	conv := fs.String("conversation", "", "chat: continue this conversation id")
 	verbose := fs.Bool("v", false, "debug logs")
@@ -53,6 +57,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch cmd {
+	case "template-check":
+		logger := obs.NewLogger(io.Discard, level, "local")
+		if *verbose {
+			logger = obs.NewLogger(stderr, level, "local")
+		}
+		return templateCheck(ctx, templateCheckOptions{Server: *server, Template: *tplName, KB: *kbName, Teacher: *teacher,
+			Out: stdout, Logger: logger, Getenv: getenv})
 	case "replay":
 		return replay(ctx, replayOptions{DataDir: *dataDir, App: *appID, Out: stdout, Getenv: getenv,
 			Logger: obs.NewLogger(stderr, level, "local")})
