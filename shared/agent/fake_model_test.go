@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/agent"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/eventlog"
@@ -26,7 +24,7 @@ import (
 // are delivered and the call fails with err.
 type modelReply struct {
 	content string
-	calls   []openai.ToolCall
+	calls   []llm.ToolCall
 	err     error
 	cut     int
 }
@@ -85,7 +83,7 @@ func (m *scriptedModel) Stream(_ context.Context, req llm.Request, h llm.Handler
 	if r.err != nil {
 		return llm.Response{}, r.err
 	}
-	return llm.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant,
+	return llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
 		Content: r.content, ToolCalls: r.calls}, FinishReason: "stop", Model: "scripted"}, nil
 }
 
@@ -98,11 +96,11 @@ func split(s string, n int) []string {
 	return out
 }
 
-func toolCall(id, name, args string) openai.ToolCall {
-	return openai.ToolCall{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
+func toolCall(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Type: llm.ToolTypeFunction, Function: llm.FunctionCall{Name: name, Arguments: args}}
 }
 
-func finalCall(id string, f agent.FinalResult) openai.ToolCall {
+func finalCall(id string, f agent.FinalResult) llm.ToolCall {
 	b, _ := json.Marshal(f)
 	return toolCall(id, "final_result", string(b))
 }

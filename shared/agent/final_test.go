@@ -79,7 +79,7 @@ func TestDecide(t *testing.T) {
 
 func TestFinalResultToolSchema(t *testing.T) {
 	tool := finalResultTool()
-	b, err := json.Marshal(tool.Function.Parameters)
+	b, err := json.Marshal(tool.Parameters)
 	if err != nil {
 		t.Fatal(err)
 	}

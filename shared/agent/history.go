@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -58,16 +57,16 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 }
 
 // initialHistory starts an attempt's message history.
-func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, system string) []openai.ChatCompletionMessage {
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}
+func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, system string) []llm.Message {
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}}
 	if h := a.historySummary(ctx, in.Turn); h != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: h})
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
 	}
 	user := in.Turn.Message
 	if len(in.Turn.Context) > 0 {
 		user += fmt.Sprintf("\n\n(selection: %v)", in.Turn.Context)
 	}
-	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: user})
+	return append(msgs, llm.Message{Role: llm.RoleUser, Content: user})
 }
 
 // maxMemory bounds one tool's memory in the history summary.

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -30,11 +28,11 @@ const (
 // follows from its classification. A router failure does not fail the turn:
 // the agent path with every tool lets the agent decide.
 func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: a.routerPrompt()}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: a.routerPrompt()}}
 	if h := a.historySummary(ctx, in.Turn); h != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: h})
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
 	}
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in.Turn.Message})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Turn.Message})
 	resp, err := a.Model.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true}, llm.Handler{})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/agent"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -60,7 +58,7 @@ func TestTurnTextGating(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := &scriptedModel{fragSize: 4, replies: []modelReply{{calls: []openai.ToolCall{finalCall("call_f", c.final)}}}}
+			m := &scriptedModel{fragSize: 4, replies: []modelReply{{calls: []llm.ToolCall{finalCall("call_f", c.final)}}}}
 			var f *fixture
 			before := -1
 			m.onFragment = liveProbe(t, &f, &before)
@@ -145,8 +143,8 @@ func TestTurnChatStreamsContent(t *testing.T) {
 func TestTurnInterruptedStreamSendsNothingTwice(t *testing.T) {
 	final := finalCall("call_f", agent.FinalResult{Status: agent.StatusAnswerReady, Message: answer})
 	m := &scriptedModel{fragSize: 4, replies: []modelReply{
-		{calls: []openai.ToolCall{final}, cut: 12, err: fmt.Errorf("reset: %w", llm.ErrInterrupted)},
-		{calls: []openai.ToolCall{final}},
+		{calls: []llm.ToolCall{final}, cut: 12, err: fmt.Errorf("reset: %w", llm.ErrInterrupted)},
+		{calls: []llm.ToolCall{final}},
 	}}
 	f := newFixture(t, m)
 	if _, err := f.agent.Turn(context.Background(), agentInput(f.turn, workflow.ExpectAnswer, 1)); err != nil {
@@ -204,8 +202,8 @@ func TestTurnArtifactClaimAfterTool(t *testing.T) {
 				})
 			claim := agent.FinalResult{Status: agent.StatusArtifactReady, Message: "5道分数加法题已生成。", Artifacts: []string{"quiz"}}
 			m := &scriptedModel{fragSize: 4, replies: []modelReply{
-				{calls: []openai.ToolCall{toolCall("call_q", "make_quiz", `{"topic":"分数加法"}`)}},
-				{calls: []openai.ToolCall{finalCall("call_f", claim)}},
+				{calls: []llm.ToolCall{toolCall("call_q", "make_quiz", `{"topic":"分数加法"}`)}},
+				{calls: []llm.ToolCall{finalCall("call_f", claim)}},
 			}}
 			f := newFixture(t, m, makeQuiz)
 			ctx := context.Background()

@@ -10,6 +10,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -63,7 +64,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	}
 	now := s.o.Now()
 	t, err := s.store.BeginTurn(ctx, session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
-		MessageID: s.o.NewID("msg"), Status: session.TurnRunning, StartedAt: now})
+		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now})
 	if errors.Is(err, session.ErrConflict) {
 		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running; stop it or wait for it to finish")
 	}
@@ -122,7 +123,7 @@ func (s *Server) sessionFor(ctx context.Context, id auth.Identity, req Conversat
 // abandon ends a turn the edge could not run and closes its stream.
 func (s *Server) abandon(ctx context.Context, t session.Turn, why string) {
 	ctx = context.WithoutCancel(ctx)
-	msg := "服务暂时不可用，请稍后再试。The service is temporarily unavailable; please try again."
+	msg := i18n.Of(t.Language, t.Message).Text(i18n.ServiceUnavailable)
 	if err := s.store.EndTurn(ctx, t.SessionID, t.ID, session.TurnFailed,
 		session.Outcome{Error: msg, ErrorCode: string(apperr.ServiceUnavailable)}); err != nil && !errors.Is(err, session.ErrConflict) {
 		s.o.Logger.ErrorContext(ctx, "could not end abandoned turn", "turnId", t.ID, "err", err)
@@ -132,46 +133,25 @@ func (s *Server) abandon(ctx context.Context, t session.Turn, why string) {
 }
 
 func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...protocol.Chunk) {
-	evs := make([]eventlog.Event, len(chunks))
-	for i, c := range chunks {
-		b, _ := protocol.MarshalChunk(c)
-		evs[i] = eventlog.Event{Data: b, Close: i == len(chunks)-1}
-	}
-	if _, err := s.log.Append(ctx, workflow.TurnStream(turnID), evs...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
+	em := eventlog.Emitter[protocol.Chunk]{Log: s.log, Stream: workflow.TurnStream(turnID), Encode: protocol.MarshalChunk}
+	if err := em.Close(ctx, chunks...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
 		s.o.Logger.ErrorContext(ctx, "could not close stream", "turnId", turnID, "err", err)
 	}
 }
 
-// relay writes the turn's events after seq as SSE until the closing event,
-// then [DONE]. A disconnected client only ends the relay.
+// relay writes the turn's events after seq as a UI message stream: the text
+// parts a stopped turn left open are closed before its finish, and [DONE]
+// follows the closing event.
 func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) {
-	sse := protocol.NewSSEWriter(w)
-	_ = sse.Flush() // headers out now: the client sees the stream open at once
 	parts := s.openParts(ctx, t.ID, after)
-	send := func(ev eventlog.Event) error {
-		after = ev.Seq
-		for _, end := range parts.CloseBefore(ev.Data) {
-			if err := sse.Event(0, "", end); err != nil {
-				return err
-			}
-		}
-		return sse.Event(ev.Seq, "", ev.Data)
-	}
-	opts := eventlog.TailOptions{PollMin: s.o.PollMin, PollMax: s.o.PollMax, IdleEvery: s.o.Heartbeat,
-		MaxWait: s.o.TurnTimeout, Idle: func() error { return sse.Comment("ping") }}
-	err := eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), after, opts, send)
-	if errors.Is(err, eventlog.ErrTailTimeout) {
-		s.abandon(ctx, t, "no event within the turn timeout")
-		opts.MaxWait = s.o.Heartbeat
-		err = eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), after, opts, send)
-	}
-	if err != nil {
-		if ctx.Err() == nil {
-			s.o.Logger.WarnContext(ctx, "relay ended early", "turnId", t.ID, "err", err)
-		}
-		return
-	}
-	_ = sse.Event(0, "", protocol.Done)
+	s.relayer().relay(ctx, w, stream{key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
+		abandon: func(ctx context.Context) { s.abandon(ctx, t, "no event within the turn timeout") },
+		before:  func(ev eventlog.Event) [][]byte { return parts.CloseBefore(ev.Data) },
+		done:    protocol.Done}, after)
+}
+
+func (s *Server) relayer() relayer {
+	return relayer{log: s.log, logger: s.o.Logger, heartbeat: s.o.Heartbeat, pollMin: s.o.PollMin, pollMax: s.o.PollMax}
 }
 
 // openParts returns the text parts open after seq after of a turn's stream.

@@ -56,9 +56,11 @@ type Turn struct {
 	// Index is the turn's position in the session, from 1.
 	Index int `json:"index"`
 	// Message is the user's message; MessageID the assistant message's id.
-	Message   string     `json:"message"`
-	MessageID string     `json:"messageId"`
-	Status    TurnStatus `json:"status"`
+	Message   string `json:"message"`
+	MessageID string `json:"messageId"`
+	// Language is the request's language tag, if it named one.
+	Language string     `json:"language,omitempty"`
+	Status   TurnStatus `json:"status"`
 	// Outcome is filled when the turn ends.
 	Outcome   Outcome   `json:"outcome"`
 	StartedAt time.Time `json:"startedAt"`

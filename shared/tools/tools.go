@@ -11,8 +11,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/sashabaranov/go-openai/jsonschema"
-
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 )
 
@@ -60,7 +59,7 @@ type Tool struct {
 	Kind        Kind
 	// Running is the progress message shown while the tool runs.
 	Running string
-	Schema  jsonschema.Definition
+	Schema  llm.Schema
 	run     func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
 }
 
@@ -80,16 +79,16 @@ func (e *ArgumentError) Unwrap() error { return e.Err }
 // fields (json and description tags).
 func Define[In any](name, description string, kind Kind, running string, fn func(ctx context.Context, c Call, in In) (Result, error)) Tool {
 	var zero In
-	schema, err := jsonschema.GenerateSchemaForType(zero)
+	schema, err := llm.SchemaFor(zero)
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // a programming error, caught by any test
 	}
 	return Tool{
-		Name: name, Description: description, Kind: kind, Running: running, Schema: *schema,
+		Name: name, Description: description, Kind: kind, Running: running, Schema: schema,
 		run: func(ctx context.Context, c Call, args json.RawMessage) (Result, error) {
 			var in In
 			args = dropNulls(args)
-			if err := jsonschema.VerifySchemaAndUnmarshal(*schema, args, &in); err != nil {
+			if err := schema.Decode(args, &in); err != nil {
 				return Result{}, &ArgumentError{Tool: name, Err: err}
 			}
 			return fn(ctx, c, in)

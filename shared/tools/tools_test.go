@@ -7,8 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sashabaranov/go-openai/jsonschema"
-
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/tools"
 )
 
@@ -28,18 +27,18 @@ func TestDefineDerivesSchema(t *testing.T) {
 		t.Fatalf("tool metadata = %q %q %v %q", tool.Name, tool.Description, tool.Kind, tool.Running)
 	}
 	s := tool.Schema
-	if s.Type != jsonschema.Object {
+	if s.Type != llm.TypeObject {
 		t.Fatalf("schema type = %q, want object", s.Type)
 	}
 	want := map[string]struct {
-		typ         jsonschema.DataType
+		typ         string
 		description string
 		enum        []string
 	}{
-		"topic": {jsonschema.String, "the lesson topic", nil},
-		"count": {jsonschema.Integer, "", nil},
-		"level": {jsonschema.String, "default medium", []string{"easy", "medium", "hard"}},
-		"tags":  {jsonschema.Array, "", nil},
+		"topic": {llm.TypeString, "the lesson topic", nil},
+		"count": {llm.TypeInteger, "", nil},
+		"level": {llm.TypeString, "default medium", []string{"easy", "medium", "hard"}},
+		"tags":  {llm.TypeArray, "", nil},
 	}
 	if len(s.Properties) != len(want) {
 		t.Errorf("properties = %v, want %d of them", keys(s.Properties), len(want))
@@ -54,7 +53,7 @@ func TestDefineDerivesSchema(t *testing.T) {
 			t.Errorf("property %q = {%s %q %v}, want {%s %q %v}", name, p.Type, p.Description, p.Enum, w.typ, w.description, w.enum)
 		}
 	}
-	if p := s.Properties["tags"]; p.Items == nil || p.Items.Type != jsonschema.String {
+	if p := s.Properties["tags"]; p.Items == nil || p.Items.Type != llm.TypeString {
 		t.Errorf("tags items = %+v, want string items", p.Items)
 	}
 	// Fields without omitempty are required; the others are not.

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"unicode"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -65,9 +63,9 @@ func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, erro
 		return tools.Result{}, err
 	}
 	user, _ := json.Marshal(s)
-	req := llm.Request{Tier: llm.TierStandard, JSON: true, Messages: []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: prompts.Quiz},
-		{Role: openai.ChatMessageRoleUser, Content: string(user)},
+	req := llm.Request{Tier: llm.TierStandard, JSON: true, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: prompts.Quiz},
+		{Role: llm.RoleUser, Content: string(user)},
 	}}
 	var qs []protocol.Question
 	emit := func(items []json.RawMessage) error {
