@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sashabaranov/go-openai"
-	"github.com/sashabaranov/go-openai/jsonschema"
-
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/vfs"
@@ -24,7 +21,7 @@ type agentRun struct {
 	tools   []tools.Tool
 	// exit, when set, is the tool whose call ends the run; its arguments
 	// are the run's result.
-	exit   *openai.Tool
+	exit   *llm.Tool
 	rounds int
 	scope  string
 	taskID int
@@ -41,18 +38,17 @@ const maxEventOutput = 4000
 // a.rounds model calls.
 func (p *Pipeline) runAgent(ctx context.Context, a agentRun) (content string, exitArgs json.RawMessage, err error) {
 	byName := map[string]tools.Tool{}
-	var defs []openai.Tool
+	var defs []llm.Tool
 	for _, t := range a.tools {
 		byName[t.Name] = t
-		defs = append(defs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: t.Schema}})
+		defs = append(defs, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Schema})
 	}
 	if a.exit != nil {
 		defs = append(defs, *a.exit)
 	}
-	msgs := []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: a.system},
-		{Role: openai.ChatMessageRoleUser, Content: a.user},
+	msgs := []llm.Message{
+		{Role: llm.RoleSystem, Content: a.system},
+		{Role: llm.RoleUser, Content: a.user},
 	}
 	for range a.rounds {
 		resp, err := p.model.Complete(ctx, llm.Request{Messages: msgs, Tools: defs})
@@ -68,14 +64,14 @@ func (p *Pipeline) runAgent(ctx context.Context, a agentRun) (content string, ex
 		}
 		msgs = append(msgs, m)
 		for _, tc := range m.ToolCalls {
-			if a.exit != nil && tc.Function.Name == a.exit.Function.Name {
+			if a.exit != nil && tc.Function.Name == a.exit.Name {
 				return m.Content, json.RawMessage(tc.Function.Arguments), nil
 			}
 			out, err := p.callTool(ctx, a, byName, tc)
 			if err != nil {
 				return "", nil, err
 			}
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: out})
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: out})
 		}
 	}
 	return "", nil, fmt.Errorf("%w within %d model calls", errNoAnswer, a.rounds)
@@ -83,7 +79,7 @@ func (p *Pipeline) runAgent(ctx context.Context, a agentRun) (content string, ex
 
 // callTool runs one tool call and records it; a failing tool is the model's
 // to handle (its error is the tool message), only a stale run stops.
-func (p *Pipeline) callTool(ctx context.Context, a agentRun, byName map[string]tools.Tool, tc openai.ToolCall) (string, error) {
+func (p *Pipeline) callTool(ctx context.Context, a agentRun, byName map[string]tools.Tool, tc llm.ToolCall) (string, error) {
 	args := json.RawMessage(tc.Function.Arguments)
 	if !json.Valid(args) {
 		args = json.RawMessage(`{}`)
@@ -123,12 +119,11 @@ func (p *Pipeline) callTool(ctx context.Context, a agentRun, byName map[string]t
 }
 
 // exitTool defines an exit tool whose schema comes from In.
-func exitTool[In any](name, description string) *openai.Tool {
+func exitTool[In any](name, description string) *llm.Tool {
 	var zero In
-	schema, err := jsonschema.GenerateSchemaForType(zero)
+	schema, err := llm.SchemaFor(zero)
 	if err != nil {
 		panic(err) // a fixed type; any test catches it
 	}
-	return &openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-		Name: name, Description: description, Parameters: schema}}
+	return &llm.Tool{Name: name, Description: description, Parameters: schema}
 }

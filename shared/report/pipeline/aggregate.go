@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
@@ -125,9 +123,9 @@ func (p *Pipeline) finalAnswer(ctx context.Context, s report.Session, doc *mdtre
 		title = s.PlanSummary
 	}
 	user, _ := json.Marshal(map[string]any{"title": title, "language": s.Language, "path": report.ReportPath, "sections": rows})
-	resp, err := p.model.Complete(ctx, llm.Request{Tier: llm.TierFast, Messages: []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: prompts.ReportAggregator},
-		{Role: openai.ChatMessageRoleUser, Content: string(user)},
+	resp, err := p.model.Complete(ctx, llm.Request{Tier: llm.TierFast, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: prompts.ReportAggregator},
+		{Role: llm.RoleUser, Content: string(user)},
 	}})
 	if err == nil && strings.TrimSpace(resp.Message.Content) != "" && len(resp.Message.ToolCalls) == 0 {
 		return strings.TrimSpace(resp.Message.Content)
@@ -167,18 +165,16 @@ func (p *Pipeline) Finish(ctx context.Context, in FinishInput) (struct{}, error)
 	return struct{}{}, Append(ctx, p.log, s.ID, ev, report.PipelineCompleted{})
 }
 
-// failure turns a caught error into agent.error: an apperr's code and
-// message when the cause is one ("CODE: message[: cause]"), else AI_ERROR.
+// failure turns a caught error into agent.error: a step's apperr is named
+// by its code (wire.Typed), its cause starts "CODE: "; anything else is
+// AI_ERROR, with the cause as it is.
 func failure(e *ErrorInfo) report.Error {
-	cause := "unknown error"
-	if e != nil && e.Cause != "" {
-		cause = e.Cause
+	if e == nil {
+		return report.Error{Code: string(apperr.AIError), Message: "Agent execution error: unknown error"}
 	}
-	for _, c := range []apperr.Code{apperr.ValidationError, apperr.EntityNotFound, apperr.DataError, apperr.AuthError,
-		apperr.ServiceUnavailable, apperr.AIError, apperr.Conflict} {
-		if msg, ok := strings.CutPrefix(cause, string(c)+": "); ok {
-			return report.Error{Code: string(c), Message: "Agent execution error: " + msg}
-		}
+	code := e.Code()
+	if code == apperr.Internal {
+		return report.Error{Code: string(apperr.AIError), Message: "Agent execution error: " + e.Cause}
 	}
-	return report.Error{Code: string(apperr.AIError), Message: "Agent execution error: " + cause}
+	return report.Error{Code: string(code), Message: "Agent execution error: " + strings.TrimPrefix(e.Cause, string(code)+": ")}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/apperr"
-	"github.com/insightedge/insightedge/shared/office"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/mdtree"
@@ -64,9 +64,9 @@ func (p *Pipeline) load(ctx context.Context, s report.Session) (report.Session, 
 			lang = l
 		}
 	}
-	if lang == "" || (lang != "zh" && lang != "en") {
+	if lang != "zh" && lang != "en" {
 		lang = "en"
-		if office.IsChinese(office.Lang("", s.Message.Question, tpl.Name)) {
+		if i18n.Of(s.Message.Language, s.Message.Question, tpl.Name) == i18n.Chinese {
 			lang = "zh"
 		}
 	}

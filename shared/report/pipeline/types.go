@@ -1,5 +1,7 @@
 package pipeline
 
+import "github.com/insightedge/insightedge/shared/workflow"
+
 // Run modes.
 const (
 	ModePlan  = "plan"  // plan, confirm, solve, aggregate
@@ -84,10 +86,7 @@ const (
 )
 
 // ErrorInfo is what a Catch puts in the state ($.error).
-type ErrorInfo struct {
-	Error string `json:"Error"`
-	Cause string `json:"Cause"`
-}
+type ErrorInfo = workflow.ErrorInfo
 
 // FinishInput ends a run that wrote no report.
 type FinishInput struct {

@@ -2,14 +2,10 @@ package transport
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/insightedge/insightedge/shared/apperr"
-	"github.com/insightedge/insightedge/shared/eventlog"
-	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
 )
@@ -93,51 +89,4 @@ func withSession(body []byte, sid string) []byte {
 		return body
 	}
 	return b
-}
-
-// stream is GET /api/template/sessions/{id}/stream: the session's log as SSE,
-// each event with its seq as id:, resumable with Last-Event-ID or ?after=.
-// The stream stays open across runs (a session is long-lived) until the
-// client leaves or nothing happens for MaxIdle.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity(r)
-	if err != nil {
-		return err
-	}
-	sid := r.PathValue("id")
-	if _, err := s.svc.Session(r.Context(), control.Caller{TeacherID: id.TeacherID}, sid); err != nil {
-		return err
-	}
-	after, err := resumeFrom(r)
-	if err != nil {
-		return err
-	}
-	protocol.SetHeaders(w.Header())
-	w.WriteHeader(http.StatusOK)
-	sse := protocol.NewSSEWriter(w)
-	if err := sse.Comment("ok"); err != nil {
-		return err
-	}
-	err = eventlog.Tail(r.Context(), s.log, report.StreamName(sid), after,
-		eventlog.TailOptions{MaxWait: s.o.MaxIdle, IdleEvery: s.o.Heartbeat, Idle: func() error { return sse.Comment("ping") }},
-		func(ev eventlog.Event) error { return sse.Event(ev.Seq, "", ev.Data) })
-	if errors.Is(err, eventlog.ErrTailTimeout) {
-		return nil
-	}
-	return err
-}
-
-func resumeFrom(r *http.Request) (int64, error) {
-	v := r.Header.Get("Last-Event-ID")
-	if q := r.URL.Query().Get("after"); q != "" {
-		v = q
-	}
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, apperr.New(apperr.ValidationError, "Last-Event-ID / after must be a non-negative integer")
-	}
-	return n, nil
 }

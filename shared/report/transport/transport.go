@@ -18,6 +18,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
@@ -119,7 +120,8 @@ func New(svc *control.Service, log eventlog.Reader, a Authenticator, o Options) 
 func (s *Server) Mount(mux *http.ServeMux) {
 	mux.Handle("GET /ws/template", http.HandlerFunc(s.ServeWS))
 	mux.Handle("POST /api/template/sessions", s.recover(s.createSession))
-	mux.Handle("GET /api/template/sessions/{id}/stream", s.recover(s.stream))
+	mux.Handle("GET /api/template/sessions/{id}/stream", edge.NewTemplateStream(s.log, s.auth, owner{s.svc},
+		edge.TemplateStreamOptions{Logger: s.o.Logger, Heartbeat: s.o.Heartbeat, MaxIdle: s.o.MaxIdle, Stream: report.StreamName}))
 	mux.Handle("POST /api/template/sessions/{id}/events", s.recover(s.postEvent))
 }
 
@@ -190,4 +192,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
+}
+
+// owner is the SSE stream's ownership check.
+type owner struct{ svc *control.Service }
+
+func (o owner) Owns(ctx context.Context, teacherID, sessionID string) error {
+	_, err := o.svc.Session(ctx, control.Caller{TeacherID: teacherID}, sessionID)
+	return err
 }
