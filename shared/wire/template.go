@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -138,14 +140,33 @@ func (a *App) NewTemplate(tc TemplateConfig, b TemplateBackends) (*Template, err
 }
 
 // TemplateTasks are the template workflow's tasks, keyed by the
-// DefinitionSubstitutions names of infra/statemachines/template.asl.json.
+// DefinitionSubstitutions names of infra/statemachines/template.asl.json:
+// one function, told the step by the input's "step".
 func TemplateTasks(p *pipeline.Pipeline) map[string]Task {
-	return map[string]Task{
-		"PlanFunctionArn":      Typed(p.Plan),
-		"ConfirmFunctionArn":   Typed(p.Confirm),
-		"NextRoundFunctionArn": Typed(p.NextRound),
-		"SolveFunctionArn":     Typed(p.Solve),
-		"AggregateFunctionArn": Typed(p.Aggregate),
-		"FinishFunctionArn":    Typed(p.Finish),
+	return map[string]Task{"ReportFunctionArn": TemplateStep(p)}
+}
+
+// TemplateStep runs the step its input names (functions/report).
+func TemplateStep(p *pipeline.Pipeline) Task {
+	steps := map[string]Task{
+		"plan":       Typed(p.Plan),
+		"confirm":    Typed(p.Confirm),
+		"next_round": Typed(p.NextRound),
+		"solve":      Typed(p.Solve),
+		"aggregate":  Typed(p.Aggregate),
+		"finish":     Typed(p.Finish),
+	}
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var head struct {
+			Step string `json:"step"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return nil, fmt.Errorf("wire: decode the report step's input: %w", err)
+		}
+		step, ok := steps[head.Step]
+		if !ok {
+			return nil, fmt.Errorf("wire: unknown report step %q", head.Step)
+		}
+		return step(ctx, raw)
 	}
 }
