@@ -180,6 +180,8 @@ type CloudApp struct {
 	AWS aws.Config
 	// Table is the DynamoDB store and event log.
 	Table *dynamostore.Table
+	// DynamoDB is the table's client (the template agent's store uses it).
+	DynamoDB *dynamodb.Client
 	// Blob is the S3 store of generated files; nil without BUCKET_NAME.
 	Blob blob.Store
 	// Starter starts conversation workflows; nil without
@@ -249,7 +251,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 
 	db := dynamodb.NewFromConfig(awsCfg, o.DynamoDB...)
 	table := dynamostore.New(db, cc.Table, dynamostore.Options{})
-	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
+	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
 	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
