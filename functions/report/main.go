@@ -22,7 +22,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("report: %v", err)
 	}
-	step, err := app.ReportStep(os.Getenv)
+	step, err := app.ReportStep()
 	if err != nil {
 		log.Fatalf("report: %v", err)
 	}

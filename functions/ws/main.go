@@ -18,12 +18,11 @@ import (
 )
 
 func main() {
-	ctx := context.Background()
-	app, err := wire.FromEnv(ctx, os.Getenv, wire.CloudOptions{})
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
 	if err != nil {
 		log.Fatalf("ws: %v", err)
 	}
-	handler, err := app.TemplateWSHandler(ctx, os.Getenv)
+	handler, err := app.TemplateWSHandler()
 	if err != nil {
 		log.Fatalf("ws: %v", err)
 	}

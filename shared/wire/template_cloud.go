@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/report/backend"
@@ -32,24 +32,17 @@ const (
 )
 
 // cloudTemplate builds the template agent on the AWS clients.
-func (c *CloudApp) cloudTemplate(ctx context.Context, getenv func(string) string) (*Template, error) {
-	tc, err := TemplateConfigFromEnv(getenv)
+// FromEnv read TEMPLATE_STATE_SECRET from its SSM parameter (c.Env).
+func (c *CloudApp) cloudTemplate() (*Template, error) {
+	tc, err := TemplateConfigFromEnv(c.Env)
 	if err != nil {
 		return nil, err
 	}
 	if tc.StateSecret == nil {
-		name := getenv(EnvTemplateSecretParameter)
-		if name == "" {
-			return nil, fmt.Errorf("wire: TEMPLATE_STATE_SECRET or %s is required", EnvTemplateSecretParameter)
-		}
-		out, err := ssm.NewFromConfig(c.AWS).GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)})
-		if err != nil || out.Parameter == nil || len(aws.ToString(out.Parameter.Value)) < 16 {
-			return nil, fmt.Errorf("wire: read TEMPLATE_STATE_SECRET from %q: %v (at least 16 characters)", name, err)
-		}
-		tc.StateSecret = []byte(aws.ToString(out.Parameter.Value))
+		return nil, fmt.Errorf("wire: TEMPLATE_STATE_SECRET or %s is required (it signs exported session state)", EnvTemplateSecretParameter)
 	}
-	states := sfn.NewFromConfig(c.AWS)
-	st, err := sfnstart.New[json.RawMessage](states, getenv(EnvTemplateMachine), sfnstart.Options{TraceHeader: traceHeader})
+	states := sfn.NewFromConfig(c.AWS, c.sfnOptions...)
+	st, err := sfnstart.New[json.RawMessage](states, c.Env(EnvTemplateMachine), sfnstart.Options{TraceHeader: traceHeader})
 	if err != nil {
 		return nil, fmt.Errorf("wire: %s: %w", EnvTemplateMachine, err)
 	}
@@ -59,11 +52,11 @@ func (c *CloudApp) cloudTemplate(ctx context.Context, getenv func(string) string
 
 // ReportStep is the report function's handler: every step of the template
 // workflow, told which by its input.
-func (c *CloudApp) ReportStep(getenv func(string) string) (Task, error) {
+func (c *CloudApp) ReportStep() (Task, error) {
 	if c.Blob == nil {
 		return nil, fmt.Errorf("wire: the report function needs %s (the sessions' files)", EnvBucket)
 	}
-	tc, err := TemplateConfigFromEnv(getenv)
+	tc, err := TemplateConfigFromEnv(c.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +68,12 @@ func (c *CloudApp) ReportStep(getenv func(string) string) (Task, error) {
 
 // TemplateWSHandler is the ws function's handler: the WebSocket API's
 // routes, and the table's stream relayed to the sockets.
-func (c *CloudApp) TemplateWSHandler(ctx context.Context, getenv func(string) string) (func(context.Context, json.RawMessage) (any, error), error) {
-	endpoint := getenv(EnvWSCallback)
+func (c *CloudApp) TemplateWSHandler() (func(context.Context, json.RawMessage) (any, error), error) {
+	endpoint := c.Env(EnvWSCallback)
 	if endpoint == "" {
 		return nil, fmt.Errorf("wire: %s is required (the WebSocket API's management endpoint)", EnvWSCallback)
 	}
-	t, err := c.cloudTemplate(ctx, getenv)
+	t, err := c.cloudTemplate()
 	if err != nil {
 		return nil, err
 	}
@@ -121,4 +114,22 @@ type sfnTokens struct{ api *sfn.Client }
 func (s sfnTokens) SendTaskSuccess(ctx context.Context, token string, output json.RawMessage) error {
 	_, err := s.api.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(string(output))})
 	return err
+}
+
+// WithTemplateRoutes adds the template agent's SSE + POST routes
+// (/api/template/sessions...) in front of h when TEMPLATE_STATE_MACHINE_ARN
+// is set: the stream function serves them next to the conversation's.
+func (c *CloudApp) WithTemplateRoutes(h http.Handler) (http.Handler, error) {
+	if c.Env(EnvTemplateMachine) == "" {
+		return h, nil
+	}
+	t, err := c.cloudTemplate()
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/template/", t.Server.Handler())
+	mux.Handle("GET /api/template/", t.Server.Handler())
+	mux.Handle("/", h)
+	return mux, nil
 }

@@ -125,6 +125,17 @@ func (s *Server) Mount(mux *http.ServeMux) {
 	mux.Handle("POST /api/template/sessions/{id}/events", s.recover(s.postEvent))
 }
 
+// Handler is the SSE + POST routes alone (no socket): what the AWS stream
+// function serves.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/template/sessions", s.recover(s.createSession))
+	mux.Handle("GET /api/template/sessions/{id}/stream", edge.NewTemplateStream(s.log, s.auth, owner{s.svc},
+		edge.TemplateStreamOptions{Logger: s.o.Logger, Heartbeat: s.o.Heartbeat, MaxIdle: s.o.MaxIdle, Stream: report.StreamName}))
+	mux.Handle("POST /api/template/sessions/{id}/events", s.recover(s.postEvent))
+	return mux
+}
+
 // identity authenticates r; a browser's WebSocket cannot set headers, so a
 // token may also come as ?access_token=.
 func (s *Server) identity(r *http.Request) (auth.Identity, error) {
