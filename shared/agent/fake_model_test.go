@@ -12,7 +12,9 @@ import (
 	"github.com/insightedge/insightedge/shared/agent"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -129,9 +131,10 @@ func newFixture(t *testing.T, m *scriptedModel, extra ...tools.Tool) *fixture {
 	t.Cleanup(func() { _ = db.Close() })
 	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
 	reg := tools.NewRegistry(
-		tools.Define("get_teacher_classes", "List the teacher's classes.", tools.Base, "", noop),
-		tools.Define("generate_quiz_questions", "Write quiz questions.", tools.Generation, "", noop),
-		tools.Define("generate_pptx", "Make a slide deck.", tools.Generation, "", noop),
+		tools.Define("get_teacher_classes", "List the teacher's classes.", tools.Base, i18n.Pair{}, noop),
+		tools.Define("generate_quiz_questions", "Write quiz questions.", tools.Generation, i18n.Pair{}, noop).
+			Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete),
+		tools.Define("generate_pptx", "Make a slide deck.", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataFileReady),
 	)
 	reg.Add(extra...)
 	f := &fixture{model: m, store: db.Sessions(), log: eventlog.NewMemory(), metrics: countingMetrics{}}

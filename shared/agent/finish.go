@@ -41,7 +41,7 @@ func (a *Agent) Finish(ctx context.Context, in workflow.FinishInput) (workflow.F
 	if err := em.Close(ctx, append(chunks, fin)...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
 		return workflow.FinishOutput{}, err
 	}
-	a.Metrics.Count("Turn", 1, map[string]string{"status": string(status), "action": out.Action})
+	a.Metrics.Count("Turn", 1, map[string]string{"status": string(status), "action": string(out.Action)})
 	return workflow.FinishOutput{Status: string(status)}, nil
 }
 
@@ -55,13 +55,13 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	case in.Error != nil:
 		a.Logger.ErrorContext(ctx, "turn failed", "turn", in.Turn.TurnID, "error", in.Error.Error, "cause", in.Error.Cause)
 		code, msg := userError(*in.Error, i18n.Of(in.Turn.Language, in.Turn.Message))
-		out.Action, out.Error, out.ErrorCode = "chat", msg, string(code)
+		out.Action, out.Error, out.ErrorCode = session.ActionChat, msg, string(code)
 		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
 	case in.Route == nil:
 		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: "internal error"}}, nil
 	case in.Route.Path == workflow.PathClarify:
 		c := in.Route.Result.Clarify
-		out.Action, out.Text = "clarify", c.Question
+		out.Action, out.Text = session.ActionClarify, c.Question
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
 		chunks, err := clarifyChunks("text-clarify", *c)
 		return out, session.TurnCompleted, chunks, err
@@ -72,7 +72,7 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	if _, err := getJSON(ctx, a.Store, in.Turn.SessionID, finalKey(in.Turn.TurnID, in.Attempt), &rec); err != nil {
 		return out, "", nil, err
 	}
-	out.Action, out.Text, out.Artifacts = "chat", rec.Result.Message, rec.Result.Artifacts
+	out.Action, out.Text, out.Artifacts = session.ActionChat, rec.Result.Message, rec.Result.Artifacts
 	mem, err := a.memories(ctx, in.Turn, in.Attempt)
 	if err != nil {
 		return out, "", nil, err
@@ -90,7 +90,7 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	}
 	var chunks []protocol.Chunk
 	if rec.Result.Status == StatusClarifyNeeded && rec.Result.Clarify != nil {
-		out.Action = "clarify"
+		out.Action = session.ActionClarify
 		c := *rec.Result.Clarify
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
 		var err error
@@ -117,14 +117,14 @@ func textChunks(id, text string) []protocol.Chunk {
 // the JSON API) and a notice, or the question the planner asks back about
 // an unknown entity, or the planner's failure.
 func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out session.Outcome) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
-	out.Action = "build"
+	out.Action = session.ActionBuild
 	switch p := in.Plan; {
 	case p == nil:
 		// No plan step ran (an execution of an older definition).
 		out.Text = i18n.Of(in.Turn.Language, in.Turn.Message).Text(i18n.BuildNotice, clip(strings.TrimSpace(in.Turn.Message), 80))
 	case p.Status == workflow.PlanClarify && p.Clarify != nil:
 		c := *p.Clarify
-		out.Action, out.Text = "clarify", c.Question
+		out.Action, out.Text = session.ActionClarify, c.Question
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
 		chunks, err := clarifyChunks("text-build", c)
 		return out, session.TurnCompleted, chunks, err
@@ -151,7 +151,7 @@ func planFailed(out session.Outcome, t workflow.Turn, code, msg string) (session
 	if msg == "" {
 		msg = i18n.Of(t.Language, t.Message).Text(i18n.PlanFailed)
 	}
-	out.Action, out.Error, out.ErrorCode = "chat", msg, code
+	out.Action, out.Error, out.ErrorCode = session.ActionChat, msg, code
 	return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
 }
 

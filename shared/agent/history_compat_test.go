@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/agent"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -24,7 +25,7 @@ func TestTurnContinuesHistoryStoredBySDKType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, "…",
+	makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, i18n.Pair{ZH: "…", EN: "…"},
 		func(ctx context.Context, call tools.Call, in struct {
 			Topic string `json:"topic"`
 		}) (tools.Result, error) {

@@ -101,14 +101,15 @@ func (a *Agent) attemptTools(ctx context.Context, sessionID, turnID string, atte
 	return out, nil
 }
 
-// evidence returns the emitted event types and called tool names of an attempt.
-func evidence(recs map[string]toolRecord) (emitted, called map[string]bool) {
-	emitted, called = map[string]bool{}, map[string]bool{}
+// evidence is what an attempt's tool calls emitted and whether one of them
+// was an artifact tool.
+func (a *Agent) evidence(recs map[string]toolRecord) Evidence {
+	ev := Evidence{Emitted: map[string]bool{}}
 	for _, r := range recs {
-		called[r.Name] = true
+		ev.ArtifactToolCalled = ev.ArtifactToolCalled || a.Tools.IsArtifact(r.Name)
 		for _, e := range r.Emitted {
-			emitted[e] = true
+			ev.Emitted[e] = true
 		}
 	}
-	return emitted, called
+	return ev
 }

@@ -39,7 +39,7 @@ func TestRoutePaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.Path != c.path || out.Result.Intent != c.intent {
+			if out.Path != c.path || string(out.Result.Intent) != c.intent {
 				t.Errorf("path %q intent %q, want %q %q", out.Path, out.Result.Intent, c.path, c.intent)
 			}
 			if out.Result.ClarifyNeeded != (c.path == workflow.PathClarify) {

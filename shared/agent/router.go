@@ -13,17 +13,6 @@ import (
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
-// Intents of the router (seed 000 §7.3 step 2).
-const (
-	IntentSmalltalk = "chat_smalltalk"
-	IntentQA        = "chat_qa"
-	IntentData      = "data_query"
-	IntentQuiz      = "quiz_generate"
-	IntentContent   = "content_create"
-	IntentBuild     = "build_workflow"
-	IntentClarify   = "clarify"
-)
-
 // Route is the router step: the model classifies the message; the path
 // follows from its classification. A router failure does not fail the turn:
 // the agent path with every tool lets the agent decide.
@@ -94,7 +83,7 @@ func (a *Agent) normalizeRoute(r workflow.RouterResult) workflow.RouterResult {
 		r.ExpectedMode = workflow.ExpectAnswer
 	}
 	r.Confidence = min(max(r.Confidence, 0), 1)
-	if r.Intent == IntentClarify {
+	if r.Intent == workflow.IntentClarify {
 		r.ClarifyNeeded = true
 	}
 	if r.ClarifyNeeded && (r.Clarify == nil || r.Clarify.Question == "") {
@@ -110,9 +99,9 @@ func pathOf(r workflow.RouterResult) string {
 	switch {
 	case r.ClarifyNeeded:
 		return workflow.PathClarify
-	case r.Intent == IntentSmalltalk || r.Intent == IntentQA:
+	case r.Intent == workflow.IntentSmalltalk || r.Intent == workflow.IntentQA:
 		return workflow.PathChat
-	case r.Intent == IntentBuild:
+	case r.Intent == workflow.IntentBuild:
 		return workflow.PathBuild
 	default:
 		return workflow.PathAgent

@@ -34,8 +34,8 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	em := a.stream(t.TurnID)
 	tool, known := a.Tools.Get(in.Call.Name)
 	running := "…"
-	if known && tool.Running != "" {
-		running = tool.Running
+	if r := tool.Running.In(i18n.Of(t.Language, t.Message)); known && r != "" {
+		running = r
 	}
 	if err := a.progress(ctx, em, in.Call, protocol.ToolRunning, running); err != nil {
 		return workflow.ToolOutput{}, err

@@ -46,7 +46,7 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 		if err != nil {
 			return workflow.AgentOutput{}, err
 		}
-		r.emitted, r.called = evidence(recs)
+		r.evidence = a.evidence(recs)
 	}
 	resp, err := r.call(ctx, hist)
 	if err != nil {
@@ -61,14 +61,13 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 
 // modelRound is the state of one model round.
 type modelRound struct {
-	a       *Agent
-	in      workflow.AgentInput
-	chat    bool
-	round   int
-	em      emitter
-	text    *textWriter
-	emitted map[string]bool
-	called  map[string]bool
+	a        *Agent
+	in       workflow.AgentInput
+	chat     bool
+	round    int
+	em       emitter
+	text     *textWriter
+	evidence Evidence
 
 	ext     llm.TextExtractor // across interrupted tries: nothing is sent twice
 	decided bool              // the final_result status has been seen
@@ -134,7 +133,7 @@ func (r *modelRound) feedFinal(ctx context.Context, args string) error {
 }
 
 func (r *modelRound) accepts(f FinalResult) bool {
-	err := ValidateTerminalState(f, r.emitted, r.called, r.in.Route.Result.ExpectedMode)
+	err := ValidateTerminalState(f, r.evidence, r.in.Route.Result.ExpectedMode)
 	return accepted(Decide(err, r.in.Attempt))
 }
 
@@ -188,6 +187,19 @@ func (r *modelRound) finishText(ctx context.Context, message string, show bool) 
 	}
 	if err := r.text.End(ctx); err != nil {
 		return err
+	}
+	if show && r.ext.Sent() != "" && r.ext.Sent() != message {
+		// The model rewrote the message after part of it was shown, and a UI
+		// stream cannot edit a text part: the teacher gets the final message
+		// in full, as a part of its own after the stale one.
+		r.a.Logger.WarnContext(ctx, "the model rewrote its message mid-stream", "turn", r.in.Turn.TurnID)
+		fixed := newTextWriter(r.em, r.text.id+"-final", 0, r.a.Now)
+		if err := fixed.Write(ctx, message); err != nil {
+			return err
+		}
+		if err := fixed.End(ctx); err != nil {
+			return err
+		}
 	}
 	return r.em.Emit(ctx, protocol.FinishStep{})
 }

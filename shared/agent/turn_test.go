@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/agent"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -187,7 +188,7 @@ func TestTurnArtifactClaimAfterTool(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, "…",
+			makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, i18n.Pair{ZH: "…", EN: "…"},
 				func(ctx context.Context, call tools.Call, in struct {
 					Topic string `json:"topic"`
 				}) (tools.Result, error) {
@@ -241,5 +242,36 @@ func TestTurnArtifactClaimAfterTool(t *testing.T) {
 				t.Errorf("verdict %+v disagrees with what was streamed (text shown: %v)", v, c.wantText)
 			}
 		})
+	}
+}
+
+// TestTurnRewrittenMessageIsShownInFull: a model that restarts its message
+// with other words after part of it was shown (a second "message" member)
+// leaves the teacher with the final message in full, in a part of its own.
+func TestTurnRewrittenMessageIsShownInFull(t *testing.T) {
+	const first, final = "Newton's first law says that", "An object keeps its state of motion unless a force acts on it."
+	args := `{"status":"answer_ready","message":"` + first + `","message":"` + final + `"}`
+	m := &scriptedModel{fragSize: 5, replies: []modelReply{{calls: []llm.ToolCall{{ID: "call_f", Type: "function",
+		Function: llm.FunctionCall{Name: "final_result", Arguments: args}}}}}}
+	f := newFixture(t, m)
+	if _, err := f.agent.Turn(context.Background(), agentInput(f.turn, workflow.ExpectAnswer, 1)); err != nil {
+		t.Fatal(err)
+	}
+	cs := f.chunks(t)
+	parts := map[string]string{}
+	var order []string
+	for _, c := range cs {
+		switch c.Type {
+		case "text-start":
+			order = append(order, c.ID)
+		case "text-delta":
+			parts[c.ID] += c.Delta
+		}
+	}
+	if len(order) != 2 || parts[order[0]] != first || parts[order[1]] != final {
+		t.Fatalf("text parts %v %q, want the stale %q then the final %q", order, parts, first, final)
+	}
+	if ts := types(cs); ts[len(ts)-1] != "finish-step" {
+		t.Errorf("chunks end with %v", ts)
 	}
 }

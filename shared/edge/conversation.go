@@ -259,7 +259,7 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	turnID := sess.ActiveTurn
-	err = s.store.EndTurn(ctx, sess.ID, turnID, session.TurnStopped, session.Outcome{Action: "chat"})
+	err = s.store.EndTurn(ctx, sess.ID, turnID, session.TurnStopped, session.Outcome{Action: session.ActionChat})
 	if errors.Is(err, session.ErrConflict) {
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": false, "conversationId": sess.ID})
 		return nil

@@ -75,6 +75,13 @@ func (l Lang) Pick(zh, en string) string {
 	return en
 }
 
+// Pair is a short text in both languages, for texts that belong to one
+// component (a tool's progress line) rather than to the catalogue.
+type Pair struct{ ZH, EN string }
+
+// In returns the text in l.
+func (p Pair) In(l Lang) string { return l.Pick(p.ZH, p.EN) }
+
 // Msg names a message of the catalogue.
 type Msg int
 

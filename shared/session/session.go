@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // Errors of the Store contract.
@@ -67,12 +69,22 @@ type Turn struct {
 	EndedAt   time.Time `json:"endedAt,omitzero"`
 }
 
+// Action is ConversationResponse.action (seed 004 §1.3.1).
+type Action string
+
+// The actions of a turn.
+const (
+	ActionChat    Action = "chat"
+	ActionBuild   Action = "build"
+	ActionClarify Action = "clarify"
+)
+
 // Outcome is what a turn produced, kept for history summaries and the JSON API.
 type Outcome struct {
-	// Action is chat, build or clarify (ConversationResponse.action).
-	Action string `json:"action,omitempty"`
+	// Action is what the frontend does with the turn (ConversationResponse.action).
+	Action Action `json:"action,omitempty"`
 	// Intent is the router's intent (legacyAction is derived from it).
-	Intent string `json:"intent,omitempty"`
+	Intent workflow.Intent `json:"intent,omitempty"`
 	// Text is the assistant's final message.
 	Text string `json:"text,omitempty"`
 	// Artifacts names what the turn produced ("quiz:5", "file-ready:pptx").

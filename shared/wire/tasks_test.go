@@ -31,7 +31,7 @@ func TestTyped(t *testing.T) {
 		if in.Turn.Message == "fail" {
 			return workflow.RouteOutput{}, errStep
 		}
-		return workflow.RouteOutput{Path: workflow.PathChat, Result: workflow.RouterResult{Intent: in.Turn.Message}}, nil
+		return workflow.RouteOutput{Path: workflow.PathChat, Result: workflow.RouterResult{Intent: workflow.Intent(in.Turn.Message)}}, nil
 	})
 	ctx := context.Background()
 

@@ -191,7 +191,7 @@ func Typed[In, Out any](step func(context.Context, In) (Out, error)) Task {
 }
 
 // taskError names a step's error by its seed code when it has one, so that
-// an ASL Catch or Retry can match "DATA_ERROR" and workflow.ErrorInfo.Code
+// an ASL Catch or Retry can match DATA_ERROR and workflow.ErrorInfo.Code
 // reads it back. aws-lambda-go reports a returned InvokeResponse_Error as it
 // is (any other error is named after its Go type), and the local
 // interpreter reads it the same way.

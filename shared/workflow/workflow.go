@@ -57,9 +57,23 @@ const (
 	ExpectClarify  = "clarify"
 )
 
+// Intent is the router's classification of a message (seed 000 §7.3 step 2).
+type Intent string
+
+// The intents the router may return.
+const (
+	IntentSmalltalk Intent = "chat_smalltalk"
+	IntentQA        Intent = "chat_qa"
+	IntentData      Intent = "data_query"
+	IntentQuiz      Intent = "quiz_generate"
+	IntentContent   Intent = "content_create"
+	IntentBuild     Intent = "build_workflow"
+	IntentClarify   Intent = "clarify"
+)
+
 // RouterResult is the router model's classification of a message (seed 000 §7.2).
 type RouterResult struct {
-	Intent         string   `json:"intent"`
+	Intent         Intent   `json:"intent"`
 	Confidence     float64  `json:"confidence"`
 	CandidateTools []string `json:"candidateTools"`
 	ModelTier      string   `json:"modelTier"`

@@ -10,7 +10,6 @@
 package docx
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"io"
@@ -81,15 +80,6 @@ func Write(w io.Writer, doc office.Document, created time.Time) error {
 		return fmt.Errorf("docx: %w", err)
 	}
 	return nil
-}
-
-// Bytes returns doc as a .docx file.
-func Bytes(doc office.Document, created time.Time) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := Write(&buf, doc, created); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 func sample(doc office.Document) string {

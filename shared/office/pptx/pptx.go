@@ -16,7 +16,6 @@
 package pptx
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"io"
@@ -177,15 +176,6 @@ func Write(w io.Writer, d office.Deck, created time.Time) error {
 		return fmt.Errorf("pptx: %w", err)
 	}
 	return nil
-}
-
-// Bytes returns d as a .pptx file.
-func Bytes(d office.Deck, created time.Time) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := Write(&buf, d, created); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 func deckSample(d office.Deck) string {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -51,10 +52,10 @@ type spec struct {
 func New(m Model) tools.Tool {
 	return tools.Define("generate_quiz_questions",
 		"Write quiz questions on a topic; the teacher sees each question as it is ready.",
-		tools.Generation, "正在出题… / Writing questions…",
+		tools.Generation, i18n.Pair{ZH: "正在出题…", EN: "Writing questions…"},
 		func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
 			return run(ctx, m, c, a)
-		})
+		}).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete)
 }
 
 func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, error) {
