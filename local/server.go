@@ -21,6 +21,7 @@ import (
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -56,6 +57,7 @@ type localServer struct {
 	// TemplateWSURL is the extra socket listener ("" without -template-ws-addr).
 	TemplateWSURL  string
 	templateRunner *runner
+	pdf            *pdf.Writer // nil without its fonts
 	runner         *runner
 	db             *boltstore.DB
 	http           *http.Server

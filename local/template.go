@@ -15,6 +15,7 @@ import (
 	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/local/templatebackend"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
+	"github.com/insightedge/insightedge/shared/report/pipeline"
 	"github.com/insightedge/insightedge/shared/wire"
 )
 
@@ -66,7 +67,7 @@ func (s *localServer) startTemplate(o options, env *envOverlay) error {
 	tokens := asl.NewTokens()
 	var r *runner
 	s.Template, err = s.App.NewTemplate(tc, wire.TemplateBackends{Store: s.db.Reports(), Blobs: s.Files,
-		Start: rawStarter{func() *runner { return r }}, Tokens: tokenSender{tokens}})
+		Start: rawStarter{func() *runner { return r }}, Tokens: tokenSender{tokens}, PDF: s.reportPDF()})
 	if err != nil {
 		return err
 	}
@@ -113,4 +114,12 @@ type tokenSender struct{ t *asl.Tokens }
 
 func (s tokenSender) SendTaskSuccess(_ context.Context, token string, out json.RawMessage) error {
 	return s.t.SendTaskSuccess(token, out)
+}
+
+// reportPDF is the PDF writer for reports, nil without its fonts.
+func (s *localServer) reportPDF() pipeline.PDFRenderer {
+	if s.pdf == nil {
+		return nil
+	}
+	return s.pdf
 }

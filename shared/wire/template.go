@@ -122,6 +122,8 @@ type TemplateBackends struct {
 	Blobs  blob.Store
 	Start  control.Starter
 	Tokens control.TaskTokens
+	// PDF renders the report as PDF too (nil: .docx only).
+	PDF pipeline.PDFRenderer
 }
 
 // NewTemplate builds the template agent on the App's model, event log and
@@ -129,7 +131,7 @@ type TemplateBackends struct {
 func (a *App) NewTemplate(tc TemplateConfig, b TemplateBackends) (*Template, error) {
 	res := backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed})
 	p := pipeline.New(pipeline.Deps{Store: b.Store, Log: a.Log, Blobs: b.Blobs, Backends: res, Model: a.Model,
-		Settings: tc.Settings, Logger: a.Logger})
+		Settings: tc.Settings, Logger: a.Logger, PDF: b.PDF})
 	svc, err := control.New(b.Store, a.Log, b.Start, b.Tokens, res, control.Options{Settings: p.Settings(),
 		Secret: tc.StateSecret, StateTTL: tc.StateTTL, Logger: a.Logger})
 	if err != nil {

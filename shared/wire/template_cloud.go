@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
 	"github.com/insightedge/insightedge/shared/report/transport"
@@ -62,7 +63,7 @@ func (c *CloudApp) ReportStep() (Task, error) {
 	}
 	p := pipeline.New(pipeline.Deps{Store: dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
 		Log: c.Log, Blobs: c.Blob, Backends: backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed}),
-		Model: c.Model, Settings: tc.Settings, Logger: c.Logger})
+		Model: c.Model, Settings: tc.Settings, Logger: c.Logger, PDF: pdfRenderer(c)})
 	return TemplateStep(p), nil
 }
 
@@ -132,4 +133,15 @@ func (c *CloudApp) WithTemplateRoutes(h http.Handler) (http.Handler, error) {
 	mux.Handle("GET /api/template/", t.Server.Handler())
 	mux.Handle("/", h)
 	return mux, nil
+}
+
+// pdfRenderer is the PDF writer when its fonts are installed, else nil
+// (the report is then offered as .docx only).
+func pdfRenderer(c *CloudApp) pipeline.PDFRenderer {
+	w, err := pdf.Load()
+	if err != nil {
+		c.Logger.Warn("PDF output unavailable for reports: .docx only", "err", err)
+		return nil
+	}
+	return w
 }

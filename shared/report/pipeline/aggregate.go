@@ -1,16 +1,20 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/office/docx"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/report"
+	"github.com/insightedge/insightedge/shared/report/export"
 	"github.com/insightedge/insightedge/shared/report/mdtree"
 	"github.com/insightedge/insightedge/shared/report/vfs"
 )
@@ -60,6 +64,7 @@ func (p *Pipeline) Aggregate(ctx context.Context, in StepInput) (AggregateOutput
 	if _, err := f.Put(ctx, report.ReportPath, []byte(body)); err != nil {
 		return stale, err
 	}
+	files := p.exportFiles(ctx, f, s, body)
 	answer := p.finalAnswer(ctx, s, doc, sections)
 	if _, err := p.store.UpdateSession(ctx, s.ID, func(x *report.Session) error {
 		if x.Run != in.Run {
@@ -74,11 +79,53 @@ func (p *Pipeline) Aggregate(ctx context.Context, in StepInput) (AggregateOutput
 		sections = []report.Section{}
 	}
 	done := report.AggregateCompleted{Output: report.Output{Sections: sections,
-		Report: report.Report{Content: body, VFSPath: report.ReportPath, Path: report.ReportPath}}}
+		Report: report.Report{Content: body, VFSPath: report.ReportPath, Path: report.ReportPath, Files: files}}}
 	if err := Append(ctx, p.log, s.ID, done, report.PipelineCompleted{}, report.FinalAnswer{Text: answer}); err != nil {
 		return stale, err
 	}
 	return AggregateOutput{Status: "completed", Path: report.ReportPath}, nil
+}
+
+// exportFiles writes the report as .docx (and PDF with a renderer) next to
+// the Markdown and returns signed download links by format. A format that
+// fails is left out and logged: the Markdown report is what the seed
+// promises.
+func (p *Pipeline) exportFiles(ctx context.Context, f *vfs.FS, s report.Session, body string) map[string]string {
+	tag := "en-US"
+	if zh(s) {
+		tag = "zh-CN"
+	}
+	doc := export.Document(body, tag)
+	now := time.Now()
+	out := map[string]string{}
+	put := func(format string, render func() ([]byte, error)) {
+		b, err := render()
+		if err == nil {
+			path := strings.TrimSuffix(report.ReportPath, ".md") + "." + format
+			var key string
+			if _, err = f.Put(ctx, path, b); err == nil {
+				if key, err = f.Key(path); err == nil {
+					out[format], err = p.blobs.URL(ctx, key, p.fileTTL)
+				}
+			}
+		}
+		if err != nil {
+			delete(out, format)
+			p.logger.Warn("report export failed", "sessionId", s.ID, "format", format, "err", err)
+		}
+	}
+	put("docx", func() ([]byte, error) {
+		var buf bytes.Buffer
+		err := docx.Write(&buf, doc, now)
+		return buf.Bytes(), err
+	})
+	if p.pdf != nil {
+		put("pdf", func() ([]byte, error) { return p.pdf.Bytes(doc, now) })
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 func readSection(ctx context.Context, f *vfs.FS, id int) (report.Section, error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/vfs"
@@ -55,6 +56,11 @@ func DefaultSettings() Settings {
 		WatchEvery: 200 * time.Millisecond}
 }
 
+// PDFRenderer writes a document as PDF (shared/office/pdf.Writer).
+type PDFRenderer interface {
+	Bytes(doc office.Document, created time.Time) ([]byte, error)
+}
+
 // Pipeline runs the steps.
 type Pipeline struct {
 	store    report.Store
@@ -65,6 +71,8 @@ type Pipeline struct {
 	set      Settings
 	logger   *slog.Logger
 	sleep    func(context.Context, time.Duration) error
+	pdf      PDFRenderer
+	fileTTL  time.Duration
 }
 
 // Deps are what the steps need.
@@ -76,6 +84,10 @@ type Deps struct {
 	Model    Model
 	Settings Settings
 	Logger   *slog.Logger
+	// PDF, when set, also renders the report as PDF (a .docx is always made).
+	PDF PDFRenderer
+	// FileTTL is how long the report's download links work (default 24h).
+	FileTTL time.Duration
 }
 
 // New returns the pipeline.
@@ -103,8 +115,11 @@ func New(d Deps) *Pipeline {
 	if s.ConfirmTimeout <= 0 {
 		s.ConfirmTimeout = def.ConfirmTimeout
 	}
+	if d.FileTTL <= 0 {
+		d.FileTTL = 24 * time.Hour
+	}
 	return &Pipeline{store: d.Store, log: d.Log, blobs: d.Blobs, backends: d.Backends, model: d.Model, set: s,
-		logger: d.Logger, sleep: sleepCtx}
+		logger: d.Logger, sleep: sleepCtx, pdf: d.PDF, fileTTL: d.FileTTL}
 }
 
 // Settings returns the pipeline's settings.
