@@ -61,10 +61,12 @@ func templateOf(n int) string {
 }
 
 type fixture struct {
-	p     *pipeline.Pipeline
-	store report.Store
-	log   eventlog.Log
-	model *scripted
+	p        *pipeline.Pipeline
+	store    report.Store
+	log      eventlog.Log
+	model    *scripted
+	blobs    blob.Store
+	backends *backend.Resolver
 }
 
 func newFixture(tb testing.TB, leaves int) fixture {
@@ -99,9 +101,9 @@ func newFixture(tb testing.TB, leaves int) fixture {
 	m := &scripted{}
 	set := pipeline.DefaultSettings()
 	set.RequireConfirm = false
-	p := pipeline.New(pipeline.Deps{Store: db.Reports(), Log: db.Events(), Blobs: blobs, Model: m, Settings: set,
-		Backends: backend.NewResolver(backend.Options{Default: srv.URL})})
-	return fixture{p: p, store: db.Reports(), log: db.Events(), model: m}
+	res := backend.NewResolver(backend.Options{Default: srv.URL})
+	p := pipeline.New(pipeline.Deps{Store: db.Reports(), Log: db.Events(), Blobs: blobs, Model: m, Settings: set, Backends: res})
+	return fixture{p: p, store: db.Reports(), log: db.Events(), model: m, blobs: blobs, backends: res}
 }
 
 // run drives one session's run through the steps in the workflow's order.
@@ -239,4 +241,32 @@ func BenchmarkPipelineOverheadPerSection(b *testing.B) {
 		f.run(b, ctx, fmt.Sprintf("b-%d", i))
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*leaves), "ns/section")
+}
+
+// TEMPLATE_WS_BROADCAST_TASKS=false keeps the tasks out of plan.completed;
+// the plan is recorded all the same.
+func TestBroadcastTasksOff(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, 3)
+	set := pipeline.DefaultSettings()
+	set.RequireConfirm, set.BroadcastTasks = false, false
+	f.p = pipeline.New(pipeline.Deps{Store: f.store, Log: f.log, Blobs: f.blobs, Model: f.model, Settings: set, Backends: f.backends})
+	if err := f.store.CreateSession(ctx, report.Session{ID: "q", TeacherID: "t-001", Status: report.StatusPlanning, Run: 1,
+		Message: report.Message{Question: "write it", TemplateName: "Bench"}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.p.Plan(ctx, pipeline.RunInput{SessionID: "q", TeacherID: "t-001", Run: 1})
+	if err != nil || out.Confirm || out.Tasks != 3 {
+		t.Fatalf("plan %+v %v", out, err)
+	}
+	evs, _ := f.log.Read(ctx, report.StreamName("q"), 0, 100)
+	last := evs[len(evs)-1]
+	var env report.Envelope
+	_ = json.Unmarshal(last.Data, &env)
+	if env.Event != "plan.completed" || strings.Contains(string(env.Content), `"tasks"`) {
+		t.Fatalf("plan.completed %s", last.Data)
+	}
+	if s, _ := f.store.GetSession(ctx, "q"); len(s.Tasks) != 3 || s.Status != report.StatusSolving {
+		t.Fatalf("session %+v", s)
+	}
 }
