@@ -6,6 +6,7 @@
 //	go run ./local                 serve on 127.0.0.1:8000
 //	go run ./local chat "…"        run one turn and print it readably
 //	go run ./local template-check  seed 002's end-to-end self-check of the template report agent
+//	go run ./local eval            run the evaluation suite (docs/eval.md)
 package main
 
 import (
@@ -32,7 +33,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "template-check") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "template-check" || args[0] == "eval") {
 		cmd, args = args[0], args[1:]
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
@@ -47,6 +48,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	verbose := fs.Bool("v", false, "debug logs")
 	appID := fs.String("app", "", "replay: run this app now (default: every due app)")
 	templateWS := fs.String("template-ws-addr", "", "also serve the template report socket (seed 002) on this address, e.g. 127.0.0.1:8081")
+	var ev evalOptions
+	if cmd == "eval" {
+		evalFlags(fs, &ev)
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -64,6 +69,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}
 		return templateCheck(ctx, templateCheckOptions{Server: *server, Template: *tplName, KB: *kbName, Teacher: *teacher,
 			Out: stdout, Logger: logger, Getenv: getenv})
+	case "eval":
+		ev.Getenv, ev.Out1, ev.Err = getenv, stdout, stderr
+		ev.Logger = obs.NewLogger(io.Discard, level, "local")
+		if *verbose {
+			ev.Logger = obs.NewLogger(stderr, level, "local")
+		}
+		_, err := runEval(ctx, ev)
+		return err
 	case "replay":
 		return replay(ctx, replayOptions{DataDir: *dataDir, App: *appID, Out: stdout, Getenv: getenv,
 			Logger: obs.NewLogger(stderr, level, "local")})

@@ -121,7 +121,7 @@ func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out s
 	switch p := in.Plan; {
 	case p == nil:
 		// No plan step ran (an execution of an older definition).
-		out.Text = i18n.Of(in.Turn.Language, in.Turn.Message).Text(i18n.BuildNotice, clip(strings.TrimSpace(in.Turn.Message), 80))
+		out.Text = i18n.Of(in.Turn.Language, in.Turn.Message).Text(i18n.BuildNotice, i18n.Clip(strings.TrimSpace(in.Turn.Message), 80))
 	case p.Status == workflow.PlanClarify && p.Clarify != nil:
 		c := *p.Clarify
 		out.Action, out.Text = session.ActionClarify, c.Question

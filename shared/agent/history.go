@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/session"
@@ -35,7 +36,7 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 	var b strings.Builder
 	b.WriteString(prompts.HistoryHeader + "\n")
 	for _, x := range done {
-		fmt.Fprintf(&b, "Teacher: %s\n", clip(x.Message, 500))
+		fmt.Fprintf(&b, "Teacher: %s\n", i18n.Clip(x.Message, 500))
 		reply := x.Outcome.Text
 		switch {
 		case x.Outcome.Clarify != nil:
@@ -45,7 +46,7 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 		case x.Outcome.Error != "":
 			reply = "(failed) " + x.Outcome.Error
 		}
-		fmt.Fprintf(&b, "Assistant: %s\n", clip(reply, 500))
+		fmt.Fprintf(&b, "Assistant: %s\n", i18n.Clip(reply, 500))
 		if len(x.Outcome.Artifacts) > 0 {
 			fmt.Fprintf(&b, "Artifacts: %s\n", strings.Join(x.Outcome.Artifacts, ", "))
 		}
@@ -71,11 +72,3 @@ func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, syst
 
 // maxMemory bounds one tool's memory in the history summary.
 const maxMemory = 9000
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}

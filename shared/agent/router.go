@@ -32,7 +32,7 @@ func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 		return a.fallbackRoute("router unavailable"), nil
 	}
 	var r workflow.RouterResult
-	if err := json.Unmarshal([]byte(stripFence(resp.Message.Content)), &r); err != nil {
+	if err := json.Unmarshal([]byte(llm.StripFence(resp.Message.Content)), &r); err != nil {
 		a.Logger.WarnContext(ctx, "router answer is not a RouterResult; the agent decides", "err", err)
 		a.Metrics.Count("RouterFallback", 1, nil)
 		return a.fallbackRoute("router answer unreadable"), nil
@@ -106,15 +106,4 @@ func pathOf(r workflow.RouterResult) string {
 	default:
 		return workflow.PathAgent
 	}
-}
-
-// stripFence removes a Markdown code fence some models wrap JSON in.
-func stripFence(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(s, "```")
-	}
-	return strings.TrimSpace(s)
 }

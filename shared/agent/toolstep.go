@@ -61,7 +61,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	}
 	rec.Status, rec.Output = a.toolOutcome(ctx, in.Call, res, err)
 	if err == nil {
-		rec.Memory = clip(res.Memory, maxMemory)
+		rec.Memory = i18n.Clip(res.Memory, maxMemory)
 	}
 	a.Metrics.Count("ToolCall", 1, map[string]string{"tool": in.Call.Name, "status": rec.Status})
 	msg := res.Message

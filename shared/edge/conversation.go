@@ -97,7 +97,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 // the first time it is seen; a seed conversationId must exist.
 func (s *Server) sessionFor(ctx context.Context, id auth.Identity, req ConversationRequest) (session.Session, error) {
 	now := s.o.Now()
-	newSess := session.Session{TeacherID: id.TeacherID, Kind: "conversation", Title: clipRunes(req.Message, 40),
+	newSess := session.Session{TeacherID: id.TeacherID, Kind: "conversation", Title: i18n.Clip(req.Message, 40),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.o.SessionTTL)}
 	if req.ConversationID == nil || *req.ConversationID == "" {
 		newSess.ID = s.o.NewID("conv")
@@ -173,11 +173,7 @@ func (s *Server) openParts(ctx context.Context, turnID string, after int64) *pro
 // handleResume is GET /api/conversation/{id}/stream: the active turn from the
 // start or after Last-Event-ID / ?after=; 204 when there is nothing to resume.
 func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
-	sess, err := s.ownedSession(r.Context(), id, r.PathValue("id"))
+	sess, err := s.pathSession(r)
 	if err != nil {
 		return err
 	}
@@ -245,12 +241,8 @@ func (s *Server) resumable(ctx context.Context, sess session.Session, after int6
 // handleStop is POST /api/conversation/{id}/stop: it ends the running turn,
 // closes its stream with finish, and stops its workflow.
 func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
 	ctx := r.Context()
-	sess, err := s.ownedSession(ctx, id, r.PathValue("id"))
+	sess, err := s.pathSession(r)
 	if err != nil {
 		return err
 	}
@@ -281,12 +273,8 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 // handleMessages is GET /api/conversation/{id}/messages: the conversation as
 // UIMessages, rebuilt from each turn's event log.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
 	ctx := r.Context()
-	sess, err := s.ownedSession(ctx, id, r.PathValue("id"))
+	sess, err := s.pathSession(r)
 	if err != nil {
 		return err
 	}
@@ -329,12 +317,4 @@ func (s *Server) assemble(ctx context.Context, t session.Turn) (protocol.UIMessa
 		}
 	}
 	return a.Message(), nil
-}
-
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

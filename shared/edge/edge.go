@@ -191,6 +191,16 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer's Flush.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// pathSession authenticates the caller and returns the conversation named
+// by the path's {id}, if it is theirs.
+func (s *Server) pathSession(r *http.Request) (session.Session, error) {
+	id, err := s.auth.Authenticate(r)
+	if err != nil {
+		return session.Session{}, err
+	}
+	return s.ownedSession(r.Context(), id, r.PathValue("id"))
+}
+
 // ownedSession returns the session if it belongs to the caller. Another
 // teacher's session is reported as not found, so ids cannot be probed.
 func (s *Server) ownedSession(ctx context.Context, id auth.Identity, sessionID string) (session.Session, error) {

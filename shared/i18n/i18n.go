@@ -58,6 +58,15 @@ func HasHan(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0
 }
 
+// Clip shortens s to at most n runes for display, marking a cut with "…".
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
 // Tag is the language's BCP 47 tag.
 func (l Lang) Tag() string {
 	if l == Chinese {

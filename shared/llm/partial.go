@@ -342,3 +342,15 @@ func mayBeUnicodeEscape(s string) bool {
 	}
 	return true
 }
+
+// StripFence removes the Markdown code fence (```json … ```) that some
+// models put around a JSON answer even in JSON mode.
+func StripFence(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(s, "```")
+	}
+	return strings.TrimSpace(s)
+}

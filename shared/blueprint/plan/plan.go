@@ -155,7 +155,7 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 			return blueprint.Blueprint{}, apperr.Wrap(err, apperr.AIError, "the page planner is unavailable")
 		}
 		content := resp.Message.Content
-		bp, err := blueprint.Parse([]byte(stripFence(content)))
+		bp, err := blueprint.Parse([]byte(llm.StripFence(content)))
 		if err == nil {
 			p.normalize(&bp, req)
 			err = blueprint.Validate(bp, p.DataTools())
@@ -184,16 +184,6 @@ func (p *Planner) normalize(bp *blueprint.Blueprint, req Request) {
 	if bp.UIComposition.Layout == "" {
 		bp.UIComposition.Layout = blueprint.LayoutTabs
 	}
-}
-
-func stripFence(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(s, "```")
-	}
-	return strings.TrimSpace(s)
 }
 
 // classDetail is the part of get_class_detail's output resolution reads.

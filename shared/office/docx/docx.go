@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/internal/ooxml"
 )
@@ -106,7 +107,7 @@ func document(doc office.Document, lang string) ([]byte, int) {
 		x.Open("w:p")
 		x.Raw(`<w:pPr><w:pStyle w:val="FormFields"/></w:pPr>`)
 		colon := ": "
-		if office.IsChinese(lang) {
+		if i18n.IsChineseTag(lang) {
 			colon = "："
 		}
 		for i, f := range doc.Fields {
@@ -334,7 +335,7 @@ func footer(lang string) []byte {
 		run(&x, shown, false)
 		x.Raw(`<w:r><w:fldChar w:fldCharType="end"/></w:r>`)
 	}
-	if office.IsChinese(lang) {
+	if i18n.IsChineseTag(lang) {
 		run(&x, "第 ", false)
 		field("PAGE", "1")
 		run(&x, " 页，共 ", false)

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/internal/ooxml"
 )
@@ -279,7 +280,7 @@ func runs(x *ooxml.Writer, text, lang string, size int) {
 }
 
 func langAttrs(lang string) []string {
-	if office.IsChinese(lang) {
+	if i18n.IsChineseTag(lang) {
 		return []string{"lang", lang, "altLang", "en-US"}
 	}
 	return []string{"lang", lang}

@@ -12,6 +12,7 @@
 package gentools
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -260,24 +261,10 @@ func argError(tool, format string, a ...any) error {
 }
 
 // teacherLang is the language of the teacher's messages: the call's, or
-// else the content's. The files themselves take the language of their
+// else the content's tag. The files themselves take the language of their
 // content (an English vocabulary page for a Chinese teacher is English).
-func teacherLang(c tools.Call, content string) string {
-	switch l := strings.ToLower(c.Language); {
-	case strings.HasPrefix(l, "zh"):
-		return "zh-CN"
-	case strings.HasPrefix(l, "en"):
-		return "en-US"
-	}
-	return content
-}
-
-// bilingual picks the Chinese or English message.
-func bilingual(l, zh, en string) string {
-	if office.IsChinese(l) {
-		return zh
-	}
-	return en
+func teacherLang(c tools.Call, contentTag string) i18n.Lang {
+	return i18n.Of(cmp.Or(c.Language, contentTag))
 }
 
 // memory is a tool's note for later turns: what it made, with its arguments

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -140,7 +139,7 @@ func specOf(a Args, lang string) (spec, error) {
 	}
 	if s.Language == "" {
 		s.Language = "en"
-		if strings.IndexFunc(s.Topic, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+		if i18n.HasHan(s.Topic) {
 			s.Language = "zh-CN"
 		}
 	}
