@@ -18,3 +18,8 @@ var BuildASL []byte
 //
 //go:embed statemachines/research.asl.json
 var ResearchASL []byte
+
+// TemplateASL is statemachines/template.asl.json (seed 002, Standard).
+//
+//go:embed statemachines/template.asl.json
+var TemplateASL []byte

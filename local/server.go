@@ -22,6 +22,7 @@ import (
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -35,6 +36,9 @@ type options struct {
 	Logger  *slog.Logger
 	// Metrics receives EMF lines (io.Discard when nil).
 	Metrics io.Writer
+	// TemplateWSAddr, when set, also serves the template socket there (the
+	// seed's 127.0.0.1:8081).
+	TemplateWSAddr string
 }
 
 // localServer is the whole product in one process.
@@ -50,11 +54,19 @@ type localServer struct {
 	// Search is the local search service (nil with TAVILY_API_KEY).
 	Search   *searchsvc.Server
 	Research *researchRuntime
-	runner   *runner
-	db       *boltstore.DB
-	http     *http.Server
-	ln       net.Listener
-	closers  []func(context.Context) error
+	// Template is the template report agent (seed 002).
+	Template *wire.Template
+	// TemplateBackendURL is the local template backend ("" when configured).
+	TemplateBackendURL string
+	// TemplateWSURL is the extra socket listener ("" without -template-ws-addr).
+	TemplateWSURL  string
+	templateRunner *runner
+	pdf            *pdf.Writer // nil without its fonts
+	runner         *runner
+	db             *boltstore.DB
+	http           *http.Server
+	ln             net.Listener
+	closers        []func(context.Context) error
 }
 
 // start brings up the embedded store, the offline model (unless
@@ -95,6 +107,9 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	if err := s.startSearch(ctx, env); err != nil {
 		return s, err
 	}
+	if err := s.startTemplateBackend(o, env); err != nil {
+		return s, err
+	}
 	cfg, err := wire.ConfigFromEnv(env.get)
 	if err != nil {
 		return s, err
@@ -120,6 +135,14 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	}
 	if s.Research, err = s.startResearch(ctx, o); err != nil {
 		return s, err
+	}
+	if err := s.startTemplate(o, env); err != nil {
+		return s, err
+	}
+	if o.TemplateWSAddr != "" {
+		if err := s.serveTemplateWS(o.TemplateWSAddr, o); err != nil {
+			return s, err
+		}
 	}
 	return s, s.serve(o)
 }
@@ -156,6 +179,7 @@ func (s *localServer) serve(o options) error {
 	s.Edge.Mount(mux)
 	s.Build.Mount(mux)
 	s.Research.mount(mux)
+	s.Template.Server.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -37,7 +37,8 @@ const (
 	// MarkerCutStream: the first agent stream of each distinct body that
 	// calls final_result is cut half-way through its arguments (no [DONE]).
 	MarkerCutStream Marker = "[[offline:cut-stream]]"
-	// MarkerSlow: every stream chunk is delayed 25ms.
+	// MarkerSlow: every stream chunk is delayed 25ms, a whole (not
+	// streamed) answer 250ms.
 	MarkerSlow Marker = "[[offline:slow]]"
 )
 
@@ -67,6 +68,9 @@ func misbehaviours() []misbehaviour {
 		{MarkerInventURLAlways, nil},
 		{MarkerBadDate, nil},
 		{MarkerEndlessSearch, nil},
+		{MarkerSolverFailsOnce, nil},
+		{MarkerPlanUnknownIDs, nil},
+		{MarkerSolverRepeatsHeading, nil},
 	}
 }
 

@@ -190,6 +190,12 @@ type CloudApp struct {
 	AWS aws.Config
 	// Table is the DynamoDB store and event log.
 	Table *dynamostore.Table
+	// DynamoDB is the table's client (the template agent's store uses it).
+	DynamoDB *dynamodb.Client
+	// Env is the environment with the secrets read from SSM.
+	Env func(string) string
+	// sfnOptions are the Step Functions client's options (tests' endpoints).
+	sfnOptions []func(*sfn.Options)
 	// Blob is the S3 store of generated files; nil without BUCKET_NAME.
 	Blob blob.Store
 	// Starter starts conversation workflows; nil without
@@ -265,7 +271,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 
 	db := dynamodb.NewFromConfig(awsCfg, o.DynamoDB...)
 	table := dynamostore.New(db, cc.Table, dynamostore.Options{})
-	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
+	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, Env: env, sfnOptions: o.StepFunctions, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
 	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
@@ -389,6 +395,8 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudCon
 		// Mock data needs no token: the parameter need not exist.
 		{"JAVA_API_TOKEN", cc.JavaTokenParameter, javaBaseURL(getenv) != ""},
 		{EnvTavilyKey, cc.TavilyKeyParameter, true},
+		// The template agent's state signing key (seed 002), where runs are steered.
+		{"TEMPLATE_STATE_SECRET", strings.TrimSpace(getenv(EnvTemplateSecretParameter)), strings.TrimSpace(getenv(EnvTemplateMachine)) != ""},
 	} {
 		if s.parameter == "" || !s.needed || getenv(s.name) != "" || javaapi.Alias(s.name) != "" && getenv(javaapi.Alias(s.name)) != "" {
 			continue

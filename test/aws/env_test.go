@@ -44,6 +44,10 @@ const (
 	setCode   = "code"   // nobody: the code's default is right
 	setLambda = "lambda" // Lambda itself
 	setNever  = "never"  // must not be set in AWS (secrets, development modes)
+	setAuth   = "auth"   // the functions that check identities (the edge and the socket)
+	setTplAPI = "tplapi" // the functions that reach the template backend (seed 002)
+	setSteer  = "steer"  // the functions that start and steer template runs
+	setSocket = "socket" // the WebSocket function
 )
 
 // envTable is every environment variable the code of the functions reads,
@@ -59,9 +63,24 @@ var envTable = map[string]string{
 	"LLM_TIMEOUT":                   setAll,
 	wire.EnvLogLevel:                setAll,
 	wire.EnvAPIKeyParameter:         setModel,
-	wire.EnvJWTSecretParameter:      setEdge,
-	"AUTH_JWT_ISSUER":               setEdge,
-	"AUTH_JWT_AUDIENCE":             setEdge,
+	wire.EnvJWTSecretParameter:      setAuth,
+	"AUTH_JWT_ISSUER":               setAuth,
+	"AUTH_JWT_AUDIENCE":             setAuth,
+	"TEMPLATE_API_BASE_URL":         setTplAPI,
+	"TEMPLATE_API_ALLOWED_URLS":     setTplAPI,
+	"TEMPLATE_BACKEND_URL":          setCode, // the seed's fallbacks of TEMPLATE_API_BASE_URL
+	"BACKEND_BASE_URL":              setCode,
+	wire.EnvTemplateMachine:         setSteer,
+	wire.EnvTemplateSecretParameter: setSteer,
+	wire.EnvWSCallback:              setSocket,
+	"TEMPLATE_WS_CONCURRENCY":       setCode,
+	"TEMPLATE_WS_BROADCAST_TASKS":   setCode,
+	"TEMPLATE_WS_MAX_RETRY":         setCode,
+	"TEMPLATE_WS_RETRY_DELAY":       setCode,
+	"TEMPLATE_WS_REQUIRE_CONFIRM":   setCode,
+	"TEMPLATE_WS_CONFIRM_TIMEOUT":   setCode,
+	"TEMPLATE_STATE_TTL":            setCode,
+	"TEMPLATE_STATE_SECRET":         setNever, // read from TEMPLATE_STATE_SECRET_PARAMETER
 	wire.EnvConversationMachine:     setEdge,
 	wire.EnvConversationMachineType: setEdge,
 	wire.EnvBuildMachine:            setBuild,
@@ -120,8 +139,8 @@ var roles = map[string][]string{
 	// builds and keeps the saved apps and their schedules.
 	// It also serves the research routes: it asks the model for the
 	// proposal and starts research runs.
-	"StreamFunction":    {setAll, setEdge, setModel, setData, setBuild, setSched, setStartR},
-	"ApiFunction":       {setAll, setEdge},
+	"StreamFunction":    {setAll, setEdge, setAuth, setModel, setData, setBuild, setSched, setStartR, setTplAPI, setSteer},
+	"ApiFunction":       {setAll, setEdge, setAuth},
 	"ReplayFunction":    {setAll, setBuild},
 	"RouterFunction":    {setAll, setModel, setData},
 	"AgentTurnFunction": {setAll, setModel, setData},
@@ -132,6 +151,9 @@ var roles = map[string][]string{
 	// The research steps call the model and search the web; they have no
 	// data tools.
 	"ResearchFunction": {setAll, setModel, setSearch},
+	// The template report (seed 002): the steps, and the socket.
+	"ReportFunction": {setAll, setModel, setFiles, setTplAPI},
+	"WsFunction":     {setAll, setAuth, setTplAPI, setSteer, setSocket},
 }
 
 // Local stand-ins for the template's references, for running a function's
@@ -151,6 +173,9 @@ const (
 	testJavaTokenParam = "/insightedge/test/java-api-token"
 	testBucket         = "insightedge-files-test"
 	testTable          = "insightedge-test"
+	testTemplateARN    = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-template-test"
+	testTemplateParam  = "/insightedge/test/template-state-secret"
+	testWSCallback     = "http://127.0.0.1:9/test"
 	offlineModelURL    = "http://127.0.0.1:9/v1"
 	offlineModelName   = "offline-standard"
 )
@@ -170,6 +195,9 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"getatt:AppScheduleRole.Arn": testScheduleRole,
 		"ref:ResearchStateMachine":   testResearchARN, "ref:TavilyApiKeyParameter": testTavilyParam,
 		"ref:ResearchRequestLimit": "15",
+		"ref:TemplateStateMachine": testTemplateARN, "ref:TemplateStateSecretParameter": testTemplateParam,
+		"ref:TemplateApiBaseUrl": "", "ref:TemplateApiAllowedUrls": "",
+		"sub:https://${TemplateSocketApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/${Stage}": testWSCallback,
 	}
 	out := map[string]string{}
 	for k, v := range env {
@@ -208,7 +236,8 @@ func fakeSSM(t *testing.T, params map[string]string) string {
 }
 
 func testSecrets() map[string]string {
-	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret, testJavaTokenParam: "java-token", testTavilyParam: testTavilyKey}
+	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret, testJavaTokenParam: "java-token", testTavilyParam: testTavilyKey,
+		testTemplateParam: "template-state-secret-for-tests"}
 }
 
 // localAWS are SDK options for local endpoints: static credentials, one
@@ -285,8 +314,12 @@ func TestTemplateEnv(t *testing.T) {
 				t.Fatalf("wire.FromEnv with the template's environment: %v", err)
 			}
 			if slices.Contains(kinds, setEdge) {
-				if _, err := app.EdgeHandler(); err != nil {
+				h, err := app.EdgeHandler()
+				if err != nil {
 					t.Fatalf("EdgeHandler with the template's environment: %v", err)
+				}
+				if _, err := app.WithTemplateRoutes(h); err != nil {
+					t.Fatalf("WithTemplateRoutes with the template's environment: %v", err)
 				}
 				if app.Config.JWTSecret != testJWTSecret {
 					t.Errorf("the JWT secret was not read from its SSM parameter")
@@ -301,6 +334,16 @@ func TestTemplateEnv(t *testing.T) {
 			if slices.Contains(kinds, setBuild) && !slices.Contains(kinds, setEdge) {
 				if _, err := app.ReplayHandler(); err != nil {
 					t.Fatalf("ReplayHandler with the template's environment: %v", err)
+				}
+			}
+			if slices.Contains(kinds, setSocket) {
+				if _, err := app.TemplateWSHandler(); err != nil {
+					t.Fatalf("TemplateWSHandler with the template's environment: %v", err)
+				}
+			}
+			if name == "ReportFunction" {
+				if _, err := app.ReportStep(); err != nil {
+					t.Fatalf("ReportStep with the template's environment: %v", err)
 				}
 			}
 			if slices.Contains(kinds, setModel) && app.Config.LLM.APIKey != "offline" {
@@ -430,6 +473,20 @@ func TestTemplatePolicies(t *testing.T) {
 			}
 			if m := fn.Env[wire.EnvResearchMachine]; m != "" {
 				want["states:StartExecution"] = append(want["states:StartExecution"], m)
+			}
+			if m := fn.Env[wire.EnvTemplateMachine]; m != "" {
+				// Runs are started, stopped (user.cancel) and answered (user.response).
+				want["states:StartExecution"] = append(want["states:StartExecution"], m)
+				want["states:SendTaskSuccess"] = []string{m}
+				want["states:StopExecution"] = []string{"sub:arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${TemplateStateMachine.Name}:*"}
+				for _, a := range actions[dynamostore.ReportsAPI]("dynamodb") { // the connections are deleted
+					if _, ok := want[a]; !ok {
+						want[a] = []string{"getatt:Table.Arn"}
+					}
+				}
+			}
+			if fn.Env[wire.EnvWSCallback] != "" {
+				want["execute-api:ManageConnections"] = []string{"sub:arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${TemplateSocketApi}/${Stage}/POST/@connections/*"}
 			}
 			if g, ok := strings.CutPrefix(fn.Env[wire.EnvScheduleGroup], "ref:"); ok {
 				for _, a := range actions[appschedule.API]("scheduler") {

@@ -212,6 +212,7 @@ func TestEmulators(t *testing.T) {
 	t.Run("Build", s.testBuild)
 	t.Run("ASLValidator", s.testASLValidator)
 	t.Run("Functions", s.testFunctions)
+	t.Run("Socket", s.testSocket)
 	t.Run("StreamTurn", s.testStreamTurn)
 	t.Run("Workflow", s.testWorkflowEquivalence)
 	t.Run("BuildFunctions", s.testBuildFunctions)
