@@ -24,6 +24,9 @@ type ConversationResponse struct {
 	ClarifyOptions   *ClarifyOptions `json:"clarifyOptions"`
 	ConversationID   *string         `json:"conversationId"`
 	ResolvedEntities json.RawMessage `json:"resolvedEntities"`
+	// ChatMode is the turn's effective chat mode (seed 003: natural, free,
+	// strict); Mode is seed 004's entry/followup.
+	ChatMode workflow.ChatMode `json:"chatMode"`
 }
 
 // ClarifyOptions is the interactive choice shown for a clarify action.
@@ -65,7 +68,9 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 		}
 		return apperr.New(code, "%s", done.Outcome.Error).WithDetails(map[string]string{"conversationId": t.SessionID, "turnId": t.ID})
 	}
-	writeJSON(w, http.StatusOK, responseOf(done, req.followup()))
+	resp := responseOf(done, req.followup())
+	resp.ChatMode = s.chatMode(req)
+	writeJSON(w, http.StatusOK, resp)
 	return nil
 }
 
