@@ -20,11 +20,11 @@ type textWriter struct {
 	reasoning bool // a reasoning part: reasoning-start/-delta/-end
 	started   bool
 	ended     bool
-	buf     []byte
-	last    time.Time
-	every   time.Duration
-	size    int
-	now     func() time.Time
+	buf       []byte
+	last      time.Time
+	every     time.Duration
+	size      int
+	now       func() time.Time
 }
 
 func newTextWriter(em emitter, id string, every time.Duration, now func() time.Time) *textWriter {

@@ -57,9 +57,9 @@ type Options struct {
 	SessionTTL time.Duration
 	// ChatMode is the mode of a request that names none (natural).
 	ChatMode workflow.ChatMode
-	Checks     []Check
-	Now        func() time.Time
-	NewID      func(prefix string) string
+	Checks   []Check
+	Now      func() time.Time
+	NewID    func(prefix string) string
 }
 
 // Server serves the conversation API.

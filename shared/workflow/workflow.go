@@ -22,7 +22,7 @@ type Turn struct {
 	// Mode is the turn's effective chat mode of seed 003 (the request's, else
 	// the server's CHAT_MODE), decided once at the edge.
 	Mode    ChatMode `json:"mode,omitempty"`
-	TraceID string `json:"traceId,omitempty"`
+	TraceID string   `json:"traceId,omitempty"`
 	// Context is the clarify selection or page context sent by the client.
 	Context map[string]any `json:"context,omitempty"`
 }
