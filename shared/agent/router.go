@@ -58,6 +58,9 @@ func (a *Agent) intentTools(m workflow.ChatMode, out workflow.RouteOutput) workf
 		out.Path, out.Tools = workflow.PathAgent, guides
 		return out
 	}
+	if out.Path != workflow.PathAgent {
+		return out // the chat path has no tools; clarify and build have their own steps
+	}
 	candidates := out.Result.CandidateTools
 	if mode == workflow.ModeFree {
 		candidates = nil // every generation tool
