@@ -28,9 +28,9 @@ type modelReply struct {
 	// reasoning streams through OnReasoning before everything else.
 	reasoning string
 	content   string
-	calls   []llm.ToolCall
-	err     error
-	cut     int
+	calls     []llm.ToolCall
+	err       error
+	cut       int
 }
 
 // scriptedModel is the model at the edge: on call n it replays reply n.
