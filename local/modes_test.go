@@ -9,6 +9,7 @@ import (
 
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/protocol"
 )
 
 // The chat modes of seed 003 end to end: every mode × situation through the
@@ -228,4 +229,188 @@ func hasSystemLine(r offlinemodel.Recorded, line string) bool {
 		}
 	}
 	return false
+}
+
+// TestModeFromServerConfig: without mode in the request the server's
+// CHAT_MODE applies; the request's mode wins; both APIs report the effective
+// mode (the stream's start chunk, the JSON answer's chatMode, beside seed
+// 004's mode entry/followup).
+func TestModeFromServerConfig(t *testing.T) {
+	s := newLocal(t, map[string]string{"CHAT_MODE": "strict"})
+	st := postStream(t, s.URL, `{"message":"你好"}`)
+	if got := st.types(t); !slices.Equal(got, guideChunks) {
+		t.Fatalf("a greeting under CHAT_MODE=strict: %v", got)
+	}
+	if m := st.Events[0].chunk(t)["messageMetadata"].(map[string]any)["mode"]; m != "strict" {
+		t.Errorf("start chunk mode %v, want strict", m)
+	}
+	st = postStream(t, s.URL, `{"message":"你好","mode":"natural"}`)
+	if got := st.types(t); !slices.Equal(got, chatChunks) {
+		t.Errorf("the request's natural mode did not win: %v", got)
+	}
+	var resp map[string]any
+	if code := postJSON(t, s.URL+"/api/conversation", `{"message":"推荐一部周末看的电影"}`, &resp); code != http.StatusOK {
+		t.Fatalf("JSON API: %d %v", code, resp)
+	}
+	if resp["chatMode"] != "strict" || resp["mode"] != "entry" || resp["action"] != "chat" ||
+		!strings.Contains(resp["chatResponse"].(string), "严格模式") {
+		t.Errorf("JSON answer %v", resp)
+	}
+	if code := postJSON(t, s.URL+"/api/conversation", `{"message":"你好","mode":"free"}`, &resp); code != http.StatusOK || resp["chatMode"] != "free" {
+		t.Errorf("JSON answer with mode free: %d %v", code, resp)
+	}
+	var bad map[string]map[string]any
+	if code := postJSON(t, s.URL+"/api/conversation/stream", `{"message":"你好","mode":"loose"}`, &bad); code != http.StatusBadRequest || bad["error"]["code"] != "VALIDATION_ERROR" {
+		t.Errorf("an unknown mode: %d %v", code, bad)
+	}
+}
+
+// TestStrictGuardEndToEnd: a model that answers with text and no tool call
+// ([[offline:text-no-tools]]) is refused twice in strict mode, and the
+// teacher reads the strict-mode notice; in natural and free mode its answer
+// stands.
+func TestStrictGuardEndToEnd(t *testing.T) {
+	s := newLocal(t, nil)
+	const msg = "1A 班有哪些学生？[[offline:text-no-tools]]"
+	st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q,"mode":"strict"}`, msg))
+	want := []string{"start", "start-step", "finish-step", "start-step", "finish-step", "text-start", "text-delta+", "text-end", "finish", "[DONE]"}
+	if got := st.types(t); !slices.Equal(got, want) {
+		t.Fatalf("chunks\n got %v\nwant %v", got, want)
+	}
+	if txt := st.text(t); txt != i18n.Chinese.Text(i18n.StrictNotice) {
+		t.Errorf("final text %q, want the strict-mode notice", txt)
+	}
+	if n := len(requests(s, offlinemodel.KindAgent)); n != 2 {
+		t.Errorf("%d agent calls, want 2 (one retry in total)", n)
+	}
+	aiSDK(t, st.Raw)
+	for _, mode := range []string{"natural", "free"} {
+		st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q,"mode":%q}`, msg, mode))
+		if got := st.types(t); !slices.Equal(got, chatChunks) || strings.Contains(st.text(t), "严格模式") {
+			t.Errorf("%s: %v %q", mode, got, st.text(t))
+		}
+	}
+}
+
+// TestReasoningEndToEnd: a reasoning model's reasoning_content reaches the
+// client as reasoning parts, /messages returns them, and the model never
+// gets them back.
+func TestReasoningEndToEnd(t *testing.T) {
+	s := newLocal(t, nil)
+	st := postStream(t, s.URL, `{"message":"1A 班有哪些学生？[[offline:reasoning]]","mode":"natural"}`)
+	want := []string{"start", "start-step", "reasoning-start", "reasoning-delta+", "reasoning-end", "data-tool-progress", "data-tool-progress", "finish-step",
+		"start-step", "reasoning-start", "reasoning-delta+", "reasoning-end", "text-start", "text-delta+", "text-end", "finish-step", "finish", "[DONE]"}
+	if got := foldDeltas(st.types(t)); !slices.Equal(got, want) {
+		t.Fatalf("chunks\n got %v\nwant %v", got, want)
+	}
+	if txt := st.text(t); !strings.Contains(txt, "35 名学生") {
+		t.Errorf("answer %q", txt)
+	}
+	msg := aiSDK(t, st.Raw)
+	if n := countParts(msg.Parts, "reasoning"); n != 2 {
+		t.Errorf("the AI SDK assembled %d reasoning parts, want 2: %+v", n, msg.Parts)
+	}
+	agents := requests(s, offlinemodel.KindAgent)
+	if len(agents) != 2 {
+		t.Fatalf("%d agent calls", len(agents))
+	}
+	for _, m := range agents[1].Messages {
+		if m.Reasoning != "" || strings.Contains(m.Content, "get_class_detail，拿到结果") {
+			t.Errorf("reasoning sent back to the model: %+v", m)
+		}
+	}
+	var got struct {
+		Messages []struct {
+			Role  string
+			Parts []struct {
+				Type, Text, State string
+			}
+		}
+	}
+	conv := st.Header.Get("X-Conversation-Id")
+	if code := getJSON(t, s.URL+"/api/conversation/"+conv+"/messages", &got); code != http.StatusOK || len(got.Messages) != 2 {
+		t.Fatalf("/messages: %d %+v", code, got)
+	}
+	var reasoning []string
+	for _, p := range got.Messages[1].Parts {
+		if p.Type == "reasoning" {
+			reasoning = append(reasoning, p.Text)
+			if p.State != "done" {
+				t.Errorf("stored reasoning part %+v", p)
+			}
+		}
+	}
+	if len(reasoning) != 2 || !strings.Contains(reasoning[0], "get_class_detail") || !strings.Contains(reasoning[1], "组织回答") {
+		t.Errorf("/messages returned the reasoning parts %q", reasoning)
+	}
+}
+
+// TestReasoningOnlyIsPromoted: a reasoning model that answers in
+// reasoning_content with empty content is shown its reasoning as the answer
+// (seed 003 §1.2), in every mode.
+func TestReasoningOnlyIsPromoted(t *testing.T) {
+	s := newLocal(t, nil)
+	cases := []struct {
+		mode, message string
+		want          []string
+		text          string
+	}{
+		{"natural", "What is photosynthesis? [[offline:reasoning-only]]",
+			[]string{"start", "start-step", "reasoning-start", "reasoning-delta+", "reasoning-end", "text-start", "text-delta+", "text-end", "finish-step", "finish", "[DONE]"},
+			"Photosynthesis"},
+		{"strict", "你好[[offline:reasoning-only]]",
+			[]string{"start", "start-step", "reasoning-start", "reasoning-delta+", "reasoning-end", "data-tool-progress", "data-guide", "data-tool-progress", "finish-step",
+				"start-step", "reasoning-start", "reasoning-delta+", "reasoning-end", "text-start", "text-delta+", "text-end", "finish-step", "finish", "[DONE]"},
+			"可以从上面的建议里选一个开始"},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q,"mode":%q}`, c.message, c.mode))
+			if got := foldDeltas(st.types(t)); !slices.Equal(got, c.want) {
+				t.Fatalf("chunks\n got %v\nwant %v", got, c.want)
+			}
+			txt := st.text(t)
+			if !strings.Contains(txt, c.text) {
+				t.Errorf("answer %q does not contain %q", txt, c.text)
+			}
+			var last strings.Builder
+			for _, e := range st.Events {
+				switch e.typ(t) {
+				case "reasoning-start":
+					last.Reset()
+				case "reasoning-delta":
+					last.WriteString(e.chunk(t)["delta"].(string))
+				}
+			}
+			if last.String() != txt {
+				t.Errorf("the answer %q is not the promoted reasoning %q", txt, last.String())
+			}
+			aiSDK(t, st.Raw)
+		})
+	}
+}
+
+// foldDeltas folds runs of any *-delta chunk into one "<type>+".
+func foldDeltas(ts []string) []string {
+	var out []string
+	for _, ty := range ts {
+		if strings.HasSuffix(ty, "-delta") || strings.HasSuffix(ty, "-delta+") {
+			ty = strings.TrimSuffix(ty, "+") + "+"
+			if len(out) > 0 && out[len(out)-1] == ty {
+				continue
+			}
+		}
+		out = append(out, ty)
+	}
+	return out
+}
+
+func countParts(parts []protocol.Part, typ string) int {
+	n := 0
+	for _, p := range parts {
+		if p.Type == typ {
+			n++
+		}
+	}
+	return n
 }
