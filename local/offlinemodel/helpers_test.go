@@ -39,8 +39,8 @@ type result struct {
 	deltas  []string // content fragments, when streamed
 	// reasoning is the reasoning_content, streamed or not.
 	reasoning string
-	chunks  int
-	usage   *openai.Usage
+	chunks    int
+	usage     *openai.Usage
 }
 
 func (r result) call(t *testing.T) openai.ToolCall {
