@@ -51,6 +51,8 @@ type action struct {
 	tool  string
 	args  string
 	final *finalResult
+	// plain answers final's message as text, without calling final_result.
+	plain bool
 }
 
 func callTool(c *call, name string, args map[string]any) action {
@@ -92,8 +94,9 @@ func agentReply(c *call) reply {
 	if c.choice.forces(finalResultTool) && a.final == nil {
 		a = finish(sc.finish(st))
 	}
+	a = strictTurn(st, a)
 	if a.final != nil {
-		if !c.offers(finalResultTool) {
+		if a.plain || !c.offers(finalResultTool) {
 			return textReply(a.final.Message)
 		}
 		return callReply(finalResultTool, mustJSON(a.final))

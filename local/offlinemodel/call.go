@@ -22,6 +22,7 @@ type call struct {
 	lastUser int    // index of the last user message, -1 if none
 	lang     lang
 	history  string // the earlier-turns summary (prompts.HistoryHeader), "" if none
+	mode     string // the chat mode named in the system prompt (prompts.ModeHeader), "" if none
 	markers  map[Marker]bool
 	choice   toolChoice
 	jsonMode bool
@@ -44,6 +45,7 @@ func newCall(req *chatRequest, choice toolChoice) *call {
 				seenSystem = true
 				c.system = content
 				c.kind = kindOf(content)
+				c.mode = modeOf(content)
 			}
 			if h := historyIn(content); h != "" {
 				c.history = h
@@ -74,6 +76,19 @@ func newCall(req *chatRequest, choice toolChoice) *call {
 	}
 	return c
 }
+
+// modeOf reads the chat mode from the system prompt's mode section, the way
+// a real model reads the instructions under it.
+func modeOf(system string) string {
+	for _, line := range strings.Split(system, "\n") {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(line), strings.TrimSpace(prompts.ModeHeader)); ok {
+			return strings.TrimSpace(m)
+		}
+	}
+	return ""
+}
+
+func (c *call) strict() bool { return c.mode == "strict" }
 
 // historyIn finds the earlier-turns summary in a system message: the whole
 // message when it starts with the header, or the part from the header on.
@@ -189,7 +204,7 @@ func respond(c *call) reply {
 			"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",
 			"Hello! I'm the offline stand-in model and didn't recognise this kind of call, so this is only a short reply. Please check the first line of the system prompt."))
 	}
-	return c.conform(r)
+	return c.reason(c.conform(r))
 }
 
 // conform makes a reply obey tool_choice and response_format, whatever the

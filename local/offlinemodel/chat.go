@@ -24,7 +24,22 @@ func knowledgeAnswer(c *call) string {
 	if isSmalltalk(c.user) {
 		return smalltalk(c.lang, c.user)
 	}
+	if c.mode == "free" {
+		return freeAnswer(c.lang, c.user)
+	}
 	return honestAnswer(c.lang, c.user)
+}
+
+// freeAnswer is free mode's answer to what the stand-in does not know: the
+// same honesty, without steering the teacher back to teaching (seed 003 §3).
+func freeAnswer(l lang, question string) string {
+	q := []rune(strings.TrimSpace(question))
+	if len(q) > 40 {
+		q = append(q[:40], '…')
+	}
+	return l.pick(
+		"「"+string(q)+"」是个好问题！不过我是离线演示用的替身模型，这方面没有可靠的知识，没法给你靠谱的回答；连接真实模型后就能畅聊这个话题。",
+		"\""+string(q)+"\" is a good question! I'm the offline stand-in model, though, and have no reliable knowledge about it; connected to a real model, I could talk it through with you.")
 }
 
 // isFollowUpQuestion refers back without naming its topic ("能举个例子吗",

@@ -37,8 +37,10 @@ type result struct {
 	calls   []openai.ToolCall
 	finish  openai.FinishReason
 	deltas  []string // content fragments, when streamed
-	chunks  int
-	usage   *openai.Usage
+	// reasoning is the reasoning_content, streamed or not.
+	reasoning string
+	chunks    int
+	usage     *openai.Usage
 }
 
 func (r result) call(t *testing.T) openai.ToolCall {
@@ -69,7 +71,8 @@ func tryComplete(ctx context.Context, c *openai.Client, req openai.ChatCompletio
 			return result{}, fmt.Errorf("%d choices", len(resp.Choices))
 		}
 		ch := resp.Choices[0]
-		return result{content: ch.Message.Content, calls: ch.Message.ToolCalls, finish: ch.FinishReason, usage: &resp.Usage}, nil
+		return result{content: ch.Message.Content, calls: ch.Message.ToolCalls, finish: ch.FinishReason, usage: &resp.Usage,
+			reasoning: ch.Message.ReasoningContent}, nil
 	}
 	req.Stream = true
 	st, err := c.CreateChatCompletionStream(ctx, req)
@@ -102,6 +105,7 @@ func tryComplete(ctx context.Context, c *openai.Client, req openai.ChatCompletio
 		if i == 0 && ch.Delta.Role != openai.ChatMessageRoleAssistant {
 			return r, fmt.Errorf("first delta has role %q", ch.Delta.Role)
 		}
+		r.reasoning += ch.Delta.ReasoningContent
 		if ch.Delta.Content != "" {
 			if !utf8.ValidString(ch.Delta.Content) {
 				return r, fmt.Errorf("fragment %q is not valid UTF-8", ch.Delta.Content)

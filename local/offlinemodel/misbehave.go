@@ -2,6 +2,7 @@ package offlinemodel
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -40,6 +41,23 @@ const (
 	// MarkerSlow: every stream chunk is delayed 25ms, a whole (not
 	// streamed) answer 250ms.
 	MarkerSlow Marker = "[[offline:slow]]"
+	// MarkerTextNoTools: the agent answers in plain text, with no tool call
+	// at all (not even final_result), on every attempt: what seed 003's
+	// StrictMode guard catches.
+	MarkerTextNoTools Marker = "[[offline:text-no-tools]]"
+	// MarkerReasoning: a reasoning model: every agent and chat reply
+	// streams a short reasoning_content first.
+	MarkerReasoning Marker = "[[offline:reasoning]]"
+	// MarkerReasoningOnly: a reasoning model that puts its answer in
+	// reasoning_content and leaves the content empty (tool calls other than
+	// final_result are still made).
+	MarkerReasoningOnly Marker = "[[offline:reasoning-only]]"
+	// MarkerToolEmpty: a data question is looked up in a way that finds
+	// nothing (the teacher's documents are searched for the request itself).
+	MarkerToolEmpty Marker = "[[offline:tool-empty]]"
+	// MarkerToolError: a data question is looked up with a class that does
+	// not exist, and the data tool fails.
+	MarkerToolError Marker = "[[offline:tool-error]]"
 )
 
 // planFunc is the agent's normal decision for a state.
@@ -71,7 +89,39 @@ func misbehaviours() []misbehaviour {
 		{MarkerSolverFailsOnce, nil},
 		{MarkerPlanUnknownIDs, nil},
 		{MarkerSolverRepeatsHeading, nil},
+		{MarkerTextNoTools, steerTextNoTools},
+		{MarkerReasoning, nil},
+		{MarkerReasoningOnly, nil},
+		{MarkerToolEmpty, steerToolEmpty},
+		{MarkerToolError, steerToolError},
 	}
+}
+
+func steerTextNoTools(st *agentState, _ scenario, _ planFunc) action {
+	a := answer(knowledgeAnswer(st.c))
+	a.plain = true
+	return a
+}
+
+// steerToolEmpty looks a data question up in the teacher's documents, by
+// the request's own words: nothing matches, and the tool says empty.
+func steerToolEmpty(st *agentState, sc scenario, plan planFunc) action {
+	if _, ok := sc.(*dataScenario); !ok {
+		return plan(st)
+	}
+	q := strings.Join(strings.Fields(st.c.user), "")
+	return (&dataScenario{ask: askDocuments, query: "«" + q + "»"}).next(st)
+}
+
+// steerToolError asks the data tool about a class that does not exist.
+func steerToolError(st *agentState, sc scenario, plan planFunc) action {
+	d, ok := sc.(*dataScenario)
+	if !ok {
+		return plan(st)
+	}
+	bad := *d
+	bad.class, bad.ask = "Form 9Z", askStudents
+	return bad.next(st)
 }
 
 func steerClaimUntilRefused(st *agentState, sc scenario, plan planFunc) action {

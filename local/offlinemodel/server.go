@@ -84,6 +84,8 @@ type Message struct {
 	Name       string
 	ToolCallID string
 	ToolCalls  []ToolCall
+	// Reasoning is a reasoning_content the client sent back (it should not).
+	Reasoning string
 }
 
 // ToolCall is a tool call of a recorded request or reply.
@@ -106,8 +108,10 @@ type Recorded struct {
 	Markers    []Marker
 	// Status is the HTTP status written.
 	Status int
-	// Content and ToolCalls are the reply (empty for an error status).
+	// Content and ToolCalls are the reply (empty for an error status);
+	// Reasoning its reasoning_content.
 	Content   string
+	Reasoning string
 	ToolCalls []ToolCall
 	// Cut is true when the server closed the stream on purpose
 	// ([[offline:cut-stream]]).
@@ -314,7 +318,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		usage:   countUsage(req.Messages, rep),
 		callIDs: rep.callIDs(c.conversationHash()),
 	}
-	rec.Content = rep.content
+	rec.Content, rec.Reasoning = rep.content, rep.reasoning
 	for i, tc := range rep.toolCalls {
 		rec.ToolCalls = append(rec.ToolCalls, ToolCall{ID: meta.callIDs[i], Name: tc.name, Arguments: tc.args})
 	}
@@ -355,7 +359,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 func recordMessages(ms []wireMessage) []Message {
 	out := make([]Message, len(ms))
 	for i, m := range ms {
-		out[i] = Message{Role: m.Role, Content: string(m.Content), Name: m.Name, ToolCallID: m.ToolCallID}
+		out[i] = Message{Role: m.Role, Content: string(m.Content), Name: m.Name, ToolCallID: m.ToolCallID, Reasoning: m.ReasoningContent}
 		for _, tc := range m.ToolCalls {
 			out[i].ToolCalls = append(out[i].ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}

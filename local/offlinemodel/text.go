@@ -340,7 +340,7 @@ func isDataQuestion(s string) bool {
 	low := strings.ToLower(s)
 	return classMention(s) != "" || containsAny(low, "我的班", "哪些班", "几个班", "班级", "学生", "成绩", "分数", "作业", "提交",
 		"平均分", "考试", "评分标准", "my class", "classes", "student", "grades", "score", "marks", "assignment", "submission",
-		"homework", "rubric", "my documents", "my files")
+		"homework", "rubric", "my documents", "my files", "我的文档", "我的资料")
 }
 
 func isSmalltalk(s string) bool {

@@ -15,7 +15,10 @@ import (
 // reply is what a scenario answers: text, or tool calls (one per step, as
 // the scenarios play them).
 type reply struct {
-	content   string
+	content string
+	// reasoning is sent as reasoning_content before the rest, as reasoning
+	// models do ([[offline:reasoning]], [[offline:reasoning-only]]).
+	reasoning string
 	toolCalls []replyCall
 }
 
@@ -83,7 +86,7 @@ func finishReason(r reply) string {
 
 // completion is the non-streamed response.
 func (m responseMeta) completion(r reply) completion {
-	msg := responseMessage{Role: "assistant", ToolCalls: m.wireCalls(r)}
+	msg := responseMessage{Role: "assistant", ToolCalls: m.wireCalls(r), ReasoningContent: r.reasoning}
 	if len(r.toolCalls) == 0 {
 		msg.Content = &r.content
 	}
@@ -137,6 +140,9 @@ func (m responseMeta) planStream(r reply, includeUsage bool) streamPlan {
 	}
 	empty := ""
 	add(chunkDelta{Role: "assistant", Content: &empty}, "")
+	for _, frag := range fragments(r.reasoning) {
+		add(chunkDelta{ReasoningContent: frag}, "")
+	}
 	for _, frag := range fragments(r.content) {
 		add(chunkDelta{Content: &frag}, "")
 	}
@@ -252,7 +258,7 @@ func countUsage(ms []wireMessage, r reply) usage {
 			u.PromptTokens += tokens(tc.Function.Name) + tokens(tc.Function.Arguments)
 		}
 	}
-	u.CompletionTokens = tokens(r.content)
+	u.CompletionTokens = tokens(r.content) + tokens(r.reasoning)
 	for _, c := range r.toolCalls {
 		u.CompletionTokens += tokens(c.name) + tokens(c.args)
 	}

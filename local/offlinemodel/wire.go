@@ -35,6 +35,9 @@ type wireMessage struct {
 	Name       string         `json:"name,omitempty"`
 	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+	// ReasoningContent is read so that tests can check a client never sends
+	// reasoning back (seed 003 §1.2).
+	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
 // messageContent is a message's text: the API accepts a string, an array of
@@ -170,8 +173,10 @@ type completionChoice struct {
 type responseMessage struct {
 	Role string `json:"role"`
 	// Content is null when the model calls tools, as the API does.
-	Content   *string        `json:"content"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+	Content *string `json:"content"`
+	// ReasoningContent is a reasoning model's reasoning (deepseek-reasoner's field).
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
 }
 
 type usage struct {
@@ -197,9 +202,10 @@ type chunkChoice struct {
 }
 
 type chunkDelta struct {
-	Role      string         `json:"role,omitempty"`
-	Content   *string        `json:"content,omitempty"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+	Role             string         `json:"role,omitempty"`
+	Content          *string        `json:"content,omitempty"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
 }
 
 type apiError struct {

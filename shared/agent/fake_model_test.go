@@ -25,10 +25,12 @@ import (
 // fragments of fragSize runes. With err set, only the first cut fragments
 // are delivered and the call fails with err.
 type modelReply struct {
-	content string
-	calls   []llm.ToolCall
-	err     error
-	cut     int
+	// reasoning streams through OnReasoning before everything else.
+	reasoning string
+	content   string
+	calls     []llm.ToolCall
+	err       error
+	cut       int
 }
 
 // scriptedModel is the model at the edge: on call n it replays reply n.
@@ -53,6 +55,9 @@ func (m *scriptedModel) Stream(_ context.Context, req llm.Request, h llm.Handler
 		text string
 	}
 	var frags []frag
+	for _, f := range split(r.reasoning, size) {
+		frags = append(frags, frag{-2, f})
+	}
 	for _, f := range split(r.content, size) {
 		frags = append(frags, frag{-1, f})
 	}
@@ -68,7 +73,9 @@ func (m *scriptedModel) Stream(_ context.Context, req llm.Request, h llm.Handler
 	for i, f := range frags {
 		var err error
 		switch {
-		case f.call < 0 && h.OnContent != nil:
+		case f.call == -2 && h.OnReasoning != nil:
+			err = h.OnReasoning(f.text)
+		case f.call == -1 && h.OnContent != nil:
 			err = h.OnContent(f.text)
 		case f.call >= 0 && h.OnToolCall != nil:
 			sofar[f.call] += f.text
@@ -85,8 +92,8 @@ func (m *scriptedModel) Stream(_ context.Context, req llm.Request, h llm.Handler
 	if r.err != nil {
 		return llm.Response{}, r.err
 	}
-	return llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
-		Content: r.content, ToolCalls: r.calls}, FinishReason: "stop", Model: "scripted"}, nil
+	return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: r.content,
+		ReasoningContent: r.reasoning, ToolCalls: r.calls}, FinishReason: "stop", Model: "scripted"}, nil
 }
 
 func split(s string, n int) []string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -25,23 +26,33 @@ type FinalResult struct {
 
 // Evidence is what an attempt really did: the chunk types it emitted (the
 // truth) and whether it called a tool whose job is an artifact (a hint; see
-// tools.Tool.Artifact).
+// tools.Tool.Artifact); and, for the chat modes of seed 003, how many tool
+// calls ended (its tool.end events) and the status of the last to end.
 type Evidence struct {
 	Emitted            map[string]bool
 	ArtifactToolCalled bool
+	ToolEnds           int
+	// LastStatus is success, empty or error; "" when no tool ended.
+	LastStatus string
 }
+
+// HasArtifact reports whether the attempt emitted a part that proves an
+// artifact.
+func (ev Evidence) HasArtifact() bool { return intersects(ev.Emitted, protocol.ArtifactEventTypes) }
 
 // RetryNeeded is a hard rule violation; SoftRetryNeeded a soft one.
 var (
 	ErrRetryNeeded     = errors.New("retry needed")
 	ErrSoftRetryNeeded = errors.New("soft retry needed")
+	// ErrStrictNoTool is the StrictMode guard's refusal: a hard rule.
+	ErrStrictNoTool = fmt.Errorf("%w: strict mode: the answer rests on no tool call of this attempt", ErrRetryNeeded)
 )
 
 // ValidateTerminalState is validate_terminal_state of seed 000 §7.3.1 over
 // the evidence of the current attempt only. It returns nil, or an error
 // wrapping ErrRetryNeeded or ErrSoftRetryNeeded with the reason.
 func ValidateTerminalState(r FinalResult, ev Evidence, expectedMode string) error {
-	hasEvent := intersects(ev.Emitted, protocol.ArtifactEventTypes)
+	hasEvent := ev.HasArtifact()
 	hasTool := ev.ArtifactToolCalled
 	switch r.Status {
 	case StatusArtifactReady:
@@ -63,6 +74,59 @@ func ValidateTerminalState(r FinalResult, ev Evidence, expectedMode string) erro
 		return fmt.Errorf("%w: unknown final_result status %q", ErrRetryNeeded, r.Status)
 	}
 	return nil
+}
+
+// StrictGuard is seed 003's StrictMode guard, a rule beside
+// validate_terminal_state: in strict mode a text answer given without any tool
+// call in the attempt is replaced by a controlled failure. It is a hard rule,
+// so the one retry in total holds, and a second failure falls back to the
+// strict reply (StrictFallback). A clarify question is not an answer and
+// passes; a claimed artifact is validate_terminal_state's to judge.
+func StrictGuard(mode workflow.ChatMode, r FinalResult, ev Evidence) error {
+	if mode != workflow.ModeStrict || r.Status != StatusAnswerReady || ev.ToolEnds > 0 {
+		return nil
+	}
+	return ErrStrictNoTool
+}
+
+// CheckAttempt is every rule a FinalResult must pass in a chat mode:
+// validate_terminal_state, then the StrictMode guard. In free mode tools are
+// never forced, so the soft rule (an answer where the router expected an
+// artifact) does not apply; a claimed artifact must still exist.
+func CheckAttempt(r FinalResult, ev Evidence, expectedMode string, mode workflow.ChatMode) error {
+	if mode == workflow.ModeFree && expectedMode == workflow.ExpectArtifact {
+		expectedMode = workflow.ExpectAnswer
+	}
+	if err := ValidateTerminalState(r, ev, expectedMode); err != nil {
+		return err
+	}
+	return StrictGuard(mode, r, ev)
+}
+
+// Branches of StrictFallback, as recorded in the turn and the metrics.
+const (
+	FallbackNoToolEnd = "no_tool_end"
+	FallbackEmpty     = "empty"
+	FallbackError     = "error"
+	FallbackSuccess   = "success"
+)
+
+// StrictFallback is seed 003 §4.3: the strict reply when the final content is
+// empty and no artifact was produced (or validation gave up), chosen by the
+// last tool.end status: none → the strict-mode notice, empty → the
+// no-result guidance, error → the tool-error guidance. A last success that
+// still left no answer gets the notice.
+func StrictFallback(ev Evidence) (branch string, msg i18n.Msg) {
+	switch {
+	case ev.ToolEnds == 0:
+		return FallbackNoToolEnd, i18n.StrictNotice
+	case ev.LastStatus == string(protocol.ToolEmpty):
+		return FallbackEmpty, i18n.StrictNoResult
+	case ev.LastStatus == string(protocol.ToolError):
+		return FallbackError, i18n.StrictToolError
+	default:
+		return FallbackSuccess, i18n.StrictNotice
+	}
 }
 
 // Decide turns a validation error into a verdict under the retry contract of

@@ -78,6 +78,11 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 		return out, "", nil, err
 	}
 	out.Memory = mem
+	if in.Turn.Mode == workflow.ModeStrict {
+		if chunks, ok, err := a.strictFallback(ctx, in, rec, &out); ok || err != nil {
+			return out, session.TurnCompleted, chunks, err
+		}
+	}
 	if in.Validation != nil {
 		switch in.Validation.Verdict {
 		case workflow.VerdictGiveUp:
@@ -99,6 +104,31 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 		}
 	}
 	return out, session.TurnCompleted, chunks, nil
+}
+
+// strictFallback is the strict reply of seed 003 §4.3, applied before the
+// answer is kept: when validation gave up (the StrictMode guard refused
+// twice, or an artifact was claimed that no tool made), or when the final
+// content is empty and no artifact was produced, the reply is chosen by the
+// last tool.end status of the attempt, in the teacher's language. ok is
+// false when the answer stands.
+func (a *Agent) strictFallback(ctx context.Context, in workflow.FinishInput, rec finalRecord, out *session.Outcome) ([]protocol.Chunk, bool, error) {
+	recs, err := a.attemptTools(ctx, in.Turn.SessionID, in.Turn.TurnID, in.Attempt)
+	if err != nil {
+		return nil, false, err
+	}
+	ev := a.evidence(recs)
+	gaveUp := in.Validation != nil && in.Validation.Verdict == workflow.VerdictGiveUp
+	empty := strings.TrimSpace(rec.Result.Message) == "" && rec.Result.Status != StatusClarifyNeeded && !ev.HasArtifact()
+	if !gaveUp && !empty {
+		return nil, false, nil
+	}
+	branch, msg := StrictFallback(ev)
+	text := i18n.Of(in.Turn.Language, in.Turn.Message).Text(msg)
+	out.Text, out.Fallback, out.Artifacts = text, branch, nil
+	a.Metrics.Count("StrictFallback", 1, map[string]string{"branch": branch})
+	a.Logger.InfoContext(ctx, "strict fallback", "turn", in.Turn.TurnID, "branch", branch, "gaveUp", gaveUp)
+	return textChunks(fmt.Sprintf("text-strict-%d", in.Attempt), text), true, nil
 }
 
 func clarifyChunks(textID string, c workflow.Clarify) ([]protocol.Chunk, error) {

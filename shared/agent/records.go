@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/session"
@@ -35,6 +36,9 @@ type toolRecord struct {
 	Output  string   `json:"output"`
 	Emitted []string `json:"emitted,omitempty"`
 	Memory  string   `json:"memory,omitempty"`
+	// EndedAt orders the attempt's tool.end events: seed 003's strict
+	// fallback reads the last status.
+	EndedAt time.Time `json:"endedAt,omitzero"`
 }
 
 // finalRecord is the stored final_result (or chat reply) of one attempt.
@@ -101,15 +105,21 @@ func (a *Agent) attemptTools(ctx context.Context, sessionID, turnID string, atte
 	return out, nil
 }
 
-// evidence is what an attempt's tool calls emitted and whether one of them
-// was an artifact tool.
+// evidence is what an attempt's tool calls emitted, whether one of them
+// was an artifact tool, and how many ended with which last status.
 func (a *Agent) evidence(recs map[string]toolRecord) Evidence {
-	ev := Evidence{Emitted: map[string]bool{}}
-	for _, r := range recs {
+	ev := Evidence{Emitted: map[string]bool{}, ToolEnds: len(recs)}
+	var last toolRecord
+	lastID := ""
+	for id, r := range recs {
 		ev.ArtifactToolCalled = ev.ArtifactToolCalled || a.Tools.IsArtifact(r.Name)
 		for _, e := range r.Emitted {
 			ev.Emitted[e] = true
 		}
+		if lastID == "" || r.EndedAt.After(last.EndedAt) || (r.EndedAt.Equal(last.EndedAt) && id > lastID) {
+			last, lastID = r, id
+		}
 	}
+	ev.LastStatus = last.Status
 	return ev
 }

@@ -29,18 +29,47 @@ func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 		}
 		a.Logger.WarnContext(ctx, "router model failed; the agent decides", "err", err)
 		a.Metrics.Count("RouterFallback", 1, nil)
-		return a.fallbackRoute("router unavailable"), nil
+		return a.intentTools(in.Turn.Mode, a.fallbackRoute("router unavailable")), nil
 	}
 	var r workflow.RouterResult
 	if err := json.Unmarshal([]byte(llm.StripFence(resp.Message.Content)), &r); err != nil {
 		a.Logger.WarnContext(ctx, "router answer is not a RouterResult; the agent decides", "err", err)
 		a.Metrics.Count("RouterFallback", 1, nil)
-		return a.fallbackRoute("router answer unreadable"), nil
+		return a.intentTools(in.Turn.Mode, a.fallbackRoute("router answer unreadable")), nil
 	}
 	r = a.normalizeRoute(r)
-	out := workflow.RouteOutput{Path: pathOf(r), Result: r}
-	a.Logger.InfoContext(ctx, "routed", "intent", r.Intent, "path", out.Path, "tools", r.CandidateTools, "tier", r.ModelTier)
+	out := a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r})
+	a.Logger.InfoContext(ctx, "routed", "intent", r.Intent, "path", out.Path, "candidates", r.CandidateTools,
+		"tools", out.Tools, "tier", r.ModelTier, "mode", in.Turn.Mode)
 	return out, nil
+}
+
+// intentTools is the intent step of seed 003 (its IntentRecognition
+// middleware): the chat mode turns the router's classification into the
+// agent's tools. natural offers the router's candidates (base tools, then
+// the candidate generation tools) and guide_user; free filters nothing and
+// forces nothing; strict always keeps guide_user, and sends greetings and
+// open questions down the agent path with guide_user as the only tool, so
+// that even they are answered through a tool.
+func (a *Agent) intentTools(m workflow.ChatMode, out workflow.RouteOutput) workflow.RouteOutput {
+	guides := a.Tools.Names(tools.Guidance)
+	mode := m.Or(workflow.ModeNatural)
+	if mode == workflow.ModeStrict && out.Path == workflow.PathChat && len(guides) > 0 {
+		out.Path, out.Tools = workflow.PathAgent, guides
+		return out
+	}
+	if out.Path != workflow.PathAgent {
+		return out // the chat path has no tools; clarify and build have their own steps
+	}
+	candidates := out.Result.CandidateTools
+	if mode == workflow.ModeFree {
+		candidates = nil // every generation tool
+	}
+	for _, t := range a.Tools.ForTurn(candidates) {
+		out.Tools = append(out.Tools, t.Name)
+	}
+	out.Tools = append(out.Tools, guides...)
+	return out
 }
 
 func (a *Agent) routerPrompt() string {

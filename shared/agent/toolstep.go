@@ -61,6 +61,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 		return workflow.ToolOutput{}, fmt.Errorf("agent: tool %s: %w", in.Call.Name, errors.Join(err, ctx.Err()))
 	}
 	rec.Status, rec.Output = a.toolOutcome(ctx, in.Call, res, err)
+	rec.EndedAt = a.Now()
 	if err == nil {
 		rec.Memory = i18n.Clip(res.Memory, maxMemory)
 	}

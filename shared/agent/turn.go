@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -21,9 +23,10 @@ const interruptedTries = 2
 // "final" once the agent called final_result, or "reply" for a chat answer.
 func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.AgentOutput, error) {
 	chat := in.Route.Path == workflow.PathChat
-	system := prompts.Agent
+	mode := in.Turn.Mode.Or(workflow.ModeNatural)
+	system := prompts.AgentFor(string(mode))
 	if chat {
-		system = prompts.Chat
+		system = prompts.ChatFor(string(mode))
 	}
 	hist, err := a.attemptHistory(ctx, in, system)
 	if err != nil {
@@ -39,8 +42,9 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 	if err := em.Emit(ctx, protocol.StartStep{}); err != nil {
 		return workflow.AgentOutput{}, err
 	}
-	r := &modelRound{a: a, in: in, chat: chat, round: round, em: em,
-		text: newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.TextFlush, a.Now)}
+	r := &modelRound{a: a, in: in, chat: chat, mode: mode, round: round, em: em,
+		text:      newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.TextFlush, a.Now),
+		reasoning: newReasoningWriter(em, fmt.Sprintf("reasoning-%d-%d", in.Attempt, round), a.TextFlush, a.Now)}
 	if !chat {
 		recs, err := a.attemptTools(ctx, in.Turn.SessionID, in.Turn.TurnID, in.Attempt)
 		if err != nil {
@@ -61,39 +65,52 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 
 // modelRound is the state of one model round.
 type modelRound struct {
-	a        *Agent
-	in       workflow.AgentInput
-	chat     bool
-	round    int
-	em       emitter
-	text     *textWriter
-	evidence Evidence
+	a         *Agent
+	in        workflow.AgentInput
+	chat      bool
+	mode      workflow.ChatMode
+	round     int
+	em        emitter
+	text      *textWriter
+	reasoning *textWriter
+	evidence  Evidence
 
-	ext     llm.TextExtractor // across interrupted tries: nothing is sent twice
-	decided bool              // the final_result status has been seen
-	live    bool              // the message streams as it arrives
+	ext           llm.TextExtractor // across interrupted tries: nothing is sent twice
+	reasoningSent string            // the reasoning already sent, across tries
+	decided       bool              // the final_result status has been seen
+	live          bool              // the message streams as it arrives
 }
 
 func (r *modelRound) call(ctx context.Context, hist []llm.Message) (llm.Response, error) {
 	req := llm.Request{Tier: tierOf(r.in.Route.Result.ModelTier), Messages: hist}
 	if !r.chat {
-		req.Tools = r.a.toolDefs(r.in.Route.Result.CandidateTools)
+		req.Tools = r.a.toolDefs(r.in.Route)
 		if r.round >= r.a.MaxRounds {
 			req.ToolChoice = llm.ToolChoice{Tool: prompts.FinalResultTool}
 		}
 	}
 	var lastErr error
 	for try := 0; try < interruptedTries; try++ {
-		var content string
+		var content, reasoning string
 		h := llm.Handler{
+			OnReasoning: func(d string) error {
+				reasoning += d
+				return r.feedReasoning(ctx, reasoning)
+			},
 			OnContent: func(d string) error {
 				content += d
 				if !r.chat {
 					return nil // the agent speaks through final_result only
 				}
+				if err := r.reasoning.End(ctx); err != nil {
+					return err
+				}
 				return r.text.Write(ctx, r.ext.Feed(content))
 			},
 			OnToolCall: func(_ int, _, name, args string) error {
+				if err := r.reasoning.End(ctx); err != nil {
+					return err
+				}
 				if name != prompts.FinalResultTool {
 					return nil
 				}
@@ -111,6 +128,17 @@ func (r *modelRound) call(ctx context.Context, hist []llm.Message) (llm.Response
 		r.a.Logger.WarnContext(ctx, "model stream interrupted; calling again", "try", try+1, "err", err)
 	}
 	return llm.Response{}, fmt.Errorf("agent: model round %d: %w", r.round, lastErr)
+}
+
+// feedReasoning streams the reasoning so far, the part not yet sent: a
+// call repeated after an interrupted stream sends nothing twice.
+func (r *modelRound) feedReasoning(ctx context.Context, sofar string) error {
+	if len(sofar) <= len(r.reasoningSent) || !strings.HasPrefix(sofar, r.reasoningSent) {
+		return nil
+	}
+	d := sofar[len(r.reasoningSent):]
+	r.reasoningSent = sofar
+	return r.reasoning.Write(ctx, d)
 }
 
 // feedFinal streams FinalResult.message out of the final_result arguments as
@@ -133,19 +161,36 @@ func (r *modelRound) feedFinal(ctx context.Context, args string) error {
 }
 
 func (r *modelRound) accepts(f FinalResult) bool {
-	err := ValidateTerminalState(f, r.evidence, r.in.Route.Result.ExpectedMode)
+	err := CheckAttempt(f, r.evidence, r.in.Route.Result.ExpectedMode, r.mode)
 	return accepted(Decide(err, r.in.Attempt))
+}
+
+// answerText is the text a round answered with: its content, or, when a
+// reasoning model put its reply in reasoning_content and left the content
+// empty, the reasoning promoted to the answer (seed 003 §1.2), so that the
+// teacher never gets an empty reply.
+func (r *modelRound) answerText(ctx context.Context, m llm.Message, content string) string {
+	if strings.TrimSpace(content) != "" || strings.TrimSpace(m.ReasoningContent) == "" {
+		return content
+	}
+	r.a.Logger.InfoContext(ctx, "reasoning promoted to the answer", "turn", r.in.Turn.TurnID, "round", r.round)
+	r.a.Metrics.Count("ReasoningPromoted", 1, map[string]string{"mode": string(r.mode)})
+	return m.ReasoningContent
 }
 
 // conclude turns the model's message into the step's output.
 func (r *modelRound) conclude(ctx context.Context, m llm.Message) (workflow.AgentOutput, error) {
 	out := workflow.AgentOutput{Round: r.round, ToolCalls: []workflow.ToolCallRef{}}
+	if err := r.reasoning.End(ctx); err != nil {
+		return out, err
+	}
 	if r.chat {
-		if err := r.finishText(ctx, m.Content, true); err != nil {
+		text := r.answerText(ctx, m, m.Content)
+		if err := r.finishText(ctx, text, true); err != nil {
 			return out, err
 		}
 		out.Next = workflow.NextReply
-		return out, r.record(ctx, finalRecord{Result: FinalResult{Status: StatusAnswerReady, Message: m.Content},
+		return out, r.record(ctx, finalRecord{Result: FinalResult{Status: StatusAnswerReady, Message: text},
 			TextID: r.text.id, TextEmitted: true})
 	}
 	var final *llm.ToolCall
@@ -163,9 +208,12 @@ func (r *modelRound) conclude(ctx context.Context, m llm.Message) (workflow.Agen
 	rec := finalRecord{TextID: r.text.id}
 	if final != nil {
 		rec.Result, rec.Malformed = parseFinal(final.Function.Arguments)
+		if rec.Malformed == "" && rec.Result.Status == StatusAnswerReady {
+			rec.Result.Message = r.answerText(ctx, m, rec.Result.Message)
+		}
 	} else {
 		// A model that answers in plain text is taken at its word.
-		rec.Result = FinalResult{Status: StatusAnswerReady, Message: m.Content}
+		rec.Result = FinalResult{Status: StatusAnswerReady, Message: r.answerText(ctx, m, m.Content)}
 	}
 	show := rec.Malformed == "" && rec.Result.Status != StatusClarifyNeeded && r.accepts(rec.Result)
 	if err := r.finishText(ctx, rec.Result.Message, show); err != nil {
@@ -286,12 +334,23 @@ func withRefusal(h []llm.Message, why *workflow.RetryReason) []llm.Message {
 	return h
 }
 
-// toolDefs is the agent's tool list: base tools, candidate generation tools
-// (a priority set, not a whitelist) and final_result.
-func (a *Agent) toolDefs(candidates []string) []llm.Tool {
+// toolDefs is the agent's tool list: the tools the intent step chose for the
+// chat mode (or, for a route without them, the base tools and the candidate
+// generation tools) and final_result.
+func (a *Agent) toolDefs(route workflow.RouteOutput) []llm.Tool {
 	var defs []llm.Tool
-	for _, t := range a.Tools.ForTurn(candidates) {
+	add := func(t tools.Tool) {
 		defs = append(defs, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Schema})
+	}
+	if route.Tools == nil {
+		for _, t := range a.Tools.ForTurn(route.Result.CandidateTools) {
+			add(t)
+		}
+	}
+	for _, n := range route.Tools {
+		if t, ok := a.Tools.Get(n); ok {
+			add(t)
+		}
 	}
 	return append(defs, finalResultTool())
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -27,11 +28,14 @@ func (a *Agent) Validate(ctx context.Context, in workflow.ValidateInput) (workfl
 	case rec.Malformed != "":
 		err = fmt.Errorf("%w: final_result arguments are not valid JSON: %s", ErrRetryNeeded, rec.Malformed)
 	default:
-		err = ValidateTerminalState(rec.Result, ev, in.Route.Result.ExpectedMode)
+		err = CheckAttempt(rec.Result, ev, in.Route.Result.ExpectedMode, t.Mode.Or(workflow.ModeNatural))
 	}
 	v := Decide(err, in.Attempt)
 	dims := map[string]string{"verdict": v.Verdict, "rule": v.Rule}
 	a.Metrics.Count("Validation", 1, dims)
+	if errors.Is(err, ErrStrictNoTool) {
+		a.Metrics.Count("StrictGuard", 1, map[string]string{"verdict": v.Verdict})
+	}
 	if v.Verdict != workflow.VerdictOK {
 		a.Logger.WarnContext(ctx, "terminal state refused", "turn", t.TurnID, "attempt", in.Attempt,
 			"verdict", v.Verdict, "rule", v.Rule, "reason", v.Reason)

@@ -71,8 +71,9 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	if err != nil {
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
+	mode := s.chatMode(req)
 	start, err := protocol.MarshalChunk(protocol.Start{MessageID: t.MessageID,
-		MessageMetadata: &protocol.MessageMetadata{ConversationID: sess.ID, TurnID: t.ID}})
+		MessageMetadata: &protocol.MessageMetadata{ConversationID: sess.ID, TurnID: t.ID, Mode: string(mode)}})
 	if err != nil {
 		return t, err
 	}
@@ -81,7 +82,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")
 	}
 	in := workflow.NewConversationState(workflow.Turn{SessionID: sess.ID, TurnID: t.ID, TeacherID: id.TeacherID,
-		MessageID: t.MessageID, Message: req.Message, Language: req.Language, Mode: req.Mode,
+		MessageID: t.MessageID, Message: req.Message, Language: req.Language, Mode: mode,
 		TraceID: TraceID(ctx), Context: req.Context})
 	// The workflow outlives the request: a client that disconnects does not stop it.
 	if err := s.starter.Start(context.WithoutCancel(ctx), t.ID, in); err != nil {
@@ -90,6 +91,12 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	}
 	s.o.Logger.InfoContext(ctx, "turn started", "sessionId", sess.ID, "turnId", t.ID, "teacherId", id.TeacherID, "traceId", TraceID(ctx))
 	return t, nil
+}
+
+// chatMode is the turn's effective chat mode (seed 003 §1.2): the
+// request's (validated by decodeRequest), else the server's CHAT_MODE.
+func (s *Server) chatMode(req ConversationRequest) workflow.ChatMode {
+	return workflow.ChatMode(req.Mode).Or(s.o.ChatMode)
 }
 
 // sessionFor returns the caller's session for the request, creating it when

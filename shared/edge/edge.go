@@ -55,9 +55,11 @@ type Options struct {
 	PollMin, PollMax time.Duration
 	// SessionTTL sets Session.ExpiresAt (30 days).
 	SessionTTL time.Duration
-	Checks     []Check
-	Now        func() time.Time
-	NewID      func(prefix string) string
+	// ChatMode is the mode of a request that names none (natural).
+	ChatMode workflow.ChatMode
+	Checks   []Check
+	Now      func() time.Time
+	NewID    func(prefix string) string
 }
 
 // Server serves the conversation API.
@@ -90,6 +92,7 @@ func New(store session.Store, log eventlog.Log, st Starter, au Authenticator, o 
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.ChatMode = o.ChatMode.Or(workflow.ModeNatural)
 	if o.NewID == nil {
 		o.NewID = func(p string) string { return p + "-" + uuid.Must(uuid.NewV7()).String() }
 	}

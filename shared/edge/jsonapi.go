@@ -30,6 +30,9 @@ type ConversationResponse struct {
 	// code: what the teacher must know about the answer's data (MOCK_DATA
 	// ...). Absent when there are none.
 	Notices []protocol.Notice `json:"notices,omitempty"`
+	// ChatMode is the turn's effective chat mode (seed 003: natural, free,
+	// strict); Mode is seed 004's entry/followup.
+	ChatMode workflow.ChatMode `json:"chatMode"`
 }
 
 // ClarifyOptions is the interactive choice shown for a clarify action.
@@ -74,6 +77,7 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 	}
 	resp := responseOf(done, req.followup())
 	resp.Notices = notices
+	resp.ChatMode = s.chatMode(req)
 	writeJSON(w, http.StatusOK, resp)
 	return nil
 }

@@ -160,6 +160,14 @@ const (
 	ResearchAIUnavailable
 	ResearchTimedOut
 	ResearchInterrupted
+	// StrictNotice, StrictNoResult, StrictToolError: strict mode's reply when
+	// the answer did not rest on a tool (seed 003 §4.3: no tool.end, the last
+	// tool.end empty, the last tool.end error).
+	StrictNotice
+	StrictNoResult
+	StrictToolError
+	// GuideShown: the guide_user tool's progress line.
+	GuideShown
 	numMsgs
 )
 
@@ -207,6 +215,13 @@ var catalogue = [numMsgs][2]string{
 	ResearchAIUnavailable: {"The AI service is temporarily unavailable; please try again.", "AI 服务暂时不可用，请稍后再试。"},
 	ResearchTimedOut:      {"Building the timeline timed out; please try again.", "时间线生成超时，请稍后再试。"},
 	ResearchInterrupted:   {"The timeline run was interrupted; please start the research again.", "时间线生成中断，请重新发起研究。"},
+	StrictNotice: {"Strict mode: I only answer from your data and tools, and this request did not get that far. Tell me which class, student, assignment or document you mean (for example “show the submissions of class 1A”), or ask me to create a quiz or slides.",
+		"严格模式：我只依据你的数据和工具结果作答，这次没有形成可靠的依据。请告诉我具体的班级、学生、作业或文档（例如「查看 1A 班的作业提交」），或者让我出题、制作课件。"},
+	StrictNoResult: {"Strict mode (no results): the lookup worked but found nothing that matches. Try another class, assignment or keyword, or loosen the conditions.",
+		"严格模式（无结果）：查询成功，但没有找到匹配的数据。可以换一个班级、作业或关键词，或者放宽条件再试。"},
+	StrictToolError: {"Strict mode (tool error): looking up your data failed. Please try again, simplify the request, or name the class or assignment exactly.",
+		"严格模式（工具出错）：查询数据时出错了。请稍后重试、简化需求，或直接给出准确的班级或作业名称。"},
+	GuideShown: {"Suggested what to ask next", "已给出下一步建议"},
 }
 
 // Text returns message m in l, formatted with args when it takes any.

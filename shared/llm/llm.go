@@ -188,7 +188,7 @@ type Request struct {
 	MaxTokens int
 }
 
-// Handler receives a stream as it arrives. Either function may be nil. An error
+// Handler receives a stream as it arrives. Any function may be nil. An error
 // returned by a function stops the stream and is returned by Stream.
 type Handler struct {
 	// OnContent gets each content delta.
@@ -196,6 +196,9 @@ type Handler struct {
 	// OnToolCall gets, after each fragment of tool call number index, the call's
 	// id, name and the arguments assembled so far.
 	OnToolCall func(index int, id, name, argsSoFar string) error
+	// OnReasoning gets each reasoning_content delta of a reasoning model
+	// (seed 003 §1.2); it is never part of the content.
+	OnReasoning func(delta string) error
 }
 
 // Response is the complete answer of one model.

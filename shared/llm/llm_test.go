@@ -533,3 +533,60 @@ func TestCancelDuringBackoff(t *testing.T) {
 		t.Errorf("err = %v; want context.Canceled", err)
 	}
 }
+
+// TestStreamReasoning: a reasoning model's reasoning_content reaches
+// OnReasoning as it streams and the response's ReasoningContent, never the
+// content; a round with reasoning only has empty content.
+func TestStreamReasoning(t *testing.T) {
+	f := newFakeAPI(t, sse(roleChunk(),
+		chunk(map[string]any{"reasoning_content": "The teacher "}, nil),
+		chunk(map[string]any{"reasoning_content": "greets me."}, nil),
+		contentChunk("Hello!"), finishChunk("stop"), usageChunk(3, 4)),
+		sse(roleChunk(), chunk(map[string]any{"reasoning_content": "only thoughts"}, nil), finishChunk("stop")))
+	c := newClient(t, f, &sleeps{})
+	var reasoning, content []string
+	h := llm.Handler{
+		OnContent:   func(d string) error { content = append(content, d); return nil },
+		OnReasoning: func(d string) error { reasoning = append(reasoning, d); return nil },
+	}
+	resp, err := c.Stream(t.Context(), llm.Request{Messages: userMessage("hi")}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"The teacher ", "greets me."}; !reflect.DeepEqual(reasoning, want) {
+		t.Errorf("reasoning deltas = %q, want %q", reasoning, want)
+	}
+	if !reflect.DeepEqual(content, []string{"Hello!"}) || resp.Message.Content != "Hello!" ||
+		resp.Message.ReasoningContent != "The teacher greets me." {
+		t.Errorf("content %q, response %+v", content, resp.Message)
+	}
+	// The next call carries the first answer in its history: the reasoning
+	// is not sent back, in any field.
+	hist := append(userMessage("hi"), resp.Message, llm.Message{Role: llm.RoleUser, Content: "and?"})
+	resp, err = c.Stream(t.Context(), llm.Request{Messages: hist}, llm.Handler{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "" || resp.Message.ReasoningContent != "only thoughts" {
+		t.Errorf("reasoning-only answer = %+v", resp.Message)
+	}
+	msgs := f.body(1)["messages"].([]any)
+	sent := msgs[1].(map[string]any)
+	if sent["content"] != "Hello!" || sent["reasoning_content"] != nil {
+		t.Errorf("assistant message sent back as %v: reasoning must stay out", sent)
+	}
+}
+
+// TestCompleteReasoning: a non-streamed message's reasoning_content is read.
+func TestCompleteReasoning(t *testing.T) {
+	answer := mustJSON(map[string]any{"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+		"message": map[string]any{"role": "assistant", "content": "", "reasoning_content": "4, since 2+2=4"}}}})
+	f := newFakeAPI(t, jsonReply(answer))
+	resp, err := newClient(t, f, &sleeps{}).Complete(t.Context(), llm.Request{Messages: userMessage("2+2?")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.ReasoningContent != "4, since 2+2=4" || resp.Message.Content != "" {
+		t.Errorf("message = %+v", resp.Message)
+	}
+}

@@ -5,6 +5,11 @@ import "github.com/sashabaranov/go-openai"
 // The SDK boundary: conversions between the package's own types and
 // go-openai's. Nothing outside this package sees an SDK type.
 
+// sdkMessages converts a request's messages. A stored message keeps its
+// ReasoningContent (the turn's record, what /messages shows), but the model
+// never gets it back, neither as content nor as reasoning_content: reasoning
+// providers answer 400 to reasoning_content in input messages, and earlier
+// reasoning is not part of the conversation (seed 003 §1.2).
 func sdkMessages(ms []Message) []openai.ChatCompletionMessage {
 	if ms == nil {
 		return nil
@@ -12,13 +17,12 @@ func sdkMessages(ms []Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(ms))
 	for i, m := range ms {
 		out[i] = openai.ChatCompletionMessage{
-			Role:             string(m.Role),
-			Content:          m.Content,
-			Refusal:          m.Refusal,
-			Name:             m.Name,
-			ReasoningContent: m.ReasoningContent,
-			ToolCalls:        sdkToolCalls(m.ToolCalls),
-			ToolCallID:       m.ToolCallID,
+			Role:       string(m.Role),
+			Content:    m.Content,
+			Refusal:    m.Refusal,
+			Name:       m.Name,
+			ToolCalls:  sdkToolCalls(m.ToolCalls),
+			ToolCallID: m.ToolCallID,
 		}
 	}
 	return out

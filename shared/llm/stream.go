@@ -110,7 +110,15 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, h Handler) er
 			}
 		}
 		a.refusal.WriteString(d.Refusal)
-		a.reasoning.WriteString(d.ReasoningContent)
+		if d.ReasoningContent != "" {
+			a.reasoning.WriteString(d.ReasoningContent)
+			if h.OnReasoning != nil {
+				a.delivered = true
+				if err := h.OnReasoning(d.ReasoningContent); err != nil {
+					return err
+				}
+			}
+		}
 		for _, tc := range d.ToolCalls {
 			idx, b := a.toolCall(tc)
 			if tc.ID != "" && b.id == "" {

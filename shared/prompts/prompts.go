@@ -73,3 +73,53 @@ You write quiz questions for teachers. The user message is a JSON object {"topic
 "answer": string, "explanation": string, "difficulty": "easy"|"medium"|"hard", "knowledgePoint": string}]}
 with exactly count questions, correct answers, one unambiguous answer each, in the requested language.
 `
+
+// ModeHeader starts the chat-mode section of the agent's and the chat
+// path's system prompts (seed 003), followed by the mode's name.
+const ModeHeader = "## Chat mode: "
+
+// GuideUserTool is the name of the guidance tool of seed 003.
+const GuideUserTool = "guide_user"
+
+// agentModes are the agent's instructions per chat mode. The teacher may
+// write Chinese or English; every mode answers in the teacher's language.
+var agentModes = map[string]string{
+	"natural": `You are the teaching assistant first: use the tools for the teacher's data and artifacts whenever they help.
+If the teacher asks about something unrelated to teaching, answer briefly and kindly, then steer back to what you
+can do for them (you may call ` + GuideUserTool + ` to offer next steps). Never refuse rudely.
+When a tool finds nothing, say so and suggest other keywords or conditions; when it fails, explain and suggest a retry.
+`,
+	"free": `Free conversation: answer whatever the teacher asks, on any topic, without steering back to teaching.
+Use a tool only when the request needs the teacher's data or an artifact; never force one.
+`,
+	"strict": `Strict mode: every statement about the teacher's classes, students, grades, documents or generated artifacts
+must rest on a tool result of this turn; never answer such a question from memory and never answer without a tool call.
+For a greeting, an open question, an off-topic request, or a request that lacks the facts a tool needs, call
+` + GuideUserTool + ` first (what you can do, the missing facts, 2-4 suggested next requests), then final_result.
+If a tool finds nothing, say that nothing matched; if it fails, say so and suggest a retry. Do not invent data.
+`,
+}
+
+// chatModes are the chat path's instructions per chat mode (strict mode has
+// no chat path: its greetings and open questions go to guide_user).
+var chatModes = map[string]string{
+	"natural": `If the message is unrelated to teaching, answer it briefly and kindly, then say in one sentence what you can do
+for the teacher (explain topics, write quizzes, look at class results, make slides). Never refuse rudely.
+`,
+	"free": `Talk freely about any topic the teacher brings up; do not steer back to teaching.
+`,
+}
+
+// AgentFor is the agent's system prompt in a chat mode.
+func AgentFor(mode string) string { return withMode(Agent, mode, agentModes) }
+
+// ChatFor is the chat path's system prompt in a chat mode.
+func ChatFor(mode string) string { return withMode(Chat, mode, chatModes) }
+
+func withMode(base, mode string, texts map[string]string) string {
+	t, ok := texts[mode]
+	if !ok {
+		return base
+	}
+	return base + "\n" + ModeHeader + mode + "\n" + t
+}

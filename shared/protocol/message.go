@@ -16,7 +16,7 @@ type UIMessage struct {
 	Parts    []Part           `json:"parts"`
 }
 
-// Part is one part of a UIMessage: text, step-start or data-*.
+// Part is one part of a UIMessage: text, reasoning, step-start or data-*.
 type Part struct {
 	Type  string          `json:"type"`
 	Text  *string         `json:"text,omitempty"`
@@ -32,13 +32,14 @@ func TextPart(s string) Part { return Part{Type: "text", Text: &s, State: "done"
 // SDK's readUIMessageStream does, so that a reloaded page shows the message
 // as the live stream left it.
 type Assembler struct {
-	msg   UIMessage
-	texts map[string]int
+	msg UIMessage
+	// texts and reasonings map a part's stream id to its index in Parts.
+	texts, reasonings map[string]int
 }
 
 // NewAssembler starts an assistant message with a fallback id.
 func NewAssembler(id string) *Assembler {
-	return &Assembler{msg: UIMessage{ID: id, Role: "assistant", Parts: []Part{}}, texts: map[string]int{}}
+	return &Assembler{msg: UIMessage{ID: id, Role: "assistant", Parts: []Part{}}, texts: map[string]int{}, reasonings: map[string]int{}}
 }
 
 // chunkFields is the union of the fields the assembler reads.
@@ -67,18 +68,17 @@ func (a *Assembler) Add(raw []byte) error {
 	case c.Type == "start-step":
 		a.msg.Parts = append(a.msg.Parts, Part{Type: "step-start"})
 	case c.Type == "text-start":
-		empty := ""
-		a.texts[c.ID] = len(a.msg.Parts)
-		a.msg.Parts = append(a.msg.Parts, Part{Type: "text", Text: &empty, State: "streaming"})
+		a.open(a.texts, "text", c.ID)
 	case c.Type == "text-delta":
-		if i, ok := a.texts[c.ID]; ok {
-			s := *a.msg.Parts[i].Text + c.Delta
-			a.msg.Parts[i].Text = &s
-		}
+		a.append(a.texts, c.ID, c.Delta)
 	case c.Type == "text-end":
-		if i, ok := a.texts[c.ID]; ok {
-			a.msg.Parts[i].State = "done"
-		}
+		a.done(a.texts, c.ID)
+	case c.Type == "reasoning-start":
+		a.open(a.reasonings, "reasoning", c.ID)
+	case c.Type == "reasoning-delta":
+		a.append(a.reasonings, c.ID, c.Delta)
+	case c.Type == "reasoning-end":
+		a.done(a.reasonings, c.ID)
 	case strings.HasPrefix(c.Type, "data-"):
 		a.data(c)
 	case c.Type == "finish":
@@ -86,11 +86,34 @@ func (a *Assembler) Add(raw []byte) error {
 		for _, i := range a.texts {
 			a.msg.Parts[i].State = "done"
 		}
+		for _, i := range a.reasonings {
+			a.msg.Parts[i].State = "done"
+		}
 		a.meta(c.MessageMetadata)
 	case c.Type == "message-metadata":
 		a.meta(c.MessageMetadata)
 	}
 	return nil
+}
+
+// open starts a text or reasoning part.
+func (a *Assembler) open(parts map[string]int, typ, id string) {
+	empty := ""
+	parts[id] = len(a.msg.Parts)
+	a.msg.Parts = append(a.msg.Parts, Part{Type: typ, Text: &empty, State: "streaming"})
+}
+
+func (a *Assembler) append(parts map[string]int, id, delta string) {
+	if i, ok := parts[id]; ok {
+		s := *a.msg.Parts[i].Text + delta
+		a.msg.Parts[i].Text = &s
+	}
+}
+
+func (a *Assembler) done(parts map[string]int, id string) {
+	if i, ok := parts[id]; ok {
+		a.msg.Parts[i].State = "done"
+	}
 }
 
 func (a *Assembler) data(c chunkFields) {
@@ -121,24 +144,30 @@ func (a *Assembler) meta(m *MessageMetadata) {
 	if m.TurnID != "" {
 		a.msg.Metadata.TurnID = m.TurnID
 	}
+	if m.Mode != "" {
+		a.msg.Metadata.Mode = m.Mode
+	}
 	a.msg.Metadata.Warnings = append(a.msg.Metadata.Warnings, m.Warnings...)
 }
 
 // Message returns the assembled message.
 func (a *Assembler) Message() UIMessage { return a.msg }
 
-// TextParts follows the text parts a stream has open. A stream cut short
-// (a stopped turn) ends with finish while a part is open; the relay closes
-// such parts first, so that clients show them as finished. It relies on
-// MarshalChunk writing "type" first.
+// TextParts follows the text (and reasoning) parts a stream has open. A
+// stream cut short (a stopped turn) ends with finish while a part is open;
+// the relay closes such parts first, so that clients show them as finished.
+// It relies on MarshalChunk writing "type" first.
 type TextParts struct {
-	open []string
+	open      []string
+	reasoning []string
 }
 
 var (
-	textStartPrefix = []byte(`{"type":"text-start"`)
-	textEndPrefix   = []byte(`{"type":"text-end"`)
-	finishPrefix    = []byte(`{"type":"finish"`)
+	textStartPrefix      = []byte(`{"type":"text-start"`)
+	textEndPrefix        = []byte(`{"type":"text-end"`)
+	reasoningStartPrefix = []byte(`{"type":"reasoning-start"`)
+	reasoningEndPrefix   = []byte(`{"type":"reasoning-end"`)
+	finishPrefix         = []byte(`{"type":"finish"`)
 )
 
 // See records one encoded chunk.
@@ -149,6 +178,11 @@ func (p *TextParts) See(raw []byte) {
 	case bytes.HasPrefix(raw, textEndPrefix):
 		id := chunkID(raw)
 		p.open = slices.DeleteFunc(p.open, func(s string) bool { return s == id })
+	case bytes.HasPrefix(raw, reasoningStartPrefix):
+		p.reasoning = append(p.reasoning, chunkID(raw))
+	case bytes.HasPrefix(raw, reasoningEndPrefix):
+		id := chunkID(raw)
+		p.reasoning = slices.DeleteFunc(p.reasoning, func(s string) bool { return s == id })
 	}
 }
 
@@ -160,11 +194,15 @@ func (p *TextParts) CloseBefore(raw []byte) [][]byte {
 		return nil
 	}
 	var ends [][]byte
+	for _, id := range p.reasoning {
+		b, _ := MarshalChunk(ReasoningEnd{ID: id})
+		ends = append(ends, b)
+	}
 	for _, id := range p.open {
 		b, _ := MarshalChunk(TextEnd{ID: id})
 		ends = append(ends, b)
 	}
-	p.open = nil
+	p.open, p.reasoning = nil, nil
 	return ends
 }
 

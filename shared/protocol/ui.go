@@ -27,9 +27,11 @@ type Start struct {
 
 // MessageMetadata tells the client which conversation and turn a message belongs to.
 type MessageMetadata struct {
-	ConversationID string   `json:"conversationId"`
-	TurnID         string   `json:"turnId"`
-	Warnings       []string `json:"warnings,omitempty"`
+	ConversationID string `json:"conversationId"`
+	TurnID         string `json:"turnId"`
+	// Mode is the turn's effective chat mode (natural, free, strict; seed 003).
+	Mode     string   `json:"mode,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // StartStep opens one agent round.
@@ -51,6 +53,23 @@ type TextDelta struct {
 
 // TextEnd closes a text part.
 type TextEnd struct {
+	ID string `json:"id"`
+}
+
+// ReasoningStart opens a reasoning part: a reasoning model's
+// reasoning_content (seed 003 §1.2).
+type ReasoningStart struct {
+	ID string `json:"id"`
+}
+
+// ReasoningDelta appends to a reasoning part.
+type ReasoningDelta struct {
+	ID    string `json:"id"`
+	Delta string `json:"delta"`
+}
+
+// ReasoningEnd closes a reasoning part.
+type ReasoningEnd struct {
 	ID string `json:"id"`
 }
 
@@ -97,6 +116,9 @@ func (FinishStep) ChunkType() string           { return "finish-step" }
 func (TextStart) ChunkType() string            { return "text-start" }
 func (TextDelta) ChunkType() string            { return "text-delta" }
 func (TextEnd) ChunkType() string              { return "text-end" }
+func (ReasoningStart) ChunkType() string       { return "reasoning-start" }
+func (ReasoningDelta) ChunkType() string       { return "reasoning-delta" }
+func (ReasoningEnd) ChunkType() string         { return "reasoning-end" }
 func (d Data) ChunkType() string               { return "data-" + d.Name }
 func (MessageMetadataChunk) ChunkType() string { return "message-metadata" }
 func (Error) ChunkType() string                { return "error" }
@@ -108,6 +130,9 @@ func (FinishStep) uiChunk()           {}
 func (TextStart) uiChunk()            {}
 func (TextDelta) uiChunk()            {}
 func (TextEnd) uiChunk()              {}
+func (ReasoningStart) uiChunk()       {}
+func (ReasoningDelta) uiChunk()       {}
+func (ReasoningEnd) uiChunk()         {}
 func (Data) uiChunk()                 {}
 func (MessageMetadataChunk) uiChunk() {}
 func (Error) uiChunk()                {}
@@ -163,6 +188,9 @@ const (
 	DataInteractiveContent = "interactive-content"
 	DataClarify            = "clarify"
 	DataNotice             = "notice"
+	// DataGuide is the guide_user tool's structured guidance (seed 003):
+	// not an artifact.
+	DataGuide = "guide"
 )
 
 // Notice is the payload of data-notice (PROTOCOL.md §1): an answer the
@@ -229,6 +257,14 @@ type Clarify struct {
 	Question string   `json:"question"`
 	Options  []string `json:"options,omitempty"`
 	Hint     string   `json:"hint,omitempty"`
+}
+
+// Guide is the payload of data-guide: what the teacher can ask, the facts
+// missing from the request, and 2–4 next requests to pick from.
+type Guide struct {
+	Message     string   `json:"message"`
+	Missing     []string `json:"missing"`
+	Suggestions []string `json:"suggestions"`
 }
 
 // QuizQuestion is the payload of data-quiz-question.

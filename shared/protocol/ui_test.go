@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -177,5 +178,103 @@ func TestTextPartsClosedBeforeFinish(t *testing.T) {
 	}
 	if again := p.CloseBefore(enc(Finish{})); len(again) != 0 {
 		t.Fatal("a part is closed once")
+	}
+}
+
+// modeSample is the chunks of the chat modes and reasoning models (seed
+// 003): the start chunk's effective mode, a reasoning part, and the
+// guide_user tool's data-guide part.
+func modeSample(t *testing.T) []Chunk {
+	t.Helper()
+	guide, err := NewData(DataGuide, "call_g", Guide{Message: "我可以帮你查看班级成绩、出题或制作课件。",
+		Missing: []string{"班级"}, Suggestions: []string{"查看 1A 班的作业提交", "出 5 道勾股定理的选择题"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Chunk{
+		Start{MessageID: "msg-2", MessageMetadata: &MessageMetadata{ConversationID: "conv-1", TurnID: "turn-2", Mode: "strict"}},
+		StartStep{},
+		ReasoningStart{ID: "reasoning-1-1"},
+		ReasoningDelta{ID: "reasoning-1-1", Delta: "The teacher greets me; in strict mode I guide with guide_user."},
+		ReasoningEnd{ID: "reasoning-1-1"},
+		guide,
+		FinishStep{},
+		StartStep{},
+		TextStart{ID: "text-1-2"},
+		TextDelta{ID: "text-1-2", Delta: "你好！"},
+		TextEnd{ID: "text-1-2"},
+		FinishStep{},
+		Finish{FinishReason: FinishStop},
+	}
+}
+
+func TestModeChunkGolden(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewSSEWriter(&buf)
+	for i, c := range modeSample(t) {
+		b, err := MarshalChunk(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Event(int64(i+1), "", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden(t, "ui-stream-modes.golden", buf.Bytes())
+
+	allowed := map[string][]string{"reasoning-start": {"id"}, "reasoning-delta": {"id", "delta"}, "reasoning-end": {"id"}}
+	for _, c := range modeSample(t) {
+		keys, ok := allowed[c.ChunkType()]
+		if !ok {
+			continue
+		}
+		b, _ := MarshalChunk(c)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		for k := range m {
+			if k != "type" && !contains(keys, k) {
+				t.Errorf("%s carries %q, which the AI SDK does not define", c.ChunkType(), k)
+			}
+		}
+	}
+}
+
+func TestAssemblerReasoningAndGuide(t *testing.T) {
+	a := NewAssembler("fallback")
+	for _, c := range modeSample(t) {
+		b, _ := MarshalChunk(c)
+		if err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := a.Message()
+	got, _ := json.Marshal(m)
+	golden(t, "assembled-modes.golden", append(got, '\n'))
+	var types []string
+	for _, p := range m.Parts {
+		types = append(types, p.Type)
+	}
+	want := []string{"step-start", "reasoning", "data-guide", "step-start", "text"}
+	if strings.Join(types, ",") != strings.Join(want, ",") {
+		t.Fatalf("parts %v, want %v", types, want)
+	}
+	if r := m.Parts[1]; r.State != "done" || !strings.Contains(*r.Text, "guide_user") {
+		t.Errorf("reasoning part %+v", r)
+	}
+	if m.Metadata.Mode != "strict" {
+		t.Errorf("metadata %+v does not carry the mode", m.Metadata)
+	}
+}
+
+func TestOpenReasoningClosedBeforeFinish(t *testing.T) {
+	enc := func(c Chunk) []byte { b, _ := MarshalChunk(c); return b }
+	var p TextParts
+	p.CloseBefore(enc(ReasoningStart{ID: "r"}))
+	p.CloseBefore(enc(ReasoningDelta{ID: "r", Delta: "x"}))
+	ends := p.CloseBefore(enc(Finish{FinishReason: FinishOther}))
+	if len(ends) != 1 || string(ends[0]) != `{"type":"reasoning-end","id":"r"}` {
+		t.Fatalf("ends before finish = %q", ends)
 	}
 }

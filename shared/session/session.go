@@ -95,6 +95,9 @@ type Outcome struct {
 	Error     string   `json:"error,omitempty"`
 	ErrorCode string   `json:"errorCode,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// Fallback names strict mode's reply when the turn ended with it (seed
+	// 003 §4.3: no_tool_end, empty, error, success), "" otherwise.
+	Fallback string `json:"fallback,omitempty"`
 	// Memory is what the turn's tools asked later turns to know (outlines,
 	// document contents), given to the model in the history summary.
 	Memory []string `json:"memory,omitempty"`

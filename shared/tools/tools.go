@@ -24,6 +24,10 @@ const (
 	Base Kind = iota
 	// Generation tools are registered when the router names them as candidates.
 	Generation
+	// Guidance tools answer the teacher with structured guidance instead of
+	// data (seed 003's guide_user); the chat mode decides when they are
+	// offered. They are neither data tools nor artifact tools.
+	Guidance
 )
 
 // Call is what a tool may use beyond its arguments.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // env is a getenv over a map.
@@ -83,6 +84,17 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "heartbeat negative", vars: withModel(map[string]string{"SSE_HEARTBEAT": "-1s"}), wantErr: "SSE_HEARTBEAT"},
 		{name: "heartbeat garbage", vars: withModel(map[string]string{"SSE_HEARTBEAT": "often"}), wantErr: "SSE_HEARTBEAT"},
 		{name: "turn timeout bad", vars: withModel(map[string]string{"TURN_TIMEOUT": "10 minutes"}), wantErr: "TURN_TIMEOUT"},
+		{name: "chat mode default", vars: withModel(nil), check: func(t *testing.T, c wire.Config) {
+			if c.ChatMode != workflow.ModeNatural {
+				t.Errorf("ChatMode = %q, want natural", c.ChatMode)
+			}
+		}},
+		{name: "chat mode strict", vars: withModel(map[string]string{"CHAT_MODE": "strict"}), check: func(t *testing.T, c wire.Config) {
+			if c.ChatMode != workflow.ModeStrict {
+				t.Errorf("ChatMode = %q, want strict", c.ChatMode)
+			}
+		}},
+		{name: "chat mode unknown", vars: withModel(map[string]string{"CHAT_MODE": "Strict"}), wantErr: "CHAT_MODE"},
 		{name: "model chain missing", vars: map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, wantErr: "LLM_MODEL_STANDARD"},
 		{name: "api key missing", vars: map[string]string{"LLM_MODEL_STANDARD": "m"}, wantErr: "OPENAI_API_KEY"},
 	}

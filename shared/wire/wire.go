@@ -31,6 +31,7 @@ import (
 	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
+	"github.com/insightedge/insightedge/shared/tools/guide"
 	"github.com/insightedge/insightedge/shared/tools/quiz"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -48,6 +49,9 @@ type Config struct {
 	TextFlush   time.Duration
 	// Research configures the research flow (research.go).
 	Research ResearchConfig
+	// ChatMode is the chat mode of a request that names none (CHAT_MODE,
+	// seed 003: natural, free or strict; natural by default).
+	ChatMode workflow.ChatMode
 }
 
 // ConfigFromEnv reads the configuration; errors name the variable at fault.
@@ -73,6 +77,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.Research, err = researchConfigFromEnv(getenv); err != nil {
 		return c, err
+	}
+	c.ChatMode = workflow.ModeNatural
+	if v := getenv("CHAT_MODE"); v != "" {
+		m, ok := workflow.ParseChatMode(v)
+		if !ok {
+			return c, fmt.Errorf("CHAT_MODE=%q: want natural, free or strict", v)
+		}
+		c.ChatMode = m
 	}
 	return c, nil
 }
@@ -148,7 +160,7 @@ func New(c Config, b Backends) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: model client: %w", err)
 	}
-	reg := tools.NewRegistry(quiz.New(model))
+	reg := tools.NewRegistry(quiz.New(model), guide.Tool())
 	reg.Add(b.Tools...)
 	ag := agent.New(model, reg, b.Store, b.Log, agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush})
 	app := &App{Config: c, Model: model, Tools: reg, Agent: ag,
@@ -182,7 +194,7 @@ func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 // Edge returns the HTTP edge over starter.
 func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	return edge.New(a.Store, a.Log, st, a.Authenticator(), edge.Options{Logger: a.Logger,
-		Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout, Checks: checks})
+		Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout, ChatMode: a.Config.ChatMode, Checks: checks})
 }
 
 // Task is a workflow task handler on raw JSON, as Step Functions calls it.

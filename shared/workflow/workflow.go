@@ -19,11 +19,46 @@ type Turn struct {
 	MessageID string `json:"messageId"`
 	Message   string `json:"message"`
 	Language  string `json:"language,omitempty"`
-	// Mode is the chat mode of seed 003 (natural, free, strict).
-	Mode    string `json:"mode,omitempty"`
-	TraceID string `json:"traceId,omitempty"`
+	// Mode is the turn's effective chat mode of seed 003 (the request's, else
+	// the server's CHAT_MODE), decided once at the edge.
+	Mode    ChatMode `json:"mode,omitempty"`
+	TraceID string   `json:"traceId,omitempty"`
 	// Context is the clarify selection or page context sent by the client.
 	Context map[string]any `json:"context,omitempty"`
+}
+
+// ChatMode is a chat mode of seed 003: how the agent treats tools and
+// off-topic requests.
+type ChatMode string
+
+// The chat modes.
+const (
+	// ModeNatural: the teaching assistant first; tools recommended; an
+	// off-topic request is answered briefly and steered back.
+	ModeNatural ChatMode = "natural"
+	// ModeFree: free conversation; tools when needed, never forced.
+	ModeFree ChatMode = "free"
+	// ModeStrict: answers about the teacher's data and artifacts rest on a
+	// tool result of the turn; guide_user always available.
+	ModeStrict ChatMode = "strict"
+)
+
+// ParseChatMode reads a mode name; "" is not a mode.
+func ParseChatMode(s string) (ChatMode, bool) {
+	switch m := ChatMode(s); m {
+	case ModeNatural, ModeFree, ModeStrict:
+		return m, true
+	}
+	return "", false
+}
+
+// Or returns m, or def when m is not a mode (a turn started before modes
+// were carried).
+func (m ChatMode) Or(def ChatMode) ChatMode {
+	if _, ok := ParseChatMode(string(m)); ok {
+		return m
+	}
+	return def
 }
 
 // ConversationState is the conversation workflow's execution input: the turn,
@@ -101,6 +136,11 @@ type RouteInput struct {
 type RouteOutput struct {
 	Path   string       `json:"path"`
 	Result RouterResult `json:"result"`
+	// Tools is the agent path's tool list (final_result aside), decided at
+	// the intent step by the chat mode (seed 003 IntentRecognition): nil
+	// from an execution started before modes, when the router's candidates
+	// decide.
+	Tools []string `json:"tools,omitempty"`
 }
 
 // AgentInput is the AgentTurn step's input.

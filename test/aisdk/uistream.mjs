@@ -15,6 +15,8 @@ const allowed = {
   'start-step': [], 'finish-step': [],
   'text-start': ['id', 'providerMetadata'], 'text-delta': ['id', 'delta', 'providerMetadata'],
   'text-end': ['id', 'providerMetadata'],
+  'reasoning-start': ['id', 'providerMetadata'], 'reasoning-delta': ['id', 'delta', 'providerMetadata'],
+  'reasoning-end': ['id', 'providerMetadata'],
   'error': ['errorText'], 'message-metadata': ['messageMetadata'], 'abort': ['reason'],
 };
 const dataKeys = ['id', 'data', 'transient'];

@@ -88,6 +88,7 @@ var envTable = map[string]string{
 	wire.EnvReplayFunction:          setSched,
 	wire.EnvScheduleRole:            setSched,
 	"TURN_TIMEOUT":                  setEdge,
+	"CHAT_MODE":                     setEdge,
 	wire.EnvBucket:                  setFiles,
 	wire.EnvJavaBaseURL:             setData,
 	wire.EnvUseMockData:             setData,
@@ -187,7 +188,7 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 	params := map[string]string{
 		"ref:Table": table, "ref:OpenAIBaseURL": model, "ref:ModelFast": "offline-fast",
 		"ref:ModelStandard": offlineModelName, "ref:ModelStrong": "offline-strong", "ref:ModelTimeout": "30s",
-		"ref:LogLevel": "info", "ref:OpenAIApiKeyParameter": testAPIKeyParam, "ref:JwtSecretParameter": testJWTParam,
+		"ref:LogLevel": "info", "ref:ChatMode": "natural", "ref:OpenAIApiKeyParameter": testAPIKeyParam, "ref:JwtSecretParameter": testJWTParam,
 		"ref:JwtIssuer": "", "ref:JwtAudience": "", "ref:ConversationStateMachine": testMachineARN,
 		"ref:FilesBucket": testBucket, "ref:JavaApiBaseUrl": "", "ref:UseMockData": "true",
 		"ref:JavaApiTokenParameter": testJavaTokenParam, "ref:BuildStateMachine": testBuildARN,

@@ -1,0 +1,55 @@
+package offlinemodel
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// A reasoning model ([[offline:reasoning]]) streams a short reasoning_content
+// before its reply; a reasoning model that misbehaves
+// ([[offline:reasoning-only]]) puts its whole answer in reasoning_content
+// and leaves the content empty (seed 003 §1.2: the client must promote it).
+
+// reason adds reasoning to the agent's and the chat path's replies when a
+// marker asks for it.
+func (c *call) reason(r reply) reply {
+	if c.kind != KindAgent && c.kind != KindChat {
+		return r
+	}
+	switch {
+	case c.has(MarkerReasoningOnly) && c.choice.Mode != "function" && c.choice.Mode != "required":
+		if len(r.toolCalls) == 0 {
+			return reply{reasoning: r.content}
+		}
+		if r.calls(finalResultTool) {
+			var fr finalResult
+			if json.Unmarshal([]byte(r.toolCalls[0].args), &fr) == nil && fr.Message != "" {
+				return reply{reasoning: fr.Message}
+			}
+		}
+		r.reasoning = c.thought(r)
+	case c.has(MarkerReasoning):
+		r.reasoning = c.thought(r)
+	}
+	return r
+}
+
+// thought is a short reasoning about what the reply does.
+func (c *call) thought(r reply) string {
+	ask := []rune(strings.TrimSpace(c.user))
+	if len(ask) > 30 {
+		ask = append(ask[:30], '…')
+	}
+	l := c.lang
+	switch {
+	case len(r.toolCalls) > 0 && r.toolCalls[0].name != finalResultTool:
+		return l.pick("老师的请求是「"+string(ask)+"」。我先调用 "+r.toolCalls[0].name+"，拿到结果再回答。",
+			"The teacher asked: “"+string(ask)+"”. I'll call "+r.toolCalls[0].name+" first and answer from its result.")
+	case c.mode == "strict":
+		return l.pick("严格模式：回答必须以本轮的工具结果为依据。现在整理回答。",
+			"Strict mode: the answer must rest on this turn's tool results. Writing it now.")
+	default:
+		return l.pick("老师的请求是「"+string(ask)+"」。信息已经够了，我来组织回答。",
+			"The teacher asked: “"+string(ask)+"”. I have what I need; writing the answer.")
+	}
+}
