@@ -153,7 +153,7 @@ var roles = map[string][]string{
 	// data tools.
 	"ResearchFunction": {setAll, setModel, setSearch},
 	// The template report (seed 002): the steps, and the socket.
-	"ReportFunction": {setAll, setModel, setFiles, setTplAPI},
+	"ReportFunction": {setAll, setModel, setData, setFiles, setTplAPI},
 	"WsFunction":     {setAll, setAuth, setTplAPI, setSteer, setSocket},
 }
 
