@@ -34,7 +34,7 @@ func (s *localServer) startData(ctx context.Context, o options, env *envOverlay)
 		env.set("JAVA_API_BASE_URL", base)
 		env.set("JAVA_API_TOKEN", token)
 	}
-	cfg, err := javaapi.ConfigFromEnv(env.get)
+	cfg, err := javaapi.ConfigFromLookup(javaapi.LookupWithProcess(env.get))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,5 +22,16 @@ func TestPrefixSlashStarts(t *testing.T) {
 				t.Errorf("%v: request path %s", env, r.Path)
 			}
 		}
+	}
+}
+
+// JAVA_API_PREFIX set to "" is refused at start with a message naming it,
+// rather than silently becoming /api.
+func TestEmptyPrefixRefused(t *testing.T) {
+	t.Setenv("JAVA_API_PREFIX", "")
+	_, err := start(context.Background(), options{Addr: "127.0.0.1:0", DataDir: t.TempDir(),
+		Getenv: func(string) string { return "" }, Logger: slog.New(slog.DiscardHandler)})
+	if err == nil || !strings.Contains(err.Error(), "JAVA_API_PREFIX") {
+		t.Fatalf("start with JAVA_API_PREFIX=\"\": err = %v, want a refusal naming the variable", err)
 	}
 }

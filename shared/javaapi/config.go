@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,6 +168,19 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		v := getenv(k)
 		return v, v != ""
 	})
+}
+
+// LookupWithProcess is a lookup for ConfigFromLookup over getenv (a
+// configuration's own view of the environment) that tells a variable the
+// process has set to "" from an unset one: JAVA_API_PREFIX="" is then
+// refused, wherever the configuration is read.
+func LookupWithProcess(getenv func(string) string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if v := getenv(k); v != "" {
+			return v, true
+		}
+		return os.LookupEnv(k)
+	}
 }
 
 // ConfigFromLookup is ConfigFromEnv with a lookup that tells a variable set

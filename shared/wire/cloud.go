@@ -336,12 +336,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 func dataTools(getenv func(string) string, logger *slog.Logger) ([]tools.Tool, *javaapi.Client, error) {
 	// Set-but-empty variables are told from unset ones where the process
 	// environment has them (JAVA_API_PREFIX="" is an error, not /api).
-	cfg, err := javaapi.ConfigFromLookup(func(k string) (string, bool) {
-		if v := getenv(k); v != "" {
-			return v, true
-		}
-		return os.LookupEnv(k)
-	})
+	cfg, err := javaapi.ConfigFromLookup(javaapi.LookupWithProcess(getenv))
 	if err != nil {
 		return nil, nil, fmt.Errorf("wire: data service: %w", err)
 	}
