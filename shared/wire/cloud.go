@@ -66,13 +66,15 @@ const (
 	// machine). The stream function, which serves the page and saved-app
 	// routes, and the replay function start page builds on it.
 	EnvBuildMachine = "BUILD_STATE_MACHINE_ARN"
-	// EnvScheduleGroup, EnvReplayFunction and EnvScheduleRole configure the
-	// saved apps' EventBridge Scheduler schedules (all three or none): the
-	// schedule group, the replay function they invoke, and the role they
-	// assume to invoke it. The function that saves apps needs them.
-	EnvScheduleGroup  = "APP_SCHEDULE_GROUP"
-	EnvReplayFunction = "REPLAY_FUNCTION_ARN"
-	EnvScheduleRole   = "APP_SCHEDULE_ROLE_ARN"
+	// EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole and
+	// EnvScheduleDeadLetter configure the saved apps' EventBridge Scheduler
+	// schedules (all four or none): the schedule group, the replay function
+	// they invoke, the role they assume to invoke it, and the SQS queue of
+	// the deliveries that failed. The function that saves apps needs them.
+	EnvScheduleGroup      = "APP_SCHEDULE_GROUP"
+	EnvReplayFunction     = "REPLAY_FUNCTION_ARN"
+	EnvScheduleRole       = "APP_SCHEDULE_ROLE_ARN"
+	EnvScheduleDeadLetter = "APP_SCHEDULE_DLQ_ARN"
 	// EnvAPIKeyParameter names an SSM SecureString parameter holding
 	// OPENAI_API_KEY, read at cold start when OPENAI_API_KEY is not set.
 	EnvAPIKeyParameter = "OPENAI_API_KEY_PARAMETER"
@@ -119,6 +121,7 @@ type CloudConfig struct {
 	ScheduleGroup      string
 	ReplayFunction     string
 	ScheduleRole       string
+	ScheduleDeadLetter string
 	APIKeyParameter    string
 	JWTSecretParameter string
 	JavaTokenParameter string
@@ -140,6 +143,7 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 		ScheduleGroup:       strings.TrimSpace(getenv(EnvScheduleGroup)),
 		ReplayFunction:      strings.TrimSpace(getenv(EnvReplayFunction)),
 		ScheduleRole:        strings.TrimSpace(getenv(EnvScheduleRole)),
+		ScheduleDeadLetter:  strings.TrimSpace(getenv(EnvScheduleDeadLetter)),
 		APIKeyParameter:     strings.TrimSpace(getenv(EnvAPIKeyParameter)),
 		JWTSecretParameter:  strings.TrimSpace(getenv(EnvJWTSecretParameter)),
 		JavaTokenParameter:  strings.TrimSpace(getenv(EnvJavaTokenParameter)),
@@ -148,9 +152,10 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 	if c.Table == "" {
 		return c, fmt.Errorf("wire: %s is required (the DynamoDB table)", EnvTable)
 	}
-	if some, all := c.ScheduleGroup != "" || c.ReplayFunction != "" || c.ScheduleRole != "",
-		c.ScheduleGroup != "" && c.ReplayFunction != "" && c.ScheduleRole != ""; some && !all {
-		return c, fmt.Errorf("wire: %s, %s and %s go together (the saved apps' schedules)", EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole)
+	if some, all := c.ScheduleGroup != "" || c.ReplayFunction != "" || c.ScheduleRole != "" || c.ScheduleDeadLetter != "",
+		c.ScheduleGroup != "" && c.ReplayFunction != "" && c.ScheduleRole != "" && c.ScheduleDeadLetter != ""; some && !all {
+		return c, fmt.Errorf("wire: %s, %s, %s and %s go together (the saved apps' schedules)",
+			EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole, EnvScheduleDeadLetter)
 	}
 	switch v := strings.ToUpper(strings.TrimSpace(getenv(EnvConversationMachineType))); v {
 	case "", MachineExpress:
@@ -292,9 +297,9 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	}
 	if cc.ScheduleGroup != "" {
 		c.Schedules, err = appschedule.New(scheduler.NewFromConfig(awsCfg, o.Scheduler...),
-			appschedule.Options{Group: cc.ScheduleGroup, Target: cc.ReplayFunction, Role: cc.ScheduleRole})
+			appschedule.Options{Group: cc.ScheduleGroup, Target: cc.ReplayFunction, Role: cc.ScheduleRole, DeadLetter: cc.ScheduleDeadLetter})
 		if err != nil {
-			return nil, fmt.Errorf("wire: %s, %s, %s: %w", EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole, err)
+			return nil, fmt.Errorf("wire: %s, %s, %s, %s: %w", EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole, EnvScheduleDeadLetter, err)
 		}
 	}
 	return c, nil

@@ -65,6 +65,7 @@ var envTable = map[string]string{
 	wire.EnvScheduleGroup:           setSched,
 	wire.EnvReplayFunction:          setSched,
 	wire.EnvScheduleRole:            setSched,
+	wire.EnvScheduleDeadLetter:      setSched,
 	"TURN_TIMEOUT":                  setEdge,
 	wire.EnvBucket:                  setFiles,
 	wire.EnvJavaBaseURL:             setModel, // the model's tools include the data tools
@@ -78,7 +79,7 @@ var envTable = map[string]string{
 	"JAVA_API_BREAKER_FAILURES":     setCode,
 	"JAVA_API_BREAKER_RESET":        setCode,
 	"JAVA_API_CLASS_CACHE_TTL":      setCode,
-	"JAVA_API_FALLBACK_TO_MOCK":     setCode,
+	"JAVA_API_FALLBACK_TO_MOCK":     setModel, // off in AWS unless the operator turns it on
 	"JAVA_API_PATHS":                setCode,
 	"JAVA_API_TOKEN":                setNever, // read from JAVA_API_TOKEN_PARAMETER
 	"LLM_MAX_RETRIES":               setCode,
@@ -117,6 +118,7 @@ const (
 	testScheduleGroup  = "insightedge-test-AppSchedules"
 	testReplayARN      = "arn:aws:lambda:us-east-1:123456789012:function:insightedge-test-ReplayFunction"
 	testScheduleRole   = "arn:aws:iam::123456789012:role/insightedge-test-AppScheduleRole"
+	testScheduleDLQ    = "arn:aws:sqs:us-east-1:123456789012:insightedge-test-AppScheduleDeadLetters"
 	testAPIKeyParam    = "/insightedge/test/openai-api-key"
 	testJWTParam       = "/insightedge/test/jwt-secret"
 	testJWTSecret      = "insightedge-sample-secret"
@@ -139,7 +141,8 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"ref:FilesBucket": testBucket, "ref:JavaApiBaseUrl": "", "ref:UseMockData": "true",
 		"ref:JavaApiTokenParameter": testJavaTokenParam, "ref:BuildStateMachine": testBuildARN,
 		"ref:AppSchedules": testScheduleGroup, "getatt:ReplayFunction.Arn": testReplayARN,
-		"getatt:AppScheduleRole.Arn": testScheduleRole,
+		"getatt:AppScheduleRole.Arn": testScheduleRole, "getatt:AppScheduleDeadLetters.Arn": testScheduleDLQ,
+		"ref:DataFallbackToMock": "false",
 	}
 	out := map[string]string{}
 	for k, v := range env {
