@@ -200,6 +200,21 @@ func (a *App) ConversationTasks() map[string]Task {
 	}
 }
 
+// Task is the handler of the workflow task named sub (its
+// DefinitionSubstitutions name, e.g. "RouterFunctionArn") for a Lambda
+// main: the same adapter the local run registers with its interpreter, so
+// that every log line of the step carries the turn's sessionId, turnId and
+// traceId in AWS as it does locally.
+func (a *App) Task(sub string) (Task, error) {
+	if t, ok := a.ConversationTasks()[sub]; ok {
+		return t, nil
+	}
+	if t, ok := a.BuildTasks()[sub]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("wire: no workflow task %q", sub)
+}
+
 // BuildTasks are the Build workflow's tasks, keyed by the
 // DefinitionSubstitutions names of infra/statemachines/build.asl.json.
 func (a *App) BuildTasks() map[string]Task {

@@ -27,6 +27,7 @@ import (
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -274,7 +275,9 @@ func (s *suite) testFunctions(t *testing.T) {
 
 	var started []*emulated
 	start := func(dir, resource string) *emulated {
-		e := emulate(t, rie, filepath.Join(bins, dir), s.functionEnv(t, resource, table, ssmURL))
+		env := s.functionEnv(t, resource, table, ssmURL)
+		env[wire.EnvLogLevel] = "debug" // every line a step may write, checked by checkStepLogs
+		e := emulate(t, rie, filepath.Join(bins, dir), env)
 		started = append(started, e)
 		return e
 	}
@@ -354,6 +357,12 @@ func (s *suite) testFunctions(t *testing.T) {
 	}
 	t.Logf("buildstep planned %q: %+v", build.Message, plan)
 
+	// Every log line a step wrote names the turn, as locally (the mains
+	// start the steps through wire's task adapter).
+	for _, e := range started {
+		checkStepLogs(t, e, turn)
+	}
+
 	// What the functions did, as the edge will read it.
 	ended, err := tbl.Sessions().GetTurn(context.Background(), turn.SessionID, turn.TurnID)
 	if err != nil || ended.Status != session.TurnCompleted {
@@ -417,4 +426,35 @@ func chunkTypes(t *testing.T, evs []eventlog.Event) []string {
 		out[i] = c.Type
 	}
 	return out
+}
+
+// checkStepLogs checks the JSON log lines (log/slog, with "service") that a
+// step function wrote under the emulator: each names its session and turn,
+// and carries the trace id attribute; a function that logged nothing fails,
+// since the check would then prove nothing.
+func checkStepLogs(t *testing.T, e *emulated, turn workflow.Turn) {
+	t.Helper()
+	if e.name == "api" {
+		return // an HTTP function: its lines name requests, not turns
+	}
+	n := 0
+	for _, line := range strings.Split(e.logs.String(), "\n") {
+		var rec map[string]any
+		if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &rec) != nil || rec["service"] == nil || rec["msg"] == nil {
+			continue // the emulator's own lines, EMF metric lines
+		}
+		if _, emf := rec["_aws"]; emf {
+			continue
+		}
+		n++
+		sid, _ := rec["sessionId"].(string)
+		tid, _ := rec["turnId"].(string)
+		_, hasTrace := rec["traceId"]
+		if sid != turn.SessionID || !strings.HasPrefix(tid, turn.TurnID) || !hasTrace {
+			t.Errorf("%s logged a line without its turn's ids (sessionId, turnId, traceId): %s", e.name, line)
+		}
+	}
+	if n == 0 {
+		t.Errorf("%s wrote no log line of its step (LOG_LEVEL debug)", e.name)
+	}
 }

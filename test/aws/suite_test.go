@@ -156,7 +156,7 @@ func archs() []string {
 // binaries builds every function for every architecture, once per test
 // run, one `go build` per architecture (the go command builds the packages
 // of one run in parallel, at most 2 at a time here) into a temporary
-// directory: GOOS=linux CGO_ENABLED=0, -tags lambda.norpc, stripped. It
+// directory: GOOS=linux CGO_ENABLED=0, -tags lambda.norpc, as sam build does. It
 // returns GOARCH → directory holding one binary per function, named after
 // it (SAM names it bootstrap in the function's artifact directory).
 func (s *suite) binaries(t *testing.T) map[string]string {
@@ -172,7 +172,8 @@ func (s *suite) binaries(t *testing.T) map[string]string {
 		for _, arch := range archs() {
 			out := filepath.Join(dir, arch)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			cmd := exec.CommandContext(ctx, "go", "build", "-p", "2", "-tags", "lambda.norpc", "-ldflags", "-s -w",
+			// As `sam build` builds them (BuildMethod go1.x): not stripped.
+			cmd := exec.CommandContext(ctx, "go", "build", "-p", "2", "-tags", "lambda.norpc",
 				"-o", out+string(filepath.Separator), "./functions/...")
 			cmd.Dir = s.repo
 			cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch, "CGO_ENABLED=0")
