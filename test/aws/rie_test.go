@@ -265,7 +265,7 @@ func (s *suite) functionEnv(t *testing.T, resource, table, ssmURL string) map[st
 // function with an HTTP API event.
 func (s *suite) testFunctions(t *testing.T) {
 	rie := rieBinary(t)
-	bins := s.binaries(t)[runtime.GOARCH]
+	bins := s.imageBinaries(t) // taken out of the function images
 	dyn := s.dynalite(t)
 	table := dyn.NewTable(t)
 	tbl := dynamostore.New(dyn.Client, table, dynamostore.Options{})

@@ -79,7 +79,13 @@ type template struct {
 
 func openTemplate(t *testing.T, repo string) template {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repo, "template.yaml"))
+	return openTemplateFile(t, repo, "template.yaml")
+}
+
+// openTemplateFile reads another template of the repository the same way.
+func openTemplateFile(t *testing.T, repo, file string) template {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repo, file))
 	if err != nil {
 		t.Fatal(err)
 	}
