@@ -22,7 +22,10 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -60,11 +63,14 @@ const (
 // FontPath is where the PDF writer finds its font (shared/office/pdf).
 const FontPath = "/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf"
 
-// File is one regular file of an image.
+// File is one regular file of an image: Data, or the host file Source
+// (read each time the layer is, so that big binaries are not held in
+// memory).
 type File struct {
-	Path string // absolute
-	Mode int64  // permission bits
-	Data []byte
+	Path   string // absolute
+	Mode   int64  // permission bits
+	Data   []byte
+	Source string
 }
 
 // Spec describes one single-platform image.
@@ -84,10 +90,13 @@ type Spec struct {
 // Function is the Lambda image of a function binary for arch; font, when
 // not nil, is added at FontPath (the tool and buildstep functions write
 // PDFs).
-func Function(name, arch string, bootstrap, font []byte) (v1.Image, error) {
-	files := []File{{Path: Bootstrap, Mode: 0o755, Data: bootstrap}}
+func Function(name, arch string, bootstrap File, font *File) (v1.Image, error) {
+	bootstrap.Path, bootstrap.Mode = Bootstrap, 0o755
+	files := []File{bootstrap}
 	if font != nil {
-		files = append(files, File{Path: FontPath, Mode: 0o644, Data: font})
+		f := *font
+		f.Path, f.Mode = FontPath, 0o644
+		files = append(files, f)
 	}
 	return Build(Spec{
 		Arch:       arch,
@@ -111,10 +120,13 @@ func Function(name, arch string, bootstrap, font []byte) (v1.Image, error) {
 // Product is the image of the whole local product: the `go run ./local`
 // server with its embedded store in ProductData, listening on all
 // interfaces of the container at ProductPort.
-func Product(arch string, binary, font []byte) (v1.Image, error) {
-	files := []File{{Path: ProductBinary, Mode: 0o755, Data: binary}}
+func Product(arch string, binary File, font *File) (v1.Image, error) {
+	binary.Path, binary.Mode = ProductBinary, 0o755
+	files := []File{binary}
 	if font != nil {
-		files = append(files, File{Path: FontPath, Mode: 0o644, Data: font})
+		f := *font
+		f.Path, f.Mode = FontPath, 0o644
+		files = append(files, f)
 	}
 	return Build(Spec{
 		Arch:       arch,
@@ -144,11 +156,16 @@ func Build(s Spec) (v1.Image, error) {
 	if s.Arch != "arm64" && s.Arch != "amd64" {
 		return nil, fmt.Errorf("images: architecture %q: want arm64 or amd64", s.Arch)
 	}
-	data, err := layerTar(s.Files, s.Dirs)
+	names, byPath, owned, err := plan(s.Files, s.Dirs)
 	if err != nil {
 		return nil, err
 	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil },
+	opener := func() (io.ReadCloser, error) {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writeTar(pw, names, byPath, owned)) }()
+		return pr, nil
+	}
+	layer, err := tarball.LayerFromOpener(opener,
 		tarball.WithMediaType(types.OCILayer), tarball.WithCompressionLevel(gzip.DefaultCompression))
 	if err != nil {
 		return nil, fmt.Errorf("images: layer: %w", err)
@@ -193,11 +210,10 @@ func Build(s Spec) (v1.Image, error) {
 	return img, nil
 }
 
-// layerTar is the layer's tar: every parent directory, then the files, in
-// path order, with fixed times and owners, so that the same files give the
-// same bytes.
-func layerTar(files []File, dirs []string) ([]byte, error) {
-	owned := map[string]bool{} // directories the user may write
+// plan lists the layer's entries: every parent directory and the files,
+// in path order; owned are the directories the user may write.
+func plan(files []File, dirs []string) ([]string, map[string]File, map[string]bool, error) {
+	owned := map[string]bool{}
 	all := map[string]bool{}
 	addParents := func(p string) {
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
@@ -213,53 +229,71 @@ func layerTar(files []File, dirs []string) ([]byte, error) {
 	for _, f := range files {
 		p := path.Clean(f.Path)
 		if !path.IsAbs(p) {
-			return nil, fmt.Errorf("images: %q is not an absolute path", f.Path)
+			return nil, nil, nil, fmt.Errorf("images: %q is not an absolute path", f.Path)
 		}
 		if _, dup := byPath[p]; dup {
-			return nil, fmt.Errorf("images: %s twice", p)
+			return nil, nil, nil, fmt.Errorf("images: %s twice", p)
+		}
+		if f.Source != "" {
+			if _, err := os.Stat(f.Source); err != nil {
+				return nil, nil, nil, fmt.Errorf("images: %s: %w", p, err)
+			}
 		}
 		byPath[p] = f
 		addParents(p)
 	}
-	var names []string
-	for d := range all {
-		names = append(names, d)
-	}
+	names := slices.Collect(maps.Keys(all))
 	for p := range byPath {
 		names = append(names, p)
 	}
 	slices.Sort(names)
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
+	return names, byPath, owned, nil
+}
+
+// writeTar writes the layer's tar with fixed times and owners, so that the
+// same files give the same bytes.
+func writeTar(w io.Writer, names []string, byPath map[string]File, owned map[string]bool) error {
+	tw := tar.NewWriter(w)
 	epoch := time.Unix(0, 0).UTC()
 	for _, n := range names {
 		name := strings.TrimPrefix(n, "/")
-		if f, ok := byPath[n]; ok {
-			hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: f.Mode, Size: int64(len(f.Data)),
-				ModTime: epoch, Format: tar.FormatPAX}
-			if err := tw.WriteHeader(hdr); err != nil {
-				return nil, err
+		f, ok := byPath[n]
+		if !ok {
+			hdr := &tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: 0o755, ModTime: epoch, Format: tar.FormatPAX}
+			if owned[n] {
+				hdr.Uid, hdr.Gid = uid, gid
+				if n == "/tmp" {
+					hdr.Mode = 0o1777
+				}
 			}
-			if _, err := tw.Write(f.Data); err != nil {
-				return nil, err
+			if err := tw.WriteHeader(hdr); err != nil {
+				return err
 			}
 			continue
 		}
-		hdr := &tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: 0o755, ModTime: epoch, Format: tar.FormatPAX}
-		if owned[n] {
-			hdr.Uid, hdr.Gid = uid, gid
-			if n == "/tmp" {
-				hdr.Mode = 0o1777
+		var r io.Reader = bytes.NewReader(f.Data)
+		size := int64(len(f.Data))
+		if f.Source != "" {
+			src, err := os.Open(f.Source)
+			if err != nil {
+				return err
 			}
+			defer src.Close()
+			st, err := src.Stat()
+			if err != nil {
+				return err
+			}
+			r, size = src, st.Size()
 		}
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: f.Mode, Size: size, ModTime: epoch, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, err
+			return err
+		}
+		if _, err := io.Copy(tw, r); err != nil {
+			return err
 		}
 	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return tw.Close()
 }
 
 // ReadFile returns the file at p of img's filesystem (its layers, later
@@ -288,8 +322,25 @@ func ReadFile(img v1.Image, p string) ([]byte, int64, error) {
 const ProductName = "local"
 
 // Binaries are the static linux binaries of one architecture, by name: one
-// per function directory (functions/<name>) and ProductName for ./local.
-type Binaries map[string][]byte
+// per function directory (functions/<name>) and ProductName for ./local;
+// a File's Path and Mode are set by the image.
+type Binaries map[string]File
+
+// BinariesIn are the binaries of dir, one per file, read from disk when
+// the images are written.
+func BinariesIn(dir string) (Binaries, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	bins := Binaries{}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			bins[e.Name()] = File{Source: filepath.Join(dir, e.Name())}
+		}
+	}
+	return bins, nil
+}
 
 // FontUsers are the images that carry the PDF font: the tool function
 // (the file tools) and the product.
@@ -297,10 +348,10 @@ var FontUsers = []string{"tool", ProductName}
 
 // All makes every image of bins for arch: Function for each function and
 // Product for ProductName; font (nil for none) goes into FontUsers.
-func All(arch string, bins Binaries, font []byte) (map[string]v1.Image, error) {
+func All(arch string, bins Binaries, font *File) (map[string]v1.Image, error) {
 	out := map[string]v1.Image{}
 	for name, bin := range bins {
-		var f []byte
+		var f *File
 		if slices.Contains(FontUsers, name) {
 			f = font
 		}

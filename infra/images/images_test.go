@@ -14,11 +14,12 @@ import (
 )
 
 func bins() images.Binaries {
-	return images.Binaries{"router": []byte("router binary"), "tool": []byte("tool binary"), images.ProductName: []byte("product binary")}
+	return images.Binaries{"router": {Data: []byte("router binary")}, "tool": {Data: []byte("tool binary")},
+		images.ProductName: {Data: []byte("product binary")}}
 }
 
 func TestFunctionImage(t *testing.T) {
-	imgs, err := images.All("arm64", bins(), []byte("font"))
+	imgs, err := images.All("arm64", bins(), &images.File{Data: []byte("font")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestFunctionImage(t *testing.T) {
 			t.Errorf("%s: entrypoint %v, want %s", name, cf.Config.Entrypoint, entry)
 		}
 		data, mode, err := images.ReadFile(img, entry)
-		if err != nil || !bytes.Equal(data, bins()[name]) || mode&0o111 == 0 {
+		if err != nil || !bytes.Equal(data, bins()[name].Data) || mode&0o111 == 0 {
 			t.Errorf("%s: %s = %q mode %o, %v; want the binary, executable", name, entry, data, mode, err)
 		}
 		_, _, fontErr := images.ReadFile(img, images.FontPath)
@@ -86,7 +87,7 @@ func TestReproducible(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := bins()
-	other["router"] = []byte("another router")
+	other["router"] = images.File{Data: []byte("another router")}
 	c, err := images.All("arm64", other, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,9 @@ import (
 	"github.com/aws/aws-xray-sdk-go/instrumentation/awsv2"
 	"github.com/aws/aws-xray-sdk-go/strategy/ctxmissing"
 	"github.com/aws/aws-xray-sdk-go/xray"
+	// Mozilla's root certificates, used only where the system has none:
+	// the container images (infra/images) have no CA bundle.
+	_ "golang.org/x/crypto/x509roots/fallback"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/apps"

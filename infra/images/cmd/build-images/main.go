@@ -68,17 +68,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 		}
 		dir = tmp
 	}
-	bins, err := readBinaries(dir)
+	bins, err := images.BinariesIn(dir)
 	if err != nil {
 		return err
 	}
-	var fontData []byte
+	if _, ok := bins[images.ProductName]; !ok {
+		return fmt.Errorf("%s has no %q binary (go build -o %s/ ./local)", dir, images.ProductName, dir)
+	}
+	var fontFile *images.File
 	if *font != "" {
-		if fontData, err = os.ReadFile(*font); err != nil {
+		if _, err := os.Stat(*font); err != nil {
 			return fmt.Errorf("font: %w (install fonts-lxgw-wenkai, or -font '' for images without PDF)", err)
 		}
+		fontFile = &images.File{Source: *font}
 	}
-	imgs, err := images.All(*arch, bins, fontData)
+	imgs, err := images.All(*arch, bins, fontFile)
 	if err != nil {
 		return err
 	}
@@ -130,27 +134,4 @@ func build(ctx context.Context, arch, dir string) error {
 		return fmt.Errorf("go build (from the repository root): %w", err)
 	}
 	return nil
-}
-
-// readBinaries reads every file of dir as a binary named after it.
-func readBinaries(dir string) (images.Binaries, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	bins := images.Binaries{}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		bins[e.Name()] = data
-	}
-	if _, ok := bins[images.ProductName]; !ok {
-		return nil, fmt.Errorf("%s has no %q binary (go build -o %s/ ./local)", dir, images.ProductName, dir)
-	}
-	return bins, nil
 }
