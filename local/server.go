@@ -18,6 +18,7 @@ import (
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/obs"
@@ -96,7 +97,10 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	if metrics == nil {
 		metrics = io.Discard
 	}
-	s.App, err = wire.New(cfg, wire.Backends{Store: s.db.Sessions(), Log: s.db.Events(), Tools: append(data, files...),
+	// Large records in the file store, as the functions keep them in S3
+	// (bbolt itself has no item limit; the same code path runs).
+	store := claimcheck.Wrap(s.db.Sessions(), s.Files, 0)
+	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.db.Events(), Tools: append(data, files...),
 		Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
 	if err != nil {
 		return s, err

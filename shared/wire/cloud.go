@@ -38,6 +38,7 @@ import (
 	"github.com/insightedge/insightedge/shared/appschedule"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/blueprint/launch"
+	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
@@ -60,6 +61,9 @@ const (
 	// EnvBucket names the S3 bucket of generated files (optional: without
 	// it the file tools are not registered).
 	EnvBucket = "BUCKET_NAME"
+	// EnvRecordsBucket names the S3 bucket that holds the session records
+	// too large for a DynamoDB item (shared/claimcheck, under records/).
+	EnvRecordsBucket = "RECORDS_BUCKET"
 	// EnvConversationMachine is the conversation state machine's ARN
 	// (required by the edge functions, which start turns).
 	EnvConversationMachine = "CONVERSATION_STATE_MACHINE_ARN"
@@ -116,6 +120,7 @@ const (
 type CloudConfig struct {
 	Table               string
 	Bucket              string
+	RecordsBucket       string
 	ConversationMachine string
 	ConversationExpress bool
 	BuildMachine        string
@@ -141,6 +146,7 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 	c := CloudConfig{
 		Table:               strings.TrimSpace(getenv(EnvTable)),
 		Bucket:              strings.TrimSpace(getenv(EnvBucket)),
+		RecordsBucket:       strings.TrimSpace(getenv(EnvRecordsBucket)),
 		ConversationMachine: strings.TrimSpace(getenv(EnvConversationMachine)),
 		BuildMachine:        strings.TrimSpace(getenv(EnvBuildMachine)),
 		ScheduleGroup:       strings.TrimSpace(getenv(EnvScheduleGroup)),
@@ -217,6 +223,7 @@ type CloudOptions struct {
 	SSM           []func(*ssm.Options)
 	StepFunctions []func(*sfn.Options)
 	Scheduler     []func(*scheduler.Options)
+	S3            []func(*s3.Options)
 }
 
 // FromEnv builds the graph from the Lambda environment through getenv
@@ -262,7 +269,16 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
-	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
+	var store session.Store = table.Sessions()
+	var s3c *s3.Client
+	if cc.RecordsBucket != "" || cc.Bucket != "" {
+		s3c = s3.NewFromConfig(awsCfg, o.S3...)
+	}
+	if cc.RecordsBucket != "" {
+		// Records over a DynamoDB item's size go to the bucket.
+		store = claimcheck.Wrap(store, blob.NewS3(s3c, cc.RecordsBucket), 0)
+	}
+	b := Backends{Store: store, Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
 		Logger: logger, HTTPClient: httpClient}
 	if cc.Data {
 		data, err := dataTools(env, logger)
@@ -272,7 +288,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 		b.Tools = append(b.Tools, data...)
 	}
 	if cc.Bucket != "" {
-		c.Blob = blob.NewS3(s3.NewFromConfig(awsCfg), cc.Bucket)
+		c.Blob = blob.NewS3(s3c, cc.Bucket)
 		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger})...)
 	}
 	if c.App, err = New(cfg, b); err != nil {

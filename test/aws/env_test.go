@@ -49,6 +49,7 @@ const (
 // template sets one that no code reads.
 var envTable = map[string]string{
 	wire.EnvTable:                   setAll,
+	wire.EnvRecordsBucket:           setAll,
 	"OPENAI_BASE_URL":               setAll,
 	"LLM_MODEL_FAST":                setAll,
 	"LLM_MODEL_STANDARD":            setAll,
@@ -381,9 +382,13 @@ func TestTemplatePolicies(t *testing.T) {
 					want[a] = []string{"getatt:Table.Arn"}
 				}
 			}
+			if fn.Env[wire.EnvRecordsBucket] == "ref:FilesBucket" {
+				want["s3:GetObject"] = []string{"sub:${FilesBucket.Arn}/records/*"}
+				want["s3:PutObject"] = []string{"sub:${FilesBucket.Arn}/records/*"}
+			}
 			if fn.Env[wire.EnvBucket] == "ref:FilesBucket" {
-				want["s3:GetObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"}
-				want["s3:PutObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"}
+				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
+				want["s3:PutObject"] = append(want["s3:PutObject"], "sub:${FilesBucket.Arn}/teachers/*")
 				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
 			}
 			if m := fn.Env[wire.EnvConversationMachine]; m != "" {
