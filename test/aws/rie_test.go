@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/insightedge/insightedge/infra/sample"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -210,10 +211,7 @@ func (s *suite) sampleEvent(t *testing.T, name string, want any) []byte {
 }
 
 // The sample turn of events/*.json.
-func sampleTurn() workflow.Turn {
-	return workflow.Turn{SessionID: "conv-sample", TurnID: "turn-sample", TeacherID: "t-001",
-		MessageID: "msg-sample", Message: "出 5 道牛顿第一定律的选择题", Language: "zh"}
-}
+func sampleTurn() workflow.Turn { return sample.Turn }
 
 // seedTurn does what the edge does before it starts a workflow: the
 // session, the running turn, and the start chunk of its stream.

@@ -222,6 +222,7 @@ func TestEmulators(t *testing.T) {
 	t.Run("Images", s.testImages)
 	t.Run("ASLValidator", s.testASLValidator)
 	t.Run("Functions", s.testFunctions)
+	t.Run("SamLocal", s.testSamLocal)
 	t.Run("StreamTurn", s.testStreamTurn)
 	t.Run("Workflow", s.testWorkflowEquivalence)
 	t.Run("BuildFunctions", s.testBuildFunctions)

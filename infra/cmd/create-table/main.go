@@ -2,7 +2,12 @@
 // (dynamostore.CreateTableInput: the same keys as template.yaml's Table) in
 // a local DynamoDB, for `sam local invoke` against DynamoDB Local:
 //
-//	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001 go run ./infra/cmd/create-table insightedge-local
+//	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001 go run ./infra/cmd/create-table -sample insightedge-local
+//
+// With -sample it also stores what the edge stores before it starts a
+// turn's workflow for the sample turn of events/*.json (its session, the
+// running turn and the first event of its stream), so that the task
+// functions can be invoked with those events in order.
 //
 // It refuses to run without AWS_ENDPOINT_URL_DYNAMODB, so that it never
 // creates a table in an AWS account (the stack owns that one). A table that
@@ -12,6 +17,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -22,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/insightedge/insightedge/infra/sample"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 )
 
@@ -33,8 +40,14 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string) error {
+	fs := flag.NewFlagSet("create-table", flag.ContinueOnError)
+	withSample := fs.Bool("sample", false, "also store the sample turn of events/*.json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	args = fs.Args()
 	if len(args) != 1 {
-		return errors.New("usage: create-table <table name>")
+		return errors.New("usage: create-table [-sample] <table name>")
 	}
 	endpoint := getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if endpoint == "" {
@@ -54,10 +67,16 @@ func run(ctx context.Context, args []string, getenv func(string) string) error {
 	switch {
 	case errors.As(err, &exists):
 		fmt.Printf("table %s exists at %s\n", args[0], endpoint)
-		return nil
 	case err != nil:
 		return fmt.Errorf("create %s at %s: %w", args[0], endpoint, err)
+	default:
+		fmt.Printf("created table %s at %s\n", args[0], endpoint)
 	}
-	fmt.Printf("created table %s at %s\n", args[0], endpoint)
+	if *withSample {
+		if err := sample.Seed(ctx, dynamostore.New(db, args[0], dynamostore.Options{})); err != nil {
+			return err
+		}
+		fmt.Printf("stored the sample turn %s of session %s\n", sample.Turn.TurnID, sample.Turn.SessionID)
+	}
 	return nil
 }

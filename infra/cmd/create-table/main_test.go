@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/insightedge/insightedge/infra/sample"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 )
@@ -19,7 +20,7 @@ func TestCreateTable(t *testing.T) {
 	env := map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": srv.Endpoint}
 	ctx := context.Background()
 	for range 2 { // the second run finds it
-		if err := run(ctx, []string{"insightedge-local"}, func(k string) string { return env[k] }); err != nil {
+		if err := run(ctx, []string{"-sample", "insightedge-local"}, func(k string) string { return env[k] }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -30,6 +31,10 @@ func TestCreateTable(t *testing.T) {
 	want := dynamostore.CreateTableInput("insightedge-local")
 	if len(out.Table.KeySchema) != len(want.KeySchema) || *out.Table.KeySchema[0].AttributeName != *want.KeySchema[0].AttributeName {
 		t.Errorf("keys %+v, want %+v", out.Table.KeySchema, want.KeySchema)
+	}
+	turn, err := dynamostore.New(srv.Client, "insightedge-local", dynamostore.Options{}).Sessions().GetTurn(ctx, sample.Turn.SessionID, sample.Turn.TurnID)
+	if err != nil || turn.MessageID != sample.Turn.MessageID {
+		t.Errorf("the sample turn: %+v, %v", turn, err)
 	}
 	err = run(ctx, []string{"insightedge-local"}, func(string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "AWS_ENDPOINT_URL_DYNAMODB") {
