@@ -46,6 +46,7 @@ type localServer struct {
 	Files   *blob.FS
 	App     *wire.App
 	Edge    *edge.Server
+	metrics *obs.EMF
 	Build   *buildRuntime
 	runner  *runner
 	db      *boltstore.DB
@@ -100,8 +101,9 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	// Large records in the file store, as the functions keep them in S3
 	// (bbolt itself has no item limit; the same code path runs).
 	store := claimcheck.Wrap(s.db.Sessions(), s.Files, 0)
+	s.metrics = obs.NewEMF(metrics, "InsightEdge")
 	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.db.Events(), Tools: append(data, files...),
-		Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
+		Metrics: s.metrics, Logger: o.Logger})
 	if err != nil {
 		return s, err
 	}
@@ -151,7 +153,8 @@ func (s *localServer) serve(o options) error {
 	s.Build.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The turn latencies, as in AWS (wire.CloudApp.EdgeHandler).
+	s.http = &http.Server{Handler: edge.TurnLatency(mux, s.metrics, nil), ReadHeaderTimeout: 10 * time.Second}
 	ln := s.ln
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -208,6 +208,9 @@ type CloudApp struct {
 	// Schedules keeps the saved apps' EventBridge Scheduler schedules; nil
 	// without APP_SCHEDULE_GROUP.
 	Schedules edge.ScheduleSync
+	// Metrics writes the EMF metric lines (the steps' counts, the edge's
+	// latencies).
+	Metrics *obs.EMF
 }
 
 // CloudOptions adjust FromEnv for tests; the zero value is production.
@@ -278,8 +281,9 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 		// Records over a DynamoDB item's size go to the bucket.
 		store = claimcheck.Wrap(store, blob.NewS3(s3c, cc.RecordsBucket), 0)
 	}
-	b := Backends{Store: store, Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
-		Logger: logger, HTTPClient: httpClient}
+	emf := obs.NewEMF(o.Output, "InsightEdge")
+	c.Metrics = emf
+	b := Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient}
 	if cc.Data {
 		data, err := dataTools(env, logger)
 		if err != nil {
@@ -451,7 +455,8 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 		c.Pages(l).Mount(mux)
 		c.App.Apps(c.AppStore, c.Replayer(c.AppStore, l), c.Schedules).Mount(mux)
 	}
-	return Recover(mux, c.Logger), nil
+	// Turn latencies (time to first text, turn time) as the client sees them.
+	return Recover(edge.TurnLatency(mux, c.Metrics, nil), c.Logger), nil
 }
 
 // ReplayMargin is how long before the function's deadline a replay stops
