@@ -48,8 +48,11 @@ const (
 // variable missing here, when a function lacks one it needs, or when the
 // template sets one that no code reads.
 var envTable = map[string]string{
-	wire.EnvTable:                   setAll,
-	wire.EnvRecordsBucket:           setAll,
+	wire.EnvTable:         setAll,
+	wire.EnvRecordsBucket: setAll,
+	// The AWS SDK reads it from the process: empty in AWS, DynamoDB Local
+	// under sam local (events/env-local.json).
+	"AWS_ENDPOINT_URL_DYNAMODB":     setAll,
 	"OPENAI_BASE_URL":               setAll,
 	"LLM_MODEL_FAST":                setAll,
 	"LLM_MODEL_STANDARD":            setAll,

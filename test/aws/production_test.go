@@ -2,15 +2,21 @@ package awstest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // cfnLintVersion is what .ci/run installs when cfn-lint is missing.
@@ -172,6 +178,131 @@ func TestTemplateImage(t *testing.T) {
 		}
 		if len(fn.Env) != len(z.Env) {
 			t.Errorf("%s: environment differs from template.yaml's", name)
+		}
+	}
+}
+
+// emittedMetrics are the metric names the code writes in the InsightEdge
+// namespace: every Count("…") in shared/, and the edge's latencies.
+func emittedMetrics(t *testing.T, repo string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{edge.MetricTurnTime: true, edge.MetricTimeToFirstText: true}
+	re := regexp.MustCompile(`\.Count\("([A-Za-z]+)"`)
+	err := filepath.WalkDir(filepath.Join(repo, "shared"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		for _, m := range re.FindAllSubmatch(data, -1) {
+			out[string(m[1])] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTemplateOperatorView checks the dashboard and the alarms: they read
+// only metrics the code emits, with dimension values the code uses; the
+// dashboard shows P50, P90 and P99 of the turn time and of the time to
+// first text and the seed's acceptance rates; the false-promise and error
+// rate alarms notify the alarm topic.
+func TestTemplateOperatorView(t *testing.T) {
+	repo := repoRoot(t)
+	tp := openTemplate(t, repo)
+	emitted := emittedMetrics(t, repo)
+	for _, m := range []string{"Turn", "ToolCall", "Validation", "FalsePromise"} {
+		if !emitted[m] {
+			t.Fatalf("the code no longer emits %s: %v", m, emitted)
+		}
+	}
+	dimValues := map[string][]string{
+		"status":  {string(session.TurnCompleted), string(session.TurnFailed), string(session.TurnStopped), "success"},
+		"verdict": {workflow.VerdictOK, workflow.VerdictRetry, workflow.VerdictAccept, workflow.VerdictGiveUp},
+	}
+
+	body, _ := tp.properties("Dashboard")["DashboardBody"].(string)
+	body = regexp.MustCompile(`\$\{[^}]+\}`).ReplaceAllString(strings.TrimPrefix(body, "sub:"), "1")
+	var dash struct {
+		Widgets []struct {
+			Properties struct {
+				Title   string
+				Metrics [][]any
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &dash); err != nil {
+		t.Fatalf("DashboardBody is not JSON: %v", err)
+	}
+	stats := map[string][]string{}
+	var labels []string
+	for _, w := range dash.Widgets {
+		for _, row := range w.Properties.Metrics {
+			if opts, ok := row[len(row)-1].(map[string]any); ok {
+				if l, ok := opts["label"].(string); ok && opts["expression"] != nil {
+					labels = append(labels, l)
+				}
+				if len(row) > 1 && row[0] == "InsightEdge" {
+					if st, ok := opts["stat"].(string); ok {
+						stats[row[1].(string)] = append(stats[row[1].(string)], st)
+					}
+				}
+			}
+			if len(row) < 2 || row[0] != "InsightEdge" {
+				continue
+			}
+			name, _ := row[1].(string)
+			if !emitted[name] {
+				t.Errorf("dashboard %q reads InsightEdge/%s, which no code emits", w.Properties.Title, name)
+			}
+			for i := 2; i+1 < len(row); i += 2 {
+				k, _ := row[i].(string)
+				v, _ := row[i+1].(string)
+				if !slices.Contains(dimValues[k], v) {
+					t.Errorf("dashboard %q reads %s %s=%s, a value the code does not write", w.Properties.Title, name, k, v)
+				}
+			}
+		}
+	}
+	for _, m := range []string{edge.MetricTurnTime, edge.MetricTimeToFirstText} {
+		for _, p := range []string{"p50", "p90", "p99"} {
+			if !slices.Contains(stats[m], p) {
+				t.Errorf("the dashboard has no %s of %s (has %v)", p, m, stats[m])
+			}
+		}
+	}
+	for _, l := range []string{"False-promise rate", "Validate retry rate", "Tool success rate", "Error rate"} {
+		if !slices.Contains(labels, l) {
+			t.Errorf("the dashboard has no %q (has %v)", l, labels)
+		}
+	}
+
+	for _, name := range []string{"FalsePromiseRateAlarm", "ErrorRateAlarm"} {
+		a := tp.properties(name)
+		if a == nil {
+			t.Errorf("no %s", name)
+			continue
+		}
+		if !slices.Equal(strs(a["AlarmActions"]), []string{"ref:AlarmTopic"}) {
+			t.Errorf("%s notifies %v, want the alarm topic", name, a["AlarmActions"])
+		}
+		ms, _ := a["Metrics"].([]any)
+		var read []string
+		for _, x := range ms {
+			m, _ := x.(map[string]any)
+			stat, _ := m["MetricStat"].(map[string]any)
+			metric, _ := stat["Metric"].(map[string]any)
+			if metric["Namespace"] == "InsightEdge" {
+				read = append(read, fmt.Sprint(metric["MetricName"]))
+				if !emitted[fmt.Sprint(metric["MetricName"])] {
+					t.Errorf("%s reads %v, which no code emits", name, metric["MetricName"])
+				}
+			}
+		}
+		if len(read) != 2 {
+			t.Errorf("%s reads %v, want a numerator and a denominator", name, read)
 		}
 	}
 }
