@@ -103,7 +103,7 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	store := claimcheck.Wrap(s.db.Sessions(), s.Files, 0)
 	s.metrics = obs.NewEMF(metrics, "InsightEdge")
 	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.db.Events(), Tools: append(data, files...),
-		Metrics: s.metrics, Logger: o.Logger})
+		Metrics: s.metrics, Logger: o.Logger, Files: s.Files})
 	if err != nil {
 		return s, err
 	}

@@ -55,8 +55,11 @@ type Options struct {
 	// SessionTTL sets Session.ExpiresAt (30 days).
 	SessionTTL time.Duration
 	Checks     []Check
-	Now        func() time.Time
-	NewID      func(prefix string) string
+	// Files signs the generated files' links again (/messages and
+	// /api/files/); nil leaves links as they were stored.
+	Files FileSigner
+	Now   func() time.Time
+	NewID func(prefix string) string
 }
 
 // Server serves the conversation API.
@@ -106,6 +109,7 @@ func (s *Server) Mount(mux *http.ServeMux) {
 	mux.Handle("POST /api/conversation/{id}/stop", s.wrap(s.handleStop))
 	mux.Handle("GET /api/conversation/{id}/messages", s.wrap(s.handleMessages))
 	mux.Handle("GET /api/health", s.wrap(s.handleHealth))
+	mux.Handle("GET /api/files/{key...}", s.wrap(s.handleFileLink))
 	mux.Handle("/api/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(apperr.EntityNotFound, "no route %s %s", r.Method, r.URL.Path)
 	}))

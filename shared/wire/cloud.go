@@ -61,6 +61,10 @@ const (
 	// EnvBucket names the S3 bucket of generated files (optional: without
 	// it the file tools are not registered).
 	EnvBucket = "BUCKET_NAME"
+	// EnvFileLinks names the bucket of generated files whose links the edge
+	// signs again (/messages, /api/files/): the edge functions read and
+	// sign, never write.
+	EnvFileLinks = "FILE_LINKS_BUCKET"
 	// EnvRecordsBucket names the S3 bucket that holds the session records
 	// too large for a DynamoDB item (shared/claimcheck, under records/).
 	EnvRecordsBucket = "RECORDS_BUCKET"
@@ -121,6 +125,7 @@ type CloudConfig struct {
 	Table               string
 	Bucket              string
 	RecordsBucket       string
+	FileLinks           string
 	ConversationMachine string
 	ConversationExpress bool
 	BuildMachine        string
@@ -147,6 +152,7 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 		Table:               strings.TrimSpace(getenv(EnvTable)),
 		Bucket:              strings.TrimSpace(getenv(EnvBucket)),
 		RecordsBucket:       strings.TrimSpace(getenv(EnvRecordsBucket)),
+		FileLinks:           strings.TrimSpace(getenv(EnvFileLinks)),
 		ConversationMachine: strings.TrimSpace(getenv(EnvConversationMachine)),
 		BuildMachine:        strings.TrimSpace(getenv(EnvBuildMachine)),
 		ScheduleGroup:       strings.TrimSpace(getenv(EnvScheduleGroup)),
@@ -274,7 +280,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
 	var store session.Store = table.Sessions()
 	var s3c *s3.Client
-	if cc.RecordsBucket != "" || cc.Bucket != "" {
+	if cc.RecordsBucket != "" || cc.Bucket != "" || cc.FileLinks != "" {
 		s3c = s3.NewFromConfig(awsCfg, o.S3...)
 	}
 	if cc.RecordsBucket != "" {
@@ -284,6 +290,9 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	emf := obs.NewEMF(o.Output, "InsightEdge")
 	c.Metrics = emf
 	b := Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient}
+	if cc.FileLinks != "" {
+		b.Files = blob.NewS3(s3c, cc.FileLinks)
+	}
 	if cc.Data {
 		data, err := dataTools(env, logger)
 		if err != nil {

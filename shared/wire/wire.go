@@ -102,6 +102,9 @@ type Backends struct {
 	Metrics    agent.Metrics
 	Logger     *slog.Logger
 	HTTPClient *http.Client
+	// Files signs the generated files' links again at the edge; nil
+	// leaves them as stored.
+	Files edge.FileSigner
 }
 
 // App is the built graph.
@@ -116,6 +119,7 @@ type App struct {
 	Store   session.Store
 	Log     eventlog.Log
 	Logger  *slog.Logger
+	Files   edge.FileSigner
 
 	authOnce sync.Once
 	auth     edge.Authenticator
@@ -141,7 +145,7 @@ func New(c Config, b Backends) (*App, error) {
 	return &App{Config: c, Model: model, Tools: reg, Agent: ag,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
-		Store:   b.Store, Log: b.Log, Logger: b.Logger}, nil
+		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files}, nil
 }
 
 // Authenticator is JWT when AUTH_JWT_SECRET is set, development mode
@@ -163,7 +167,7 @@ func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 // Edge returns the HTTP edge over starter.
 func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	return edge.New(a.Store, a.Log, st, a.Authenticator(), edge.Options{Logger: a.Logger,
-		Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout, Checks: checks})
+		Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout, Checks: checks, Files: a.Files})
 }
 
 // Task is a workflow task handler on raw JSON, as Step Functions calls it.

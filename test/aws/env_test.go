@@ -50,6 +50,7 @@ const (
 var envTable = map[string]string{
 	wire.EnvTable:         setAll,
 	wire.EnvRecordsBucket: setAll,
+	wire.EnvFileLinks:     setEdge,
 	// The AWS SDK reads it from the process: empty in AWS, DynamoDB Local
 	// under sam local (events/env-local.json).
 	"AWS_ENDPOINT_URL_DYNAMODB":     setAll,
@@ -388,6 +389,10 @@ func TestTemplatePolicies(t *testing.T) {
 			if fn.Env[wire.EnvRecordsBucket] == "ref:FilesBucket" {
 				want["s3:GetObject"] = []string{"sub:${FilesBucket.Arn}/records/*"}
 				want["s3:PutObject"] = []string{"sub:${FilesBucket.Arn}/records/*"}
+			}
+			if fn.Env[wire.EnvFileLinks] == "ref:FilesBucket" {
+				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
+				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
 			}
 			if fn.Env[wire.EnvBucket] == "ref:FilesBucket" {
 				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
