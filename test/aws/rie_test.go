@@ -427,8 +427,8 @@ func chunkTypes(t *testing.T, evs []eventlog.Event) []string {
 }
 
 // checkStepLogs checks the JSON log lines (log/slog, with "service") that a
-// step function wrote while invoked under the emulator (between START and
-// END; the lines of its cold start name no turn): each names its session
+// step function wrote while invoked under the emulator (between INVOKE
+// START and RTDONE; the lines of its cold start name no turn): each names its session
 // and turn, and carries the trace id attribute. The steps that log at all
 // must have logged, or the check would prove nothing.
 func checkStepLogs(t *testing.T, e *emulated, turn workflow.Turn) {
@@ -439,9 +439,11 @@ func checkStepLogs(t *testing.T, e *emulated, turn workflow.Turn) {
 	n, invoked := 0, false
 	for _, line := range strings.Split(e.logs.String(), "\n") {
 		switch {
-		case strings.HasPrefix(line, "START RequestId"):
+		// The emulator starts the runtime at the first invoke: its INIT
+		// comes after START, before INVOKE START.
+		case strings.Contains(line, "(rapid) INVOKE START("):
 			invoked = true
-		case strings.HasPrefix(line, "END RequestId"):
+		case strings.Contains(line, "(rapid) INVOKE RTDONE("):
 			invoked = false
 		}
 		var rec map[string]any
