@@ -306,3 +306,144 @@ func TestTemplateOperatorView(t *testing.T) {
 		}
 	}
 }
+
+// docBlock returns the fenced code block that follows the marker
+// <!-- test: name --> in a document.
+func docBlock(t *testing.T, doc, name string) string {
+	t.Helper()
+	i := strings.Index(doc, "<!-- test: "+name+" -->")
+	if i < 0 {
+		t.Fatalf("no <!-- test: %s --> block", name)
+	}
+	rest := doc[i:]
+	start := strings.Index(rest, "```sh\n")
+	end := strings.Index(rest[start+6:], "```")
+	if start < 0 || end < 0 {
+		t.Fatalf("the %s block is not a ```sh block", name)
+	}
+	return rest[start+6 : start+6+end]
+}
+
+// fakeSAM runs a documented block with a stand-in `sam` on PATH that
+// records, for each call, its arguments and the Go build flags it got.
+func fakeSAM(t *testing.T, repo, block string, env map[string]string) [][]string {
+	t.Helper()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	script := "#!/bin/sh\n{ echo CALL; echo \"ENV:CGO_ENABLED=$CGO_ENABLED GOFLAGS=$GOFLAGS\"; for a in \"$@\"; do printf 'ARG:%s\\n' \"$a\"; done; } >> " + log + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "sam"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", block)
+	cmd.Dir = repo
+	cmd.Env = []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the documented commands failed: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls [][]string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "CALL" {
+			calls = append(calls, nil)
+			continue
+		}
+		calls[len(calls)-1] = append(calls[len(calls)-1], line)
+	}
+	return calls
+}
+
+const goFlags = "ENV:CGO_ENABLED=0 GOFLAGS=-tags=lambda.norpc"
+
+// TestDeployDocs checks what docs/deploy.md tells an operator to run:
+// every build command in the repository's documents carries the Go
+// flags; every secret a samconfig stage reads is created; the dev and prod
+// commands, run with a stand-in sam, build with the flags and (prod)
+// deploy samconfig's prod parameters plus the site's, which satisfy the
+// template's Rules.
+func TestDeployDocs(t *testing.T) {
+	repo := repoRoot(t)
+	docs, _ := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
+	for _, f := range append(docs, filepath.Join(repo, "README.md")) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fenced := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				fenced = !fenced
+				continue
+			}
+			for _, c := range []string{"sam build", "sam sync"} {
+				if at := strings.Index(line, c); fenced && at >= 0 && !strings.Contains(line[:at], "CGO_ENABLED=0 GOFLAGS=-tags=lambda.norpc") {
+					t.Errorf("%s:%d runs %s without CGO_ENABLED=0 GOFLAGS=-tags=lambda.norpc: %s", filepath.Base(f), i+1, c, line)
+				}
+			}
+		}
+	}
+
+	data, err := os.ReadFile(filepath.Join(repo, "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	secrets := docBlock(t, doc, "secrets")
+	for env, kv := range samconfigOverrides(t, repo) {
+		for k, v := range kv {
+			needed := k == "OpenAIApiKeyParameter" || k == "JwtSecretParameter" || (k == "JavaApiTokenParameter" && kv["UseMockData"] == "false")
+			if needed && !strings.Contains(secrets, "--name "+v+" ") {
+				t.Errorf("docs/deploy.md does not create the SSM parameter %s (%s, samconfig [%s]): its functions would exit at cold start", v, k, env)
+			}
+		}
+	}
+
+	for _, c := range fakeSAM(t, repo, docBlock(t, doc, "dev-deploy"), nil) {
+		if slices.Contains(c, "ARG:build") && !slices.Contains(c, goFlags) {
+			t.Errorf("dev: sam build without the Go flags: %v", c)
+		}
+	}
+
+	site := map[string]string{"JAVA_API_BASE_URL": "https://data.school.test", "JWT_ISSUER": "https://auth.school.test/",
+		"TEACHER_APP_ORIGINS": "https://teacher.school.test", "JWT_AUDIENCE": "insightedge", "ALARM_EMAIL": ""}
+	calls := fakeSAM(t, repo, docBlock(t, doc, "prod-deploy"), site)
+	if len(calls) != 2 || !slices.Contains(calls[0], "ARG:build") || !slices.Contains(calls[0], goFlags) || !slices.Contains(calls[1], "ARG:deploy") {
+		t.Fatalf("prod: sam calls %v, want a build with the Go flags, then a deploy", calls)
+	}
+	var params string
+	for i, a := range calls[1] {
+		if a == "ARG:--parameter-overrides" && i+1 < len(calls[1]) {
+			params = strings.TrimPrefix(calls[1][i+1], "ARG:")
+		}
+	}
+	got := map[string]string{}
+	for _, f := range strings.Fields(params) {
+		k, v, _ := strings.Cut(f, "=")
+		got[k] = v
+	}
+	for k, v := range samconfigOverrides(t, repo)["prod"] {
+		if got[k] != v {
+			t.Errorf("prod deploy passes %s=%q, samconfig's prod says %q", k, got[k], v)
+		}
+	}
+	// The template's Rules for prod.
+	rules, _ := openTemplate(t, repo).raw["Rules"].(map[string]any)
+	prodRule, _ := rules["ProdSettings"].(map[string]any)
+	if as, _ := prodRule["Assertions"].([]any); len(as) != 4 {
+		t.Fatalf("Rules.ProdSettings has %d assertions; this test checks 4", len(as))
+	}
+	if got["JavaApiBaseUrl"] != site["JAVA_API_BASE_URL"] || got["UseMockData"] != "false" || got["JwtIssuer"] == "" ||
+		got["CorsAllowOrigins"] == "" || strings.Contains(got["CorsAllowOrigins"], "*") || got["JwtAudience"] != "insightedge" {
+		t.Errorf("prod deploy parameters %v do not satisfy the template's prod Rules", got)
+	}
+	if _, ok := got["AlarmEmail"]; ok {
+		t.Errorf("prod deploy passes an empty AlarmEmail: %v", got)
+	}
+}
