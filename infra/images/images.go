@@ -166,7 +166,7 @@ func Build(s Spec) (v1.Image, error) {
 		return pr, nil
 	}
 	layer, err := tarball.LayerFromOpener(opener,
-		tarball.WithMediaType(types.OCILayer), tarball.WithCompressionLevel(gzip.DefaultCompression))
+		tarball.WithMediaType(types.OCILayer), tarball.WithCompressionLevel(gzip.BestSpeed))
 	if err != nil {
 		return nil, fmt.Errorf("images: layer: %w", err)
 	}
