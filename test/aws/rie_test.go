@@ -357,8 +357,12 @@ func (s *suite) testFunctions(t *testing.T) {
 
 	// Every log line a step wrote names the turn, as locally (the mains
 	// start the steps through wire's task adapter).
+	logged := map[string]int{}
 	for _, e := range started {
-		checkStepLogs(t, e, turn)
+		logged[e.name] += checkStepLogs(t, e, turn)
+	}
+	if logged["router"] == 0 || logged["buildstep"] == 0 {
+		t.Errorf("step log lines checked: %v; the router and buildstep steps log at debug, so the check proved nothing", logged)
 	}
 
 	// What the functions did, as the edge will read it.
@@ -429,12 +433,12 @@ func chunkTypes(t *testing.T, evs []eventlog.Event) []string {
 // checkStepLogs checks the JSON log lines (log/slog, with "service") that a
 // step function wrote while invoked under the emulator (between INVOKE
 // START and RTDONE; the lines of its cold start name no turn): each names its session
-// and turn, and carries the trace id attribute. The steps that log at all
-// must have logged, or the check would prove nothing.
-func checkStepLogs(t *testing.T, e *emulated, turn workflow.Turn) {
+// and turn, and carries the trace id attribute. It returns how many lines
+// it checked (a step that went well may log nothing).
+func checkStepLogs(t *testing.T, e *emulated, turn workflow.Turn) int {
 	t.Helper()
 	if e.name == "api" {
-		return // an HTTP function: its lines name requests, not turns
+		return 0 // an HTTP function: its lines name requests, not turns
 	}
 	n, invoked := 0, false
 	for _, line := range strings.Split(e.logs.String(), "\n") {
@@ -458,8 +462,5 @@ func checkStepLogs(t *testing.T, e *emulated, turn workflow.Turn) {
 			t.Errorf("%s logged a line without its turn's ids (sessionId, turnId, traceId): %s", e.name, line)
 		}
 	}
-	// Validate and Finish log only when something goes wrong.
-	if n == 0 && e.name != "validate" && e.name != "finish" {
-		t.Errorf("%s wrote no log line of its step (LOG_LEVEL debug)", e.name)
-	}
+	return n
 }
