@@ -21,6 +21,7 @@ import (
 	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
+	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -626,7 +627,7 @@ func TestBuildWorkflowPaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			var finish workflow.BuildStepInput
-			step := asl.Typed(func(_ context.Context, in workflow.BuildStepInput) (workflow.BuildStepOutput, error) {
+			step := asl.Handler(wire.Typed(func(_ context.Context, in workflow.BuildStepInput) (workflow.BuildStepOutput, error) {
 				if in.Build.BuildID != "b-1" {
 					return workflow.BuildStepOutput{}, fmt.Errorf("phase %s lost the build: %+v", in.Phase, in.Build)
 				}
@@ -637,7 +638,7 @@ func TestBuildWorkflowPaths(t *testing.T) {
 					return workflow.BuildStepOutput{}, fmt.Errorf("DATA_ERROR: %s broke", in.Phase)
 				}
 				return workflow.BuildStepOutput{Status: cmp.Or(c.status[in.Phase], "ok")}, nil
-			})
+			}))
 			var visited []string
 			raw, _ := json.Marshal(workflow.NewBuildState(workflow.Build{BuildID: "b-1", TeacherID: "t-001", Mode: c.mode}))
 			_, err = m.Run(context.Background(), raw, asl.Options{Handlers: map[string]asl.Handler{"arn:local:buildstep": step},

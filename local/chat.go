@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
 )
 
@@ -151,15 +152,7 @@ func (p *printer) chunk(raw []byte) {
 		fmt.Fprintf(p.out, "  ! %s\n", c.ErrorText)
 	default:
 		if strings.HasPrefix(c.Type, "data-") {
-			fmt.Fprintf(p.out, "  ▸ %s %s\n", c.Type, clip(string(c.Data), 200))
+			fmt.Fprintf(p.out, "  ▸ %s %s\n", c.Type, i18n.Clip(string(c.Data), 200))
 		}
 	}
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -57,26 +57,9 @@ import (
 //
 // A returned error's name (what Retry and Catch match) is its ErrorName() if
 // an error in its chain has that method, else its dynamic type name as
-// aws-lambda-go reports it ("errorString" for errors.New); see Typed.
+// aws-lambda-go reports it ("errorString" for errors.New); the product's
+// handlers are adapted by wire.Typed.
 type Handler func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
-
-// Typed adapts a typed step to a Handler, decoding the input and encoding the
-// output with encoding/json as aws-lambda-go does (unknown fields are ignored;
-// a decoding error is returned as is, so it is named e.g. "UnmarshalTypeError"
-// like in Lambda).
-func Typed[In, Out any](step func(context.Context, In) (Out, error)) Handler {
-	return func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-		var in In
-		if err := json.Unmarshal(input, &in); err != nil {
-			return nil, err
-		}
-		out, err := step(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(out)
-	}
-}
 
 // DefaultMaxTransitions bounds an execution's state transitions, like AWS's
 // limit of 25,000 events in an execution's history.

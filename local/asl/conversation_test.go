@@ -56,13 +56,13 @@ type steps struct {
 
 func (s *steps) handlers() map[string]Handler {
 	return map[string]Handler{
-		"arn:local:router": Typed(func(_ context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
+		"arn:local:router": typed(func(_ context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			s.routeIn = append(s.routeIn, in)
 			return s.route, nil
 		}),
-		"arn:local:agentturn": Typed(func(_ context.Context, in workflow.AgentInput) (workflow.AgentOutput, error) {
+		"arn:local:agentturn": typed(func(_ context.Context, in workflow.AgentInput) (workflow.AgentOutput, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			n := len(s.agentIn)
@@ -75,19 +75,19 @@ func (s *steps) handlers() map[string]Handler {
 			s.agentOK++
 			return out, nil
 		}),
-		"arn:local:tool": Typed(func(_ context.Context, in workflow.ToolInput) (workflow.ToolOutput, error) {
+		"arn:local:tool": typed(func(_ context.Context, in workflow.ToolInput) (workflow.ToolOutput, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			s.toolIn = append(s.toolIn, in)
 			return workflow.ToolOutput{Status: "ok"}, nil
 		}),
-		"arn:local:validate": Typed(func(_ context.Context, in workflow.ValidateInput) (workflow.ValidateOutput, error) {
+		"arn:local:validate": typed(func(_ context.Context, in workflow.ValidateInput) (workflow.ValidateOutput, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			s.validIn = append(s.validIn, in)
 			return s.validate[len(s.validIn)-1], nil
 		}),
-		"arn:local:buildstep": Typed(func(_ context.Context, in workflow.PlanInput) (workflow.PlanOutput, error) {
+		"arn:local:buildstep": typed(func(_ context.Context, in workflow.PlanInput) (workflow.PlanOutput, error) {
 			return workflow.PlanOutput{Status: workflow.PlanPlanned}, nil
 		}),
 		"arn:local:finish": func(_ context.Context, raw json.RawMessage) (json.RawMessage, error) {

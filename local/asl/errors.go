@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/aws/aws-lambda-go/lambda/messages"
 )
 
 // Error names of Step Functions that the interpreter raises or matches. They
@@ -64,10 +66,14 @@ func runtimeError(format string, args ...any) *stateError {
 type namedError interface{ ErrorName() string }
 
 // errorName returns the name Step Functions would see for a handler error:
-// its ErrorName() if an error in the chain has one, else the dynamic type name
+// the Type of an aws-lambda-go InvokeResponse_Error, its ErrorName() if an
+// error in the chain has one, else the dynamic type name
 // of err the way aws-lambda-go reports errorType (the element name for a
 // pointer), so that local and AWS runs match the same retriers and catchers.
 func errorName(err error) string {
+	if ire, ok := err.(messages.InvokeResponse_Error); ok {
+		return ire.Type // what aws-lambda-go reports for it, named by the handler
+	}
 	var n namedError
 	if errors.As(err, &n) {
 		return n.ErrorName()

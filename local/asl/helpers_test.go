@@ -154,3 +154,21 @@ func (s *script) handle(ctx context.Context, in json.RawMessage) (json.RawMessag
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// typed adapts a typed step to a Handler (the tests' stand-in for wire.Typed), decoding the input and encoding the
+// output with encoding/json as aws-lambda-go does (unknown fields are ignored;
+// a decoding error is returned as is, so it is named e.g. "UnmarshalTypeError"
+// like in Lambda).
+func typed[In, Out any](step func(context.Context, In) (Out, error)) Handler {
+	return func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+		var in In
+		if err := json.Unmarshal(input, &in); err != nil {
+			return nil, err
+		}
+		out, err := step(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+}

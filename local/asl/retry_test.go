@@ -286,7 +286,7 @@ func TestErrorNames(t *testing.T) {
 		{"value type", failWith(valueErr{}), "valueErr", "plain value"},
 		{"panic with a string", func(context.Context, json.RawMessage) (json.RawMessage, error) { panic("boom") }, "string", "boom"},
 		{"panic with an error", func(context.Context, json.RawMessage) (json.RawMessage, error) { panic(&plainErr{}) }, "plainErr", "plain pointer"},
-		{"Typed decoding error", Typed(func(_ context.Context, in struct{ N int }) (int, error) { return in.N, nil }), "UnmarshalTypeError", "json: cannot unmarshal string into Go struct field .N of type int"},
+		{"Typed decoding error", typed(func(_ context.Context, in struct{ N int }) (int, error) { return in.N, nil }), "UnmarshalTypeError", "json: cannot unmarshal string into Go struct field .N of type int"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,7 +319,7 @@ func TestTyped(t *testing.T) {
 	type out struct {
 		Sum string `json:"sum"`
 	}
-	h := Typed(func(_ context.Context, v in) (out, error) { return out{Sum: fmt.Sprint(v.A, v.B)}, nil })
+	h := typed(func(_ context.Context, v in) (out, error) { return out{Sum: fmt.Sprint(v.A, v.B)}, nil })
 	got, err := h(context.Background(), json.RawMessage(`{"a":1,"b":"x","ignored":true}`))
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/gentools"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // The content scenarios are played against the product's own generation
@@ -444,20 +445,20 @@ func TestRouterOffersGenerationTools(t *testing.T) {
 	tests := []struct {
 		msg     string
 		history []string
-		intent  string
+		intent  workflow.Intent
 		tools   []string
 	}{
-		{"做一个光合作用的 PPT", nil, intentContent, []string{"propose_pptx_outline", "generate_pptx"}},
-		{"可以，就按这个提纲生成", []string{"Teacher: 做一个光合作用的 PPT", "Assistant: 我先拟了一份提纲", outlineNoteLine}, intentContent, []string{"generate_pptx", "propose_pptx_outline"}},
-		{"yes, go ahead", []string{"Teacher: make a deck on photosynthesis", "Assistant: here is an outline", outlineNoteLine}, intentContent, []string{"generate_pptx", "propose_pptx_outline"}},
-		{"可以", []string{"Teacher: 出 5 道题", "Assistant: 已生成", "Produced: quiz"}, intentQA, []string{}},
-		{"写一份牛顿第一定律的教案", nil, intentContent, []string{"generate_docx", "render_pdf"}},
-		{"把这份教案导出成 PDF", []string{"Teacher: 写一份牛顿第一定律的教案", "Assistant: 好了", docNoteLine}, intentContent, []string{"render_pdf", "generate_docx"}},
-		{"export it as PDF", []string{"Teacher: write a lesson plan", "Assistant: done", docNoteLine}, intentContent, []string{"render_pdf", "generate_docx"}},
-		{"做一个光合作用的互动网页", nil, intentContent, []string{"request_interactive_content", "generate_interactive_html"}},
-		{"做一个简单的网页介绍光合作用", nil, intentContent, []string{"generate_interactive_html", "request_interactive_content"}},
-		{"Make an interactive quiz page on Newton's first law", nil, intentContent, []string{"request_interactive_content", "generate_interactive_html"}},
-		{"出 5 道光合作用的选择题", nil, intentQuiz, []string{"generate_quiz_questions"}},
+		{"做一个光合作用的 PPT", nil, workflow.IntentContent, []string{"propose_pptx_outline", "generate_pptx"}},
+		{"可以，就按这个提纲生成", []string{"Teacher: 做一个光合作用的 PPT", "Assistant: 我先拟了一份提纲", outlineNoteLine}, workflow.IntentContent, []string{"generate_pptx", "propose_pptx_outline"}},
+		{"yes, go ahead", []string{"Teacher: make a deck on photosynthesis", "Assistant: here is an outline", outlineNoteLine}, workflow.IntentContent, []string{"generate_pptx", "propose_pptx_outline"}},
+		{"可以", []string{"Teacher: 出 5 道题", "Assistant: 已生成", "Produced: quiz"}, workflow.IntentQA, []string{}},
+		{"写一份牛顿第一定律的教案", nil, workflow.IntentContent, []string{"generate_docx", "render_pdf"}},
+		{"把这份教案导出成 PDF", []string{"Teacher: 写一份牛顿第一定律的教案", "Assistant: 好了", docNoteLine}, workflow.IntentContent, []string{"render_pdf", "generate_docx"}},
+		{"export it as PDF", []string{"Teacher: write a lesson plan", "Assistant: done", docNoteLine}, workflow.IntentContent, []string{"render_pdf", "generate_docx"}},
+		{"做一个光合作用的互动网页", nil, workflow.IntentContent, []string{"request_interactive_content", "generate_interactive_html"}},
+		{"做一个简单的网页介绍光合作用", nil, workflow.IntentContent, []string{"generate_interactive_html", "request_interactive_content"}},
+		{"Make an interactive quiz page on Newton's first law", nil, workflow.IntentContent, []string{"request_interactive_content", "generate_interactive_html"}},
+		{"出 5 道光合作用的选择题", nil, workflow.IntentQuiz, []string{"generate_quiz_questions"}},
 	}
 	_, c := start(t, Options{})
 	for _, tt := range tests {
@@ -469,8 +470,8 @@ func TestRouterOffersGenerationTools(t *testing.T) {
 			req := openai.ChatCompletionRequest{Model: "m", Messages: append(msgs, user(tt.msg)),
 				ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}
 			var res struct {
-				Intent         string   `json:"intent"`
-				CandidateTools []string `json:"candidateTools"`
+				Intent         workflow.Intent `json:"intent"`
+				CandidateTools []string        `json:"candidateTools"`
 			}
 			if err := json.Unmarshal([]byte(complete(t, c, req, false).content), &res); err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 func TestMisbehavioursInTheAgentLoop(t *testing.T) {
@@ -123,8 +124,8 @@ func TestThrottleOncePerBody(t *testing.T) {
 			t.Fatalf("first call: %v, want a 429 APIError", err)
 		}
 		r := complete(t, c, req, stream)
-		var rr struct{ Intent string }
-		if err := json.Unmarshal([]byte(r.content), &rr); err != nil || rr.Intent != intentSmalltalk {
+		var rr struct{ Intent workflow.Intent }
+		if err := json.Unmarshal([]byte(r.content), &rr); err != nil || rr.Intent != workflow.IntentSmalltalk {
 			t.Fatalf("second call %q: %v", r.content, err)
 		}
 		rec := s.Requests()

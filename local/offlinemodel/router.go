@@ -12,21 +12,10 @@ import (
 // RouterResult, naming as candidate tools only generation tools that the
 // router's prompt lists.
 
-// Intents of RouterResult (seed 000 §7.3 step 2).
-const (
-	intentSmalltalk = "chat_smalltalk"
-	intentQA        = "chat_qa"
-	intentData      = "data_query"
-	intentQuiz      = "quiz_generate"
-	intentContent   = "content_create"
-	intentBuild     = "build_workflow"
-	intentClarify   = "clarify"
-)
-
 // routeCase is one row of the router's decision table: the first whose
 // test holds decides the result.
 type routeCase struct {
-	intent   string
+	intent   workflow.Intent
 	test     func(c *call) bool
 	mode     string
 	tier     string
@@ -35,13 +24,13 @@ type routeCase struct {
 
 func routeCases() []routeCase {
 	return []routeCase{
-		{intentClarify, func(c *call) bool { return isVague(c.user) }, workflow.ExpectClarify, "standard", "ask what the teacher needs"},
-		{intentQuiz, wantsQuiz, workflow.ExpectArtifact, "standard", "generate quiz questions with the quiz tool"},
-		{intentContent, wantsContent, workflow.ExpectArtifact, "strong", "draft the content with a generation tool"},
-		{intentBuild, func(c *call) bool { return wantsAnalysis(c.user) }, workflow.ExpectAnswer, "standard", "build an analysis page from the class's results"},
-		{intentData, func(c *call) bool { return isDataQuestion(c.user) }, workflow.ExpectAnswer, "standard", "look up the teacher's data, then answer"},
-		{intentSmalltalk, func(c *call) bool { return isSmalltalk(c.user) }, workflow.ExpectAnswer, "fast", "reply briefly and offer help"},
-		{intentQA, func(*call) bool { return true }, workflow.ExpectAnswer, "standard", "answer the question directly"},
+		{workflow.IntentClarify, func(c *call) bool { return isVague(c.user) }, workflow.ExpectClarify, "standard", "ask what the teacher needs"},
+		{workflow.IntentQuiz, wantsQuiz, workflow.ExpectArtifact, "standard", "generate quiz questions with the quiz tool"},
+		{workflow.IntentContent, wantsContent, workflow.ExpectArtifact, "strong", "draft the content with a generation tool"},
+		{workflow.IntentBuild, func(c *call) bool { return wantsAnalysis(c.user) }, workflow.ExpectAnswer, "standard", "build an analysis page from the class's results"},
+		{workflow.IntentData, func(c *call) bool { return isDataQuestion(c.user) }, workflow.ExpectAnswer, "standard", "look up the teacher's data, then answer"},
+		{workflow.IntentSmalltalk, func(c *call) bool { return isSmalltalk(c.user) }, workflow.ExpectAnswer, "fast", "reply briefly and offer help"},
+		{workflow.IntentQA, func(*call) bool { return true }, workflow.ExpectAnswer, "standard", "answer the question directly"},
 	}
 }
 
@@ -62,7 +51,7 @@ func routerReply(c *call) reply {
 		Strategy:       rc.strategy,
 		SafetyFlags:    []string{},
 	}
-	if rc.intent == intentClarify {
+	if rc.intent == workflow.IntentClarify {
 		res.ClarifyNeeded = true
 		res.Clarify = &workflow.Clarify{
 			Question: c.lang.pick("想让我帮你做什么呢？可以具体说说。", "What would you like me to help with? Tell me a bit more."),
@@ -76,22 +65,22 @@ func routerReply(c *call) reply {
 	return textReply(mustJSON(res))
 }
 
-func routeConfidence(c *call, intent string) float64 {
+func routeConfidence(c *call, intent workflow.Intent) float64 {
 	switch intent {
-	case intentSmalltalk:
+	case workflow.IntentSmalltalk:
 		return 0.95
-	case intentQuiz:
+	case workflow.IntentQuiz:
 		if quizSpecFrom(c).Topic == "" {
 			return 0.7
 		}
 		return 0.92
-	case intentContent:
+	case workflow.IntentContent:
 		return 0.88
-	case intentBuild:
+	case workflow.IntentBuild:
 		return 0.86
-	case intentData:
+	case workflow.IntentData:
 		return 0.85
-	case intentClarify:
+	case workflow.IntentClarify:
 		return 0.6
 	}
 	if _, ok := findTopic(c.user); ok {
@@ -102,12 +91,12 @@ func routeConfidence(c *call, intent string) float64 {
 
 // candidateTools picks the generation tools an intent calls for, among
 // those the router's prompt lists; never a name the prompt does not list.
-func candidateTools(c *call, intent string) []string {
+func candidateTools(c *call, intent workflow.Intent) []string {
 	var want []string
 	switch intent {
-	case intentQuiz:
+	case workflow.IntentQuiz:
 		want = []string{toolQuiz}
-	case intentContent:
+	case workflow.IntentContent:
 		want = contentScenarioFrom(c).prefs()
 	}
 	listed := listedTools(c.system)
@@ -144,6 +133,6 @@ func listedTools(system string) []string {
 	if len(inSection) > 0 {
 		return inSection
 	}
-	intents := []string{intentSmalltalk, intentQA, intentData, intentQuiz, intentContent, intentBuild, intentClarify}
-	return slices.DeleteFunc(anySection, func(n string) bool { return slices.Contains(intents, n) })
+	intents := []workflow.Intent{workflow.IntentSmalltalk, workflow.IntentQA, workflow.IntentData, workflow.IntentQuiz, workflow.IntentContent, workflow.IntentBuild, workflow.IntentClarify}
+	return slices.DeleteFunc(anySection, func(n string) bool { return slices.Contains(intents, workflow.Intent(n)) })
 }

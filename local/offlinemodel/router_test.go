@@ -15,28 +15,28 @@ import (
 func TestRouter(t *testing.T) {
 	tests := []struct {
 		msg    string
-		intent string
+		intent workflow.Intent
 		mode   string
 		tier   string
 		tools  []string
 	}{
-		{"你好", intentSmalltalk, workflow.ExpectAnswer, "fast", []string{}},
-		{"Thanks!", intentSmalltalk, workflow.ExpectAnswer, "fast", []string{}},
-		{"什么是光合作用？", intentQA, workflow.ExpectAnswer, "standard", []string{}},
-		{"Why is the sky blue?", intentQA, workflow.ExpectAnswer, "standard", []string{}},
-		{"1A 班哪些学生语法最弱？", intentData, workflow.ExpectAnswer, "standard", []string{}},
-		{"which students in 1A are weakest in grammar?", intentData, workflow.ExpectAnswer, "standard", []string{}},
-		{"我有哪些班？", intentData, workflow.ExpectAnswer, "standard", []string{}},
-		{"出 5 道牛顿第一定律的选择题", intentQuiz, workflow.ExpectArtifact, "standard", []string{"generate_quiz_questions"}},
-		{"Create 3 multiple-choice questions about photosynthesis", intentQuiz, workflow.ExpectArtifact, "standard", []string{"generate_quiz_questions"}},
-		{"帮我给班上出一份练习", intentQuiz, workflow.ExpectArtifact, "standard", []string{"generate_quiz_questions"}},
-		{"帮我做一个光合作用的 PPT 课件", intentContent, workflow.ExpectArtifact, "strong", []string{"propose_pptx_outline", "generate_pptx"}},
-		{"Write a lesson plan on fractions", intentContent, workflow.ExpectArtifact, "strong", []string{"generate_docx"}},
-		{"Make an interactive web page about the water cycle", intentContent, workflow.ExpectArtifact, "strong", []string{"request_interactive_content"}},
-		{"分析 1A 班英语成绩", intentBuild, workflow.ExpectAnswer, "standard", []string{}},
-		{"make a grade analysis of Form 1B", intentBuild, workflow.ExpectAnswer, "standard", []string{}},
-		{"帮我弄一下", intentClarify, workflow.ExpectClarify, "standard", []string{}},
-		{"help me with that", intentClarify, workflow.ExpectClarify, "standard", []string{}},
+		{"你好", workflow.IntentSmalltalk, workflow.ExpectAnswer, "fast", []string{}},
+		{"Thanks!", workflow.IntentSmalltalk, workflow.ExpectAnswer, "fast", []string{}},
+		{"什么是光合作用？", workflow.IntentQA, workflow.ExpectAnswer, "standard", []string{}},
+		{"Why is the sky blue?", workflow.IntentQA, workflow.ExpectAnswer, "standard", []string{}},
+		{"1A 班哪些学生语法最弱？", workflow.IntentData, workflow.ExpectAnswer, "standard", []string{}},
+		{"which students in 1A are weakest in grammar?", workflow.IntentData, workflow.ExpectAnswer, "standard", []string{}},
+		{"我有哪些班？", workflow.IntentData, workflow.ExpectAnswer, "standard", []string{}},
+		{"出 5 道牛顿第一定律的选择题", workflow.IntentQuiz, workflow.ExpectArtifact, "standard", []string{"generate_quiz_questions"}},
+		{"Create 3 multiple-choice questions about photosynthesis", workflow.IntentQuiz, workflow.ExpectArtifact, "standard", []string{"generate_quiz_questions"}},
+		{"帮我给班上出一份练习", workflow.IntentQuiz, workflow.ExpectArtifact, "standard", []string{"generate_quiz_questions"}},
+		{"帮我做一个光合作用的 PPT 课件", workflow.IntentContent, workflow.ExpectArtifact, "strong", []string{"propose_pptx_outline", "generate_pptx"}},
+		{"Write a lesson plan on fractions", workflow.IntentContent, workflow.ExpectArtifact, "strong", []string{"generate_docx"}},
+		{"Make an interactive web page about the water cycle", workflow.IntentContent, workflow.ExpectArtifact, "strong", []string{"request_interactive_content"}},
+		{"分析 1A 班英语成绩", workflow.IntentBuild, workflow.ExpectAnswer, "standard", []string{}},
+		{"make a grade analysis of Form 1B", workflow.IntentBuild, workflow.ExpectAnswer, "standard", []string{}},
+		{"帮我弄一下", workflow.IntentClarify, workflow.ExpectClarify, "standard", []string{}},
+		{"help me with that", workflow.IntentClarify, workflow.ExpectClarify, "standard", []string{}},
 	}
 	_, c := start(t, Options{})
 	for _, tt := range tests {
@@ -55,7 +55,7 @@ func TestRouter(t *testing.T) {
 				if res.Confidence < 0.6 || res.Confidence > 0.95 || res.Strategy == "" || res.SafetyFlags == nil {
 					t.Errorf("confidence %v strategy %q flags %v", res.Confidence, res.Strategy, res.SafetyFlags)
 				}
-				if res.ClarifyNeeded != (tt.intent == intentClarify) || res.ClarifyNeeded != (res.Clarify != nil) {
+				if res.ClarifyNeeded != (tt.intent == workflow.IntentClarify) || res.ClarifyNeeded != (res.Clarify != nil) {
 					t.Errorf("clarifyNeeded %v clarify %+v", res.ClarifyNeeded, res.Clarify)
 				}
 			})

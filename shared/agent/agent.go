@@ -13,6 +13,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -87,5 +88,5 @@ type nopMetrics struct{}
 func (nopMetrics) Count(string, float64, map[string]string) {}
 
 func (a *Agent) stream(turnID string) emitter {
-	return emitter{log: a.Log, stream: workflow.TurnStream(turnID)}
+	return emitter{Log: a.Log, Stream: workflow.TurnStream(turnID), Encode: protocol.MarshalChunk}
 }

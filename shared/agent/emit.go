@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/eventlog"
@@ -10,41 +9,7 @@ import (
 )
 
 // emitter appends UI chunks to one turn's stream.
-type emitter struct {
-	log    eventlog.Appender
-	stream string
-}
-
-func (e emitter) emit(ctx context.Context, chunks ...protocol.Chunk) error {
-	evs := make([]eventlog.Event, 0, len(chunks))
-	for _, c := range chunks {
-		b, err := protocol.MarshalChunk(c)
-		if err != nil {
-			return err
-		}
-		evs = append(evs, eventlog.Event{Data: b})
-	}
-	if _, err := e.log.Append(ctx, e.stream, evs...); err != nil {
-		return fmt.Errorf("agent: append to %s: %w", e.stream, err)
-	}
-	return nil
-}
-
-// closeWith appends the stream's closing chunk.
-func (e emitter) closeWith(ctx context.Context, chunks ...protocol.Chunk) error {
-	evs := make([]eventlog.Event, 0, len(chunks))
-	for i, c := range chunks {
-		b, err := protocol.MarshalChunk(c)
-		if err != nil {
-			return err
-		}
-		evs = append(evs, eventlog.Event{Data: b, Close: i == len(chunks)-1})
-	}
-	if _, err := e.log.Append(ctx, e.stream, evs...); err != nil {
-		return fmt.Errorf("agent: close %s: %w", e.stream, err)
-	}
-	return nil
-}
+type emitter = eventlog.Emitter[protocol.Chunk]
 
 // textWriter streams one text part, coalescing deltas so that an answer is a
 // handful of log entries rather than one per token (ARCHITECTURE.md: every
@@ -90,7 +55,7 @@ func (w *textWriter) flush(ctx context.Context) error {
 	if len(chunks) == 0 {
 		return nil
 	}
-	return w.em.emit(ctx, chunks...)
+	return w.em.Emit(ctx, chunks...)
 }
 
 // End flushes and closes the part if anything was written.
@@ -101,5 +66,5 @@ func (w *textWriter) End(ctx context.Context) error {
 	if err := w.flush(ctx); err != nil {
 		return err
 	}
-	return w.em.emit(ctx, protocol.TextEnd{ID: w.id})
+	return w.em.Emit(ctx, protocol.TextEnd{ID: w.id})
 }

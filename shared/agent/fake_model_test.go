@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/agent"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -26,7 +26,7 @@ import (
 // are delivered and the call fails with err.
 type modelReply struct {
 	content string
-	calls   []openai.ToolCall
+	calls   []llm.ToolCall
 	err     error
 	cut     int
 }
@@ -85,7 +85,7 @@ func (m *scriptedModel) Stream(_ context.Context, req llm.Request, h llm.Handler
 	if r.err != nil {
 		return llm.Response{}, r.err
 	}
-	return llm.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant,
+	return llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
 		Content: r.content, ToolCalls: r.calls}, FinishReason: "stop", Model: "scripted"}, nil
 }
 
@@ -98,11 +98,11 @@ func split(s string, n int) []string {
 	return out
 }
 
-func toolCall(id, name, args string) openai.ToolCall {
-	return openai.ToolCall{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
+func toolCall(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Type: llm.ToolTypeFunction, Function: llm.FunctionCall{Name: name, Arguments: args}}
 }
 
-func finalCall(id string, f agent.FinalResult) openai.ToolCall {
+func finalCall(id string, f agent.FinalResult) llm.ToolCall {
 	b, _ := json.Marshal(f)
 	return toolCall(id, "final_result", string(b))
 }
@@ -131,9 +131,10 @@ func newFixture(t *testing.T, m *scriptedModel, extra ...tools.Tool) *fixture {
 	t.Cleanup(func() { _ = db.Close() })
 	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
 	reg := tools.NewRegistry(
-		tools.Define("get_teacher_classes", "List the teacher's classes.", tools.Base, "", noop),
-		tools.Define("generate_quiz_questions", "Write quiz questions.", tools.Generation, "", noop),
-		tools.Define("generate_pptx", "Make a slide deck.", tools.Generation, "", noop),
+		tools.Define("get_teacher_classes", "List the teacher's classes.", tools.Base, i18n.Pair{}, noop),
+		tools.Define("generate_quiz_questions", "Write quiz questions.", tools.Generation, i18n.Pair{}, noop).
+			Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete),
+		tools.Define("generate_pptx", "Make a slide deck.", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataFileReady),
 	)
 	reg.Add(extra...)
 	f := &fixture{model: m, store: db.Sessions(), log: eventlog.NewMemory(), metrics: countingMetrics{}}

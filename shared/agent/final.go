@@ -23,12 +23,12 @@ type FinalResult struct {
 	Clarify   *workflow.Clarify `json:"clarify,omitempty" description:"required when status is clarify_needed"`
 }
 
-// ArtifactTools are the tools whose job is to produce an artifact
-// (seed 000 §7.3.1, ARTIFACT_TOOL_SET).
-var artifactTools = map[string]bool{
-	"generate_pptx": true, "propose_pptx_outline": true, "generate_docx": true,
-	"render_pdf": true, "generate_quiz_questions": true,
-	"request_interactive_content": true, "generate_interactive_html": true,
+// Evidence is what an attempt really did: the chunk types it emitted (the
+// truth) and whether it called a tool whose job is an artifact (a hint; see
+// tools.Tool.Artifact).
+type Evidence struct {
+	Emitted            map[string]bool
+	ArtifactToolCalled bool
 }
 
 // RetryNeeded is a hard rule violation; SoftRetryNeeded a soft one.
@@ -37,13 +37,12 @@ var (
 	ErrSoftRetryNeeded = errors.New("soft retry needed")
 )
 
-// ValidateTerminalState is validate_terminal_state of seed 000 §7.3.1. The
-// emitted events (the truth) and called tools (a hint) are those of the
-// current attempt only. It returns nil, or an error wrapping ErrRetryNeeded
-// or ErrSoftRetryNeeded with the reason.
-func ValidateTerminalState(r FinalResult, emitted, called map[string]bool, expectedMode string) error {
-	hasEvent := intersects(emitted, protocol.ArtifactEventTypes)
-	hasTool := intersects(called, artifactTools)
+// ValidateTerminalState is validate_terminal_state of seed 000 §7.3.1 over
+// the evidence of the current attempt only. It returns nil, or an error
+// wrapping ErrRetryNeeded or ErrSoftRetryNeeded with the reason.
+func ValidateTerminalState(r FinalResult, ev Evidence, expectedMode string) error {
+	hasEvent := intersects(ev.Emitted, protocol.ArtifactEventTypes)
+	hasTool := ev.ArtifactToolCalled
 	switch r.Status {
 	case StatusArtifactReady:
 		if !hasEvent && !hasTool {

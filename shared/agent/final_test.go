@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -16,6 +20,18 @@ func set(xs ...string) map[string]bool {
 	return m
 }
 
+// artifactFacts declares tools as the real packs do: validation reads the
+// facts on the tool, not a list of names.
+var artifactFacts = func() *tools.Registry {
+	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
+	return tools.NewRegistry(
+		tools.Define("get_teacher_classes", "", tools.Base, i18n.Pair{}, noop),
+		tools.Define("generate_quiz_questions", "", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete),
+		tools.Define("generate_pptx", "", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataFileReady),
+		tools.Define("generate_docx", "", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataFileReady),
+	)
+}()
+
 // TestValidateTerminalState is seed 000 §7.3.1 rule by rule.
 func TestValidateTerminalState(t *testing.T) {
 	clarify := &workflow.Clarify{Question: "哪个班？"}
@@ -23,28 +39,28 @@ func TestValidateTerminalState(t *testing.T) {
 		name    string
 		r       FinalResult
 		emitted map[string]bool
-		called  map[string]bool
+		called  string
 		mode    string
 		want    error
 	}{
-		{"artifact with its event", FinalResult{Status: StatusArtifactReady}, set("data-quiz-complete"), set("generate_quiz_questions"), "artifact", nil},
-		{"artifact with an event only", FinalResult{Status: StatusArtifactReady}, set("data-file-ready"), set(), "artifact", nil},
-		{"artifact claimed with nothing", FinalResult{Status: StatusArtifactReady}, set(), set(), "artifact", ErrRetryNeeded},
-		{"artifact claimed with only data tools", FinalResult{Status: StatusArtifactReady}, set(), set("get_teacher_classes"), "artifact", ErrRetryNeeded},
-		{"artifact tool called but no event", FinalResult{Status: StatusArtifactReady}, set(), set("generate_pptx"), "artifact", ErrRetryNeeded},
-		{"non-artifact data event does not count", FinalResult{Status: StatusArtifactReady}, set("data-quiz-question", "data-tool-progress"), set(), "answer", ErrRetryNeeded},
-		{"clarify with question", FinalResult{Status: StatusClarifyNeeded, Clarify: clarify}, set(), set(), "artifact", nil},
-		{"clarify without payload", FinalResult{Status: StatusClarifyNeeded}, set(), set(), "answer", ErrRetryNeeded},
-		{"clarify with empty question", FinalResult{Status: StatusClarifyNeeded, Clarify: &workflow.Clarify{}}, set(), set(), "answer", ErrRetryNeeded},
-		{"answer when answer expected", FinalResult{Status: StatusAnswerReady}, set(), set(), "answer", nil},
-		{"answer when artifact expected, no tool", FinalResult{Status: StatusAnswerReady}, set(), set(), "artifact", ErrSoftRetryNeeded},
-		{"answer when artifact expected, tool called", FinalResult{Status: StatusAnswerReady}, set(), set("generate_docx"), "artifact", nil},
-		{"answer when artifact expected, event present", FinalResult{Status: StatusAnswerReady}, set("data-pptx-outline"), set(), "artifact", nil},
-		{"unknown status", FinalResult{Status: "done"}, set(), set(), "answer", ErrRetryNeeded},
+		{"artifact with its event", FinalResult{Status: StatusArtifactReady}, set("data-quiz-complete"), "generate_quiz_questions", "artifact", nil},
+		{"artifact with an event only", FinalResult{Status: StatusArtifactReady}, set("data-file-ready"), "", "artifact", nil},
+		{"artifact claimed with nothing", FinalResult{Status: StatusArtifactReady}, set(), "", "artifact", ErrRetryNeeded},
+		{"artifact claimed with only data tools", FinalResult{Status: StatusArtifactReady}, set(), "get_teacher_classes", "artifact", ErrRetryNeeded},
+		{"artifact tool called but no event", FinalResult{Status: StatusArtifactReady}, set(), "generate_pptx", "artifact", ErrRetryNeeded},
+		{"non-artifact data event does not count", FinalResult{Status: StatusArtifactReady}, set("data-quiz-question", "data-tool-progress"), "", "answer", ErrRetryNeeded},
+		{"clarify with question", FinalResult{Status: StatusClarifyNeeded, Clarify: clarify}, set(), "", "artifact", nil},
+		{"clarify without payload", FinalResult{Status: StatusClarifyNeeded}, set(), "", "answer", ErrRetryNeeded},
+		{"clarify with empty question", FinalResult{Status: StatusClarifyNeeded, Clarify: &workflow.Clarify{}}, set(), "", "answer", ErrRetryNeeded},
+		{"answer when answer expected", FinalResult{Status: StatusAnswerReady}, set(), "", "answer", nil},
+		{"answer when artifact expected, no tool", FinalResult{Status: StatusAnswerReady}, set(), "", "artifact", ErrSoftRetryNeeded},
+		{"answer when artifact expected, tool called", FinalResult{Status: StatusAnswerReady}, set(), "generate_docx", "artifact", nil},
+		{"answer when artifact expected, event present", FinalResult{Status: StatusAnswerReady}, set("data-pptx-outline"), "", "artifact", nil},
+		{"unknown status", FinalResult{Status: "done"}, set(), "", "answer", ErrRetryNeeded},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := ValidateTerminalState(c.r, c.emitted, c.called, c.mode)
+			err := ValidateTerminalState(c.r, Evidence{Emitted: c.emitted, ArtifactToolCalled: artifactFacts.IsArtifact(c.called)}, c.mode)
 			if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
 				t.Fatalf("got %v, want %v", err, c.want)
 			}
@@ -79,7 +95,7 @@ func TestDecide(t *testing.T) {
 
 func TestFinalResultToolSchema(t *testing.T) {
 	tool := finalResultTool()
-	b, err := json.Marshal(tool.Function.Parameters)
+	b, err := json.Marshal(tool.Parameters)
 	if err != nil {
 		t.Fatal(err)
 	}

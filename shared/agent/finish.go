@@ -9,6 +9,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -37,10 +38,10 @@ func (a *Agent) Finish(ctx context.Context, in workflow.FinishInput) (workflow.F
 	if len(out.Warnings) > 0 {
 		fin.MessageMetadata = &protocol.MessageMetadata{ConversationID: t.SessionID, TurnID: t.TurnID, Warnings: out.Warnings}
 	}
-	if err := em.closeWith(ctx, append(chunks, fin)...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
+	if err := em.Close(ctx, append(chunks, fin)...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
 		return workflow.FinishOutput{}, err
 	}
-	a.Metrics.Count("Turn", 1, map[string]string{"status": string(status), "action": out.Action})
+	a.Metrics.Count("Turn", 1, map[string]string{"status": string(status), "action": string(out.Action)})
 	return workflow.FinishOutput{Status: string(status)}, nil
 }
 
@@ -53,14 +54,14 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	switch {
 	case in.Error != nil:
 		a.Logger.ErrorContext(ctx, "turn failed", "turn", in.Turn.TurnID, "error", in.Error.Error, "cause", in.Error.Cause)
-		code, msg := userError(*in.Error)
-		out.Action, out.Error, out.ErrorCode = "chat", msg, string(code)
+		code, msg := userError(*in.Error, i18n.Of(in.Turn.Language, in.Turn.Message))
+		out.Action, out.Error, out.ErrorCode = session.ActionChat, msg, string(code)
 		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
 	case in.Route == nil:
 		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: "internal error"}}, nil
 	case in.Route.Path == workflow.PathClarify:
 		c := in.Route.Result.Clarify
-		out.Action, out.Text = "clarify", c.Question
+		out.Action, out.Text = session.ActionClarify, c.Question
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
 		chunks, err := clarifyChunks("text-clarify", *c)
 		return out, session.TurnCompleted, chunks, err
@@ -71,7 +72,7 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	if _, err := getJSON(ctx, a.Store, in.Turn.SessionID, finalKey(in.Turn.TurnID, in.Attempt), &rec); err != nil {
 		return out, "", nil, err
 	}
-	out.Action, out.Text, out.Artifacts = "chat", rec.Result.Message, rec.Result.Artifacts
+	out.Action, out.Text, out.Artifacts = session.ActionChat, rec.Result.Message, rec.Result.Artifacts
 	mem, err := a.memories(ctx, in.Turn, in.Attempt)
 	if err != nil {
 		return out, "", nil, err
@@ -80,7 +81,7 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	if in.Validation != nil {
 		switch in.Validation.Verdict {
 		case workflow.VerdictGiveUp:
-			msg := "抱歉，这次没能完成您要的内容（结果未通过校验），请稍后重试或换个说法。Sorry, the result could not be verified; please try again."
+			msg := i18n.Of(in.Turn.Language, in.Turn.Message).Text(i18n.TurnNotVerified)
 			out.Text, out.Error, out.ErrorCode = "", msg, string(apperr.AIError)
 			return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
 		case workflow.VerdictAccept:
@@ -89,7 +90,7 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	}
 	var chunks []protocol.Chunk
 	if rec.Result.Status == StatusClarifyNeeded && rec.Result.Clarify != nil {
-		out.Action = "clarify"
+		out.Action = session.ActionClarify
 		c := *rec.Result.Clarify
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
 		var err error
@@ -116,14 +117,14 @@ func textChunks(id, text string) []protocol.Chunk {
 // the JSON API) and a notice, or the question the planner asks back about
 // an unknown entity, or the planner's failure.
 func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out session.Outcome) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
-	out.Action = "build"
+	out.Action = session.ActionBuild
 	switch p := in.Plan; {
 	case p == nil:
 		// No plan step ran (an execution of an older definition).
-		out.Text = buildNotice(in.Turn.Message)
+		out.Text = i18n.Of(in.Turn.Language, in.Turn.Message).Text(i18n.BuildNotice, i18n.Clip(strings.TrimSpace(in.Turn.Message), 80))
 	case p.Status == workflow.PlanClarify && p.Clarify != nil:
 		c := *p.Clarify
-		out.Action, out.Text = "clarify", c.Question
+		out.Action, out.Text = session.ActionClarify, c.Question
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
 		chunks, err := clarifyChunks("text-build", c)
 		return out, session.TurnCompleted, chunks, err
@@ -134,40 +135,34 @@ func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out s
 			return out, "", nil, err
 		}
 		if !found {
-			return planFailed(out, string(apperr.Internal), "internal error")
+			return planFailed(out, in.Turn, string(apperr.Internal), "")
 		}
 		out.Text, out.Blueprint, out.ResolvedEntities = rec.Notice, rec.Blueprint, rec.ResolvedEntities
 	default:
-		return planFailed(out, p.Code, p.Message)
+		return planFailed(out, in.Turn, p.Code, p.Message)
 	}
 	return out, session.TurnCompleted, textChunks("text-build", out.Text), nil
 }
 
-func planFailed(out session.Outcome, code, msg string) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
+func planFailed(out session.Outcome, t workflow.Turn, code, msg string) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
 	if code == "" {
 		code = string(apperr.AIError)
 	}
 	if msg == "" {
-		msg = "任务规划失败，请稍后再试。The page could not be planned; please try again."
+		msg = i18n.Of(t.Language, t.Message).Text(i18n.PlanFailed)
 	}
-	out.Action, out.Error, out.ErrorCode = "chat", msg, code
+	out.Action, out.Error, out.ErrorCode = session.ActionChat, msg, code
 	return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
 }
 
-func buildNotice(msg string) string {
-	return "这是一个数据分析页面的请求：请使用「生成页面」按钮来构建它。This request builds a data-analysis page; use the Build button to generate it. (" + clip(strings.TrimSpace(msg), 80) + ")"
-}
-
-// userError turns a caught step error into a code and a message for the teacher.
-func userError(e workflow.ErrorInfo) (apperr.Code, string) {
-	switch {
-	case strings.Contains(e.Cause, string(apperr.DataError)):
-		return apperr.DataError, "数据服务暂时无法获取数据，请稍后再试。The data service is unavailable; please try again."
-	case strings.Contains(e.Error, "Timeout"):
-		return apperr.AIError, "处理超时，请稍后再试。The request timed out; please try again."
-	default:
-		return apperr.AIError, "AI 服务暂时不可用，请稍后再试。The AI service is temporarily unavailable; please try again."
+// userError turns a caught step error into a code and a message for the
+// teacher: the error's own code when a step named it, else AI_ERROR.
+func userError(e workflow.ErrorInfo, l i18n.Lang) (apperr.Code, string) {
+	code := e.Code()
+	if code != apperr.DataError && code != apperr.ServiceUnavailable {
+		code = apperr.AIError
 	}
+	return code, l.Failure(i18n.Turn, code, e.TimedOut())
 }
 
 // memories collects what the attempt's tools asked later turns to know, in

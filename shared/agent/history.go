@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -36,7 +36,7 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 	var b strings.Builder
 	b.WriteString(prompts.HistoryHeader + "\n")
 	for _, x := range done {
-		fmt.Fprintf(&b, "Teacher: %s\n", clip(x.Message, 500))
+		fmt.Fprintf(&b, "Teacher: %s\n", i18n.Clip(x.Message, 500))
 		reply := x.Outcome.Text
 		switch {
 		case x.Outcome.Clarify != nil:
@@ -46,7 +46,7 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 		case x.Outcome.Error != "":
 			reply = "(failed) " + x.Outcome.Error
 		}
-		fmt.Fprintf(&b, "Assistant: %s\n", clip(reply, 500))
+		fmt.Fprintf(&b, "Assistant: %s\n", i18n.Clip(reply, 500))
 		if len(x.Outcome.Artifacts) > 0 {
 			fmt.Fprintf(&b, "Artifacts: %s\n", strings.Join(x.Outcome.Artifacts, ", "))
 		}
@@ -58,25 +58,17 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 }
 
 // initialHistory starts an attempt's message history.
-func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, system string) []openai.ChatCompletionMessage {
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}
+func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, system string) []llm.Message {
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}}
 	if h := a.historySummary(ctx, in.Turn); h != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: h})
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
 	}
 	user := in.Turn.Message
 	if len(in.Turn.Context) > 0 {
 		user += fmt.Sprintf("\n\n(selection: %v)", in.Turn.Context)
 	}
-	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: user})
+	return append(msgs, llm.Message{Role: llm.RoleUser, Content: user})
 }
 
 // maxMemory bounds one tool's memory in the history summary.
 const maxMemory = 9000
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}

@@ -6,8 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/session"
 )
 
@@ -73,13 +72,13 @@ func getJSON(ctx context.Context, r session.Records, sessionID, key string, v an
 	return true, nil
 }
 
-func (a *Agent) loadHistory(ctx context.Context, sessionID, turnID string, attempt int) ([]openai.ChatCompletionMessage, bool, error) {
-	var h []openai.ChatCompletionMessage
+func (a *Agent) loadHistory(ctx context.Context, sessionID, turnID string, attempt int) ([]llm.Message, bool, error) {
+	var h []llm.Message
 	ok, err := getJSON(ctx, a.Store, sessionID, historyKey(turnID, attempt), &h)
 	return h, ok, err
 }
 
-func (a *Agent) saveHistory(ctx context.Context, sessionID, turnID string, attempt int, h []openai.ChatCompletionMessage) error {
+func (a *Agent) saveHistory(ctx context.Context, sessionID, turnID string, attempt int, h []llm.Message) error {
 	return putJSON(ctx, a.Store, sessionID, historyKey(turnID, attempt), h)
 }
 
@@ -102,14 +101,15 @@ func (a *Agent) attemptTools(ctx context.Context, sessionID, turnID string, atte
 	return out, nil
 }
 
-// evidence returns the emitted event types and called tool names of an attempt.
-func evidence(recs map[string]toolRecord) (emitted, called map[string]bool) {
-	emitted, called = map[string]bool{}, map[string]bool{}
+// evidence is what an attempt's tool calls emitted and whether one of them
+// was an artifact tool.
+func (a *Agent) evidence(recs map[string]toolRecord) Evidence {
+	ev := Evidence{Emitted: map[string]bool{}}
 	for _, r := range recs {
-		called[r.Name] = true
+		ev.ArtifactToolCalled = ev.ArtifactToolCalled || a.Tools.IsArtifact(r.Name)
 		for _, e := range r.Emitted {
-			emitted[e] = true
+			ev.Emitted[e] = true
 		}
 	}
-	return emitted, called
+	return ev
 }

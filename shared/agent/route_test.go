@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -41,7 +39,7 @@ func TestRoutePaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.Path != c.path || out.Result.Intent != c.intent {
+			if out.Path != c.path || string(out.Result.Intent) != c.intent {
 				t.Errorf("path %q intent %q, want %q %q", out.Path, out.Result.Intent, c.path, c.intent)
 			}
 			if out.Result.ClarifyNeeded != (c.path == workflow.PathClarify) {
@@ -203,15 +201,15 @@ func TestRouteRequest(t *testing.T) {
 	if len(msgs) != 3 {
 		t.Fatalf("%d messages, want system prompt, history, user", len(msgs))
 	}
-	if msgs[0].Role != openai.ChatMessageRoleSystem || !strings.Contains(msgs[0].Content, "- generate_quiz_questions: Write quiz questions.") ||
+	if msgs[0].Role != llm.RoleSystem || !strings.Contains(msgs[0].Content, "- generate_quiz_questions: Write quiz questions.") ||
 		!strings.Contains(msgs[0].Content, "- generate_pptx:") || strings.Contains(msgs[0].Content, "get_teacher_classes") {
 		t.Errorf("router prompt does not list exactly the generation tools:\n%s", msgs[0].Content)
 	}
-	if msgs[1].Role != openai.ChatMessageRoleSystem || !strings.Contains(msgs[1].Content, "帮我出5道分数加法题") ||
+	if msgs[1].Role != llm.RoleSystem || !strings.Contains(msgs[1].Content, "帮我出5道分数加法题") ||
 		!strings.Contains(msgs[1].Content, "好的，已为您生成。") || strings.Contains(msgs[1].Content, "再来3道") {
 		t.Errorf("history message = %q", msgs[1].Content)
 	}
-	if last := msgs[2]; last.Role != openai.ChatMessageRoleUser || last.Content != "再来3道" {
+	if last := msgs[2]; last.Role != llm.RoleUser || last.Content != "再来3道" {
 		t.Errorf("last message = %+v", last)
 	}
 }

@@ -7,34 +7,21 @@ import (
 	"slices"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
-// Intents of the router (seed 000 §7.3 step 2).
-const (
-	IntentSmalltalk = "chat_smalltalk"
-	IntentQA        = "chat_qa"
-	IntentData      = "data_query"
-	IntentQuiz      = "quiz_generate"
-	IntentContent   = "content_create"
-	IntentBuild     = "build_workflow"
-	IntentClarify   = "clarify"
-)
-
 // Route is the router step: the model classifies the message; the path
 // follows from its classification. A router failure does not fail the turn:
 // the agent path with every tool lets the agent decide.
 func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: a.routerPrompt()}}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: a.routerPrompt()}}
 	if h := a.historySummary(ctx, in.Turn); h != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: h})
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
 	}
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in.Turn.Message})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Turn.Message})
 	resp, err := a.Model.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true}, llm.Handler{})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -45,7 +32,7 @@ func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 		return a.fallbackRoute("router unavailable"), nil
 	}
 	var r workflow.RouterResult
-	if err := json.Unmarshal([]byte(stripFence(resp.Message.Content)), &r); err != nil {
+	if err := json.Unmarshal([]byte(llm.StripFence(resp.Message.Content)), &r); err != nil {
 		a.Logger.WarnContext(ctx, "router answer is not a RouterResult; the agent decides", "err", err)
 		a.Metrics.Count("RouterFallback", 1, nil)
 		return a.fallbackRoute("router answer unreadable"), nil
@@ -96,7 +83,7 @@ func (a *Agent) normalizeRoute(r workflow.RouterResult) workflow.RouterResult {
 		r.ExpectedMode = workflow.ExpectAnswer
 	}
 	r.Confidence = min(max(r.Confidence, 0), 1)
-	if r.Intent == IntentClarify {
+	if r.Intent == workflow.IntentClarify {
 		r.ClarifyNeeded = true
 	}
 	if r.ClarifyNeeded && (r.Clarify == nil || r.Clarify.Question == "") {
@@ -112,22 +99,11 @@ func pathOf(r workflow.RouterResult) string {
 	switch {
 	case r.ClarifyNeeded:
 		return workflow.PathClarify
-	case r.Intent == IntentSmalltalk || r.Intent == IntentQA:
+	case r.Intent == workflow.IntentSmalltalk || r.Intent == workflow.IntentQA:
 		return workflow.PathChat
-	case r.Intent == IntentBuild:
+	case r.Intent == workflow.IntentBuild:
 		return workflow.PathBuild
 	default:
 		return workflow.PathAgent
 	}
-}
-
-// stripFence removes a Markdown code fence some models wrap JSON in.
-func stripFence(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(s, "```")
-	}
-	return strings.TrimSpace(s)
 }

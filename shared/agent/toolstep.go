@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -34,8 +34,8 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	em := a.stream(t.TurnID)
 	tool, known := a.Tools.Get(in.Call.Name)
 	running := "…"
-	if known && tool.Running != "" {
-		running = tool.Running
+	if r := tool.Running.In(i18n.Of(t.Language, t.Message)); known && r != "" {
+		running = r
 	}
 	if err := a.progress(ctx, em, in.Call, protocol.ToolRunning, running); err != nil {
 		return workflow.ToolOutput{}, err
@@ -44,7 +44,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	call := tools.Call{TeacherID: t.TeacherID, SessionID: t.SessionID, TurnID: t.TurnID, CallID: in.Call.ID,
 		Language: t.Language, TraceID: t.TraceID,
 		Emit: func(ctx context.Context, c protocol.Chunk) error {
-			if err := em.emit(ctx, c); err != nil {
+			if err := em.Emit(ctx, c); err != nil {
 				return err
 			}
 			rec.Emitted = append(rec.Emitted, c.ChunkType())
@@ -61,12 +61,12 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	}
 	rec.Status, rec.Output = a.toolOutcome(ctx, in.Call, res, err)
 	if err == nil {
-		rec.Memory = clip(res.Memory, maxMemory)
+		rec.Memory = i18n.Clip(res.Memory, maxMemory)
 	}
 	a.Metrics.Count("ToolCall", 1, map[string]string{"tool": in.Call.Name, "status": rec.Status})
 	msg := res.Message
 	if err != nil {
-		msg = userToolError(err)
+		msg = userToolError(err, i18n.Of(t.Language, t.Message))
 	}
 	if err := putJSON(ctx, a.Store, t.SessionID, key, rec); err != nil {
 		return workflow.ToolOutput{}, err
@@ -82,7 +82,7 @@ func (a *Agent) progress(ctx context.Context, em emitter, c workflow.ToolCallRef
 	if err != nil {
 		return err
 	}
-	return em.emit(ctx, d)
+	return em.Emit(ctx, d)
 }
 
 // toolOutcome is the status and the model-facing output of a call.
@@ -105,10 +105,10 @@ func (a *Agent) toolOutcome(ctx context.Context, c workflow.ToolCallRef, res too
 }
 
 // userToolError is the progress message of a failed tool: short, no internals.
-func userToolError(err error) string {
+func userToolError(err error, l i18n.Lang) string {
 	var ae *tools.ArgumentError
 	if errors.As(err, &ae) {
-		return "参数有误，正在重试 / invalid arguments"
+		return l.Text(i18n.ToolArgsRetry)
 	}
 	msg := err.Error()
 	if len([]rune(msg)) > 160 {
@@ -127,7 +127,7 @@ func (a *Agent) callArguments(ctx context.Context, in workflow.ToolInput) (json.
 		return nil, fmt.Errorf("agent: no history for turn %s attempt %d", in.Turn.TurnID, in.Attempt)
 	}
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role != openai.ChatMessageRoleAssistant {
+		if h[i].Role != llm.RoleAssistant {
 			continue
 		}
 		for _, c := range h[i].ToolCalls {

@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	openai "github.com/sashabaranov/go-openai"
-	"github.com/sashabaranov/go-openai/jsonschema"
-
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -34,12 +31,12 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 	}
 	em := a.stream(in.Turn.TurnID)
 	if in.Prev.Next == workflow.NextTools {
-		if err := em.emit(ctx, protocol.FinishStep{}); err != nil {
+		if err := em.Emit(ctx, protocol.FinishStep{}); err != nil {
 			return workflow.AgentOutput{}, err
 		}
 	}
 	round := in.Prev.Round + 1
-	if err := em.emit(ctx, protocol.StartStep{}); err != nil {
+	if err := em.Emit(ctx, protocol.StartStep{}); err != nil {
 		return workflow.AgentOutput{}, err
 	}
 	r := &modelRound{a: a, in: in, chat: chat, round: round, em: em,
@@ -49,7 +46,7 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 		if err != nil {
 			return workflow.AgentOutput{}, err
 		}
-		r.emitted, r.called = evidence(recs)
+		r.evidence = a.evidence(recs)
 	}
 	resp, err := r.call(ctx, hist)
 	if err != nil {
@@ -64,27 +61,25 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 
 // modelRound is the state of one model round.
 type modelRound struct {
-	a       *Agent
-	in      workflow.AgentInput
-	chat    bool
-	round   int
-	em      emitter
-	text    *textWriter
-	emitted map[string]bool
-	called  map[string]bool
+	a        *Agent
+	in       workflow.AgentInput
+	chat     bool
+	round    int
+	em       emitter
+	text     *textWriter
+	evidence Evidence
 
 	ext     llm.TextExtractor // across interrupted tries: nothing is sent twice
 	decided bool              // the final_result status has been seen
 	live    bool              // the message streams as it arrives
 }
 
-func (r *modelRound) call(ctx context.Context, hist []openai.ChatCompletionMessage) (llm.Response, error) {
+func (r *modelRound) call(ctx context.Context, hist []llm.Message) (llm.Response, error) {
 	req := llm.Request{Tier: tierOf(r.in.Route.Result.ModelTier), Messages: hist}
 	if !r.chat {
 		req.Tools = r.a.toolDefs(r.in.Route.Result.CandidateTools)
 		if r.round >= r.a.MaxRounds {
-			req.ToolChoice = openai.ToolChoice{Type: openai.ToolTypeFunction,
-				Function: openai.ToolFunction{Name: prompts.FinalResultTool}}
+			req.ToolChoice = llm.ToolChoice{Tool: prompts.FinalResultTool}
 		}
 	}
 	var lastErr error
@@ -138,12 +133,12 @@ func (r *modelRound) feedFinal(ctx context.Context, args string) error {
 }
 
 func (r *modelRound) accepts(f FinalResult) bool {
-	err := ValidateTerminalState(f, r.emitted, r.called, r.in.Route.Result.ExpectedMode)
+	err := ValidateTerminalState(f, r.evidence, r.in.Route.Result.ExpectedMode)
 	return accepted(Decide(err, r.in.Attempt))
 }
 
 // conclude turns the model's message into the step's output.
-func (r *modelRound) conclude(ctx context.Context, m openai.ChatCompletionMessage) (workflow.AgentOutput, error) {
+func (r *modelRound) conclude(ctx context.Context, m llm.Message) (workflow.AgentOutput, error) {
 	out := workflow.AgentOutput{Round: r.round, ToolCalls: []workflow.ToolCallRef{}}
 	if r.chat {
 		if err := r.finishText(ctx, m.Content, true); err != nil {
@@ -153,7 +148,7 @@ func (r *modelRound) conclude(ctx context.Context, m openai.ChatCompletionMessag
 		return out, r.record(ctx, finalRecord{Result: FinalResult{Status: StatusAnswerReady, Message: m.Content},
 			TextID: r.text.id, TextEmitted: true})
 	}
-	var final *openai.ToolCall
+	var final *llm.ToolCall
 	for i, c := range m.ToolCalls {
 		if c.Function.Name == prompts.FinalResultTool {
 			final = &m.ToolCalls[i]
@@ -193,7 +188,20 @@ func (r *modelRound) finishText(ctx context.Context, message string, show bool) 
 	if err := r.text.End(ctx); err != nil {
 		return err
 	}
-	return r.em.emit(ctx, protocol.FinishStep{})
+	if show && r.ext.Sent() != "" && r.ext.Sent() != message {
+		// The model rewrote the message after part of it was shown, and a UI
+		// stream cannot edit a text part: the teacher gets the final message
+		// in full, as a part of its own after the stale one.
+		r.a.Logger.WarnContext(ctx, "the model rewrote its message mid-stream", "turn", r.in.Turn.TurnID)
+		fixed := newTextWriter(r.em, r.text.id+"-final", 0, r.a.Now)
+		if err := fixed.Write(ctx, message); err != nil {
+			return err
+		}
+		if err := fixed.End(ctx); err != nil {
+			return err
+		}
+	}
+	return r.em.Emit(ctx, protocol.FinishStep{})
 }
 
 func (r *modelRound) record(ctx context.Context, rec finalRecord) error {
@@ -204,7 +212,7 @@ func (r *modelRound) record(ctx context.Context, rec finalRecord) error {
 // attemptHistory loads the attempt's history, starting it when new: from the
 // previous attempt's full history on the retry (seed 000 §7.3.2), fresh
 // otherwise. After a tools round it appends the stored tool results.
-func (a *Agent) attemptHistory(ctx context.Context, in workflow.AgentInput, system string) ([]openai.ChatCompletionMessage, error) {
+func (a *Agent) attemptHistory(ctx context.Context, in workflow.AgentInput, system string) ([]llm.Message, error) {
 	t := in.Turn
 	h, ok, err := a.loadHistory(ctx, t.SessionID, t.TurnID, in.Attempt)
 	if err != nil {
@@ -230,15 +238,15 @@ func (a *Agent) attemptHistory(ctx context.Context, in workflow.AgentInput, syst
 
 // pendingCalls reports whether the history ends with the assistant message
 // that made calls (and so still lacks their results).
-func pendingCalls(h []openai.ChatCompletionMessage, calls []workflow.ToolCallRef) bool {
+func pendingCalls(h []llm.Message, calls []workflow.ToolCallRef) bool {
 	if len(h) == 0 || len(calls) == 0 {
 		return false
 	}
 	last := h[len(h)-1]
-	return last.Role == openai.ChatMessageRoleAssistant && len(last.ToolCalls) > 0 && last.ToolCalls[0].ID == calls[0].ID
+	return last.Role == llm.RoleAssistant && len(last.ToolCalls) > 0 && last.ToolCalls[0].ID == calls[0].ID
 }
 
-func (a *Agent) appendToolResults(ctx context.Context, in workflow.AgentInput, h []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+func (a *Agent) appendToolResults(ctx context.Context, in workflow.AgentInput, h []llm.Message) ([]llm.Message, error) {
 	t := in.Turn
 	for _, c := range in.Prev.ToolCalls {
 		var rec toolRecord
@@ -250,56 +258,54 @@ func (a *Agent) appendToolResults(ctx context.Context, in workflow.AgentInput, h
 		if !found {
 			content = `{"error":"the tool did not run"}`
 		}
-		h = append(h, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Name: c.Name, Content: content})
+		h = append(h, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content})
 	}
 	return h, nil
 }
 
 // withRefusal continues a refused attempt's history: every call of its last
 // message gets an answer, the final_result call the reason of the refusal.
-func withRefusal(h []openai.ChatCompletionMessage, why *workflow.RetryReason) []openai.ChatCompletionMessage {
+func withRefusal(h []llm.Message, why *workflow.RetryReason) []llm.Message {
 	reason := "the result was not accepted"
 	if why != nil && why.Reason != "" {
 		reason = why.Reason
 	}
 	note := fmt.Sprintf("%s %s. Call the tools you need (a claimed artifact must come from a tool in this attempt), then call final_result again.", prompts.RefusedPrefix, reason)
-	h = append([]openai.ChatCompletionMessage(nil), h...)
+	h = append([]llm.Message(nil), h...)
 	last := h[len(h)-1]
-	if last.Role != openai.ChatMessageRoleAssistant || len(last.ToolCalls) == 0 {
-		return append(h, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: note})
+	if last.Role != llm.RoleAssistant || len(last.ToolCalls) == 0 {
+		return append(h, llm.Message{Role: llm.RoleSystem, Content: note})
 	}
 	for _, c := range last.ToolCalls {
 		content := "not run: final_result ended the round"
 		if c.Function.Name == prompts.FinalResultTool {
 			content = note
 		}
-		h = append(h, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Name: c.Function.Name, Content: content})
+		h = append(h, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Function.Name, Content: content})
 	}
 	return h
 }
 
 // toolDefs is the agent's tool list: base tools, candidate generation tools
 // (a priority set, not a whitelist) and final_result.
-func (a *Agent) toolDefs(candidates []string) []openai.Tool {
-	var defs []openai.Tool
+func (a *Agent) toolDefs(candidates []string) []llm.Tool {
+	var defs []llm.Tool
 	for _, t := range a.Tools.ForTurn(candidates) {
-		schema := t.Schema
-		defs = append(defs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: schema}})
+		defs = append(defs, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Schema})
 	}
 	return append(defs, finalResultTool())
 }
 
-func finalResultTool() openai.Tool {
-	schema, err := jsonschema.GenerateSchemaForType(FinalResult{})
+func finalResultTool() llm.Tool {
+	schema, err := llm.SchemaFor(FinalResult{})
 	if err != nil {
 		panic(err) // FinalResult is a fixed type; a test covers it
 	}
-	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+	return llm.Tool{
 		Name:        prompts.FinalResultTool,
 		Description: "End the turn: call exactly once, after any tools, with what the teacher should read.",
 		Parameters:  schema,
-	}}
+	}
 }
 
 func tierOf(s string) llm.Tier {

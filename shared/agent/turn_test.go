@@ -7,9 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/agent"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -60,7 +59,7 @@ func TestTurnTextGating(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := &scriptedModel{fragSize: 4, replies: []modelReply{{calls: []openai.ToolCall{finalCall("call_f", c.final)}}}}
+			m := &scriptedModel{fragSize: 4, replies: []modelReply{{calls: []llm.ToolCall{finalCall("call_f", c.final)}}}}
 			var f *fixture
 			before := -1
 			m.onFragment = liveProbe(t, &f, &before)
@@ -145,8 +144,8 @@ func TestTurnChatStreamsContent(t *testing.T) {
 func TestTurnInterruptedStreamSendsNothingTwice(t *testing.T) {
 	final := finalCall("call_f", agent.FinalResult{Status: agent.StatusAnswerReady, Message: answer})
 	m := &scriptedModel{fragSize: 4, replies: []modelReply{
-		{calls: []openai.ToolCall{final}, cut: 12, err: fmt.Errorf("reset: %w", llm.ErrInterrupted)},
-		{calls: []openai.ToolCall{final}},
+		{calls: []llm.ToolCall{final}, cut: 12, err: fmt.Errorf("reset: %w", llm.ErrInterrupted)},
+		{calls: []llm.ToolCall{final}},
 	}}
 	f := newFixture(t, m)
 	if _, err := f.agent.Turn(context.Background(), agentInput(f.turn, workflow.ExpectAnswer, 1)); err != nil {
@@ -189,7 +188,7 @@ func TestTurnArtifactClaimAfterTool(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, "…",
+			makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, i18n.Pair{ZH: "…", EN: "…"},
 				func(ctx context.Context, call tools.Call, in struct {
 					Topic string `json:"topic"`
 				}) (tools.Result, error) {
@@ -204,8 +203,8 @@ func TestTurnArtifactClaimAfterTool(t *testing.T) {
 				})
 			claim := agent.FinalResult{Status: agent.StatusArtifactReady, Message: "5道分数加法题已生成。", Artifacts: []string{"quiz"}}
 			m := &scriptedModel{fragSize: 4, replies: []modelReply{
-				{calls: []openai.ToolCall{toolCall("call_q", "make_quiz", `{"topic":"分数加法"}`)}},
-				{calls: []openai.ToolCall{finalCall("call_f", claim)}},
+				{calls: []llm.ToolCall{toolCall("call_q", "make_quiz", `{"topic":"分数加法"}`)}},
+				{calls: []llm.ToolCall{finalCall("call_f", claim)}},
 			}}
 			f := newFixture(t, m, makeQuiz)
 			ctx := context.Background()
@@ -243,5 +242,36 @@ func TestTurnArtifactClaimAfterTool(t *testing.T) {
 				t.Errorf("verdict %+v disagrees with what was streamed (text shown: %v)", v, c.wantText)
 			}
 		})
+	}
+}
+
+// TestTurnRewrittenMessageIsShownInFull: a model that restarts its message
+// with other words after part of it was shown (a second "message" member)
+// leaves the teacher with the final message in full, in a part of its own.
+func TestTurnRewrittenMessageIsShownInFull(t *testing.T) {
+	const first, final = "Newton's first law says that", "An object keeps its state of motion unless a force acts on it."
+	args := `{"status":"answer_ready","message":"` + first + `","message":"` + final + `"}`
+	m := &scriptedModel{fragSize: 5, replies: []modelReply{{calls: []llm.ToolCall{{ID: "call_f", Type: "function",
+		Function: llm.FunctionCall{Name: "final_result", Arguments: args}}}}}}
+	f := newFixture(t, m)
+	if _, err := f.agent.Turn(context.Background(), agentInput(f.turn, workflow.ExpectAnswer, 1)); err != nil {
+		t.Fatal(err)
+	}
+	cs := f.chunks(t)
+	parts := map[string]string{}
+	var order []string
+	for _, c := range cs {
+		switch c.Type {
+		case "text-start":
+			order = append(order, c.ID)
+		case "text-delta":
+			parts[c.ID] += c.Delta
+		}
+	}
+	if len(order) != 2 || parts[order[0]] != first || parts[order[1]] != final {
+		t.Fatalf("text parts %v %q, want the stale %q then the final %q", order, parts, first, final)
+	}
+	if ts := types(cs); ts[len(ts)-1] != "finish-step" {
+		t.Errorf("chunks end with %v", ts)
 	}
 }

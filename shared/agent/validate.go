@@ -20,14 +20,14 @@ func (a *Agent) Validate(ctx context.Context, in workflow.ValidateInput) (workfl
 	if err != nil {
 		return workflow.ValidateOutput{}, err
 	}
-	emitted, called := evidence(recs)
+	ev := a.evidence(recs)
 	switch {
 	case !found:
 		err = fmt.Errorf("%w: the attempt ended without final_result", ErrRetryNeeded)
 	case rec.Malformed != "":
 		err = fmt.Errorf("%w: final_result arguments are not valid JSON: %s", ErrRetryNeeded, rec.Malformed)
 	default:
-		err = ValidateTerminalState(rec.Result, emitted, called, in.Route.Result.ExpectedMode)
+		err = ValidateTerminalState(rec.Result, ev, in.Route.Result.ExpectedMode)
 	}
 	v := Decide(err, in.Attempt)
 	dims := map[string]string{"verdict": v.Verdict, "rule": v.Rule}

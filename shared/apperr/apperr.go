@@ -25,6 +25,19 @@ const (
 	Internal           Code = "INTERNAL_ERROR"
 )
 
+// codes lists every Code, for Parse.
+var codes = []Code{DataError, AuthError, ServiceUnavailable, ValidationError, EntityNotFound, AIError, BlueprintError, Conflict, Internal}
+
+// Parse returns the Code named s.
+func Parse(s string) (Code, bool) {
+	for _, c := range codes {
+		if string(c) == s {
+			return c, true
+		}
+	}
+	return "", false
+}
+
 // Error is an error with a code, a message fit for a user, and optional details.
 type Error struct {
 	Code    Code

@@ -29,9 +29,13 @@ type streamMeta struct {
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 }
 
-// flagClose is bit 0 of an event value's first byte; the other bits are
-// reserved.
-const flagClose = 1
+// Flags of an event value's first byte: bit 0 closes the stream; bit 1 says
+// a name follows (one length byte, then the name) before the data. The other
+// bits are reserved.
+const (
+	flagClose = 1
+	flagNamed = 2
+)
 
 // Append implements eventlog.Appender. The check of the closed flag, the seqs
 // and the writes are one transaction, so concurrent appenders get
@@ -39,6 +43,9 @@ const flagClose = 1
 func (l *EventLog) Append(ctx context.Context, stream string, events ...eventlog.Event) (int64, error) {
 	if err := check(ctx, "stream", stream); err != nil {
 		return 0, fmt.Errorf("boltstore: append: %w", err)
+	}
+	if err := eventlog.CheckNames(events); err != nil {
+		return 0, fmt.Errorf("boltstore: append %s: %w", stream, err)
 	}
 	if len(events) == 0 {
 		// Nothing to write: no commit (and no fsync) for it.
@@ -139,9 +146,14 @@ func getMeta(tx *bbolt.Tx, stream string) (streamMeta, error) {
 }
 
 func encodeEvent(ev eventlog.Event) []byte {
-	v := make([]byte, 1, 1+len(ev.Data))
+	v := make([]byte, 1, 2+len(ev.Name)+len(ev.Data))
 	if ev.Close {
-		v[0] = flagClose
+		v[0] |= flagClose
+	}
+	if ev.Name != "" {
+		v[0] |= flagNamed
+		v = append(v, byte(len(ev.Name)))
+		v = append(v, ev.Name...)
 	}
 	return append(v, ev.Data...)
 }
@@ -151,8 +163,15 @@ func decodeEvent(v []byte) (eventlog.Event, error) {
 		return eventlog.Event{}, fmt.Errorf("empty value")
 	}
 	ev := eventlog.Event{Close: v[0]&flagClose != 0}
-	if len(v) > 1 {
-		ev.Data = json.RawMessage(append([]byte(nil), v[1:]...)) // v is only valid inside the transaction
+	rest := v[1:]
+	if v[0]&flagNamed != 0 {
+		if len(rest) == 0 || len(rest) < 1+int(rest[0]) {
+			return ev, fmt.Errorf("truncated event name")
+		}
+		ev.Name, rest = string(rest[1:1+int(rest[0])]), rest[1+int(rest[0]):]
+	}
+	if len(rest) > 0 {
+		ev.Data = json.RawMessage(append([]byte(nil), rest...)) // v is only valid inside the transaction
 	}
 	return ev, nil
 }

@@ -25,6 +25,7 @@ const (
 	attrClosed   = "closed"
 	attrData     = "data"
 	attrClose    = "close"
+	attrName     = "name"
 	// seqDigits pads seqs so that sort keys order like the numbers.
 	seqDigits = 12
 	maxSeq    = 999_999_999_999
@@ -51,6 +52,9 @@ func eventSK(seq int64) string { return fmt.Sprintf("%s%0*d", prefixEvent, seqDi
 func (l *Events) Append(ctx context.Context, stream string, events ...eventlog.Event) (int64, error) {
 	if err := nonEmpty("stream", stream); err != nil {
 		return 0, fmt.Errorf("dynamostore: append: %w", err)
+	}
+	if err := eventlog.CheckNames(events); err != nil {
+		return 0, fmt.Errorf("dynamostore: append %s: %w", stream, err)
 	}
 	n, closes := 0, false
 	for _, ev := range events {
@@ -102,6 +106,9 @@ func (l *Events) Append(ctx context.Context, stream string, events ...eventlog.E
 		}
 		if ev.Close {
 			item[attrClose] = &types.AttributeValueMemberBOOL{Value: true}
+		}
+		if ev.Name != "" {
+			item[attrName] = str(ev.Name)
 		}
 		item[AttrTTL] = num(ttl)
 		items[i] = item
@@ -159,7 +166,7 @@ func (l *Events) Read(ctx context.Context, stream string, after int64, limit int
 			}
 			return evs, nil
 		}
-		evs = append(evs, eventlog.Event{Seq: seq, Data: getBytes(it, attrData), Close: getBool(it, attrClose)})
+		evs = append(evs, eventlog.Event{Seq: seq, Name: getStr(it, attrName), Data: getBytes(it, attrData), Close: getBool(it, attrClose)})
 		next++
 	}
 	l.t.gaps.passed(stream, next)

@@ -39,6 +39,7 @@ const (
 	attrIndex      = "index"
 	attrMessage    = "message"
 	attrMessageID  = "messageId"
+	attrLanguage   = "language"
 	attrStatus     = "status"
 	attrOutcome    = "outcome"
 	attrStartedAt  = "startedAt"
@@ -476,6 +477,7 @@ func encodeTurn(t session.Turn, ttl int64) (map[string]types.AttributeValue, err
 	item[attrIndex] = num(int64(t.Index))
 	setStr(item, attrMessage, t.Message)
 	setStr(item, attrMessageID, t.MessageID)
+	setStr(item, attrLanguage, t.Language)
 	item[attrStatus] = str(string(t.Status))
 	item[attrOutcome] = str(string(outcome))
 	setTime(item, attrStartedAt, t.StartedAt)
@@ -490,6 +492,7 @@ func decodeTurn(item map[string]types.AttributeValue) (session.Turn, error) {
 		ID:        getStr(item, attrTurnID),
 		Message:   getStr(item, attrMessage),
 		MessageID: getStr(item, attrMessageID),
+		Language:  getStr(item, attrLanguage),
 		Status:    session.TurnStatus(getStr(item, attrStatus)),
 	}
 	index, err1 := getNum(item, attrIndex)

@@ -10,6 +10,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -63,7 +64,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	}
 	now := s.o.Now()
 	t, err := s.store.BeginTurn(ctx, session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
-		MessageID: s.o.NewID("msg"), Status: session.TurnRunning, StartedAt: now})
+		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now})
 	if errors.Is(err, session.ErrConflict) {
 		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running; stop it or wait for it to finish")
 	}
@@ -96,7 +97,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 // the first time it is seen; a seed conversationId must exist.
 func (s *Server) sessionFor(ctx context.Context, id auth.Identity, req ConversationRequest) (session.Session, error) {
 	now := s.o.Now()
-	newSess := session.Session{TeacherID: id.TeacherID, Kind: "conversation", Title: clipRunes(req.Message, 40),
+	newSess := session.Session{TeacherID: id.TeacherID, Kind: "conversation", Title: i18n.Clip(req.Message, 40),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.o.SessionTTL)}
 	if req.ConversationID == nil || *req.ConversationID == "" {
 		newSess.ID = s.o.NewID("conv")
@@ -122,7 +123,7 @@ func (s *Server) sessionFor(ctx context.Context, id auth.Identity, req Conversat
 // abandon ends a turn the edge could not run and closes its stream.
 func (s *Server) abandon(ctx context.Context, t session.Turn, why string) {
 	ctx = context.WithoutCancel(ctx)
-	msg := "服务暂时不可用，请稍后再试。The service is temporarily unavailable; please try again."
+	msg := i18n.Of(t.Language, t.Message).Text(i18n.ServiceUnavailable)
 	if err := s.store.EndTurn(ctx, t.SessionID, t.ID, session.TurnFailed,
 		session.Outcome{Error: msg, ErrorCode: string(apperr.ServiceUnavailable)}); err != nil && !errors.Is(err, session.ErrConflict) {
 		s.o.Logger.ErrorContext(ctx, "could not end abandoned turn", "turnId", t.ID, "err", err)
@@ -132,46 +133,25 @@ func (s *Server) abandon(ctx context.Context, t session.Turn, why string) {
 }
 
 func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...protocol.Chunk) {
-	evs := make([]eventlog.Event, len(chunks))
-	for i, c := range chunks {
-		b, _ := protocol.MarshalChunk(c)
-		evs[i] = eventlog.Event{Data: b, Close: i == len(chunks)-1}
-	}
-	if _, err := s.log.Append(ctx, workflow.TurnStream(turnID), evs...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
+	em := eventlog.Emitter[protocol.Chunk]{Log: s.log, Stream: workflow.TurnStream(turnID), Encode: protocol.MarshalChunk}
+	if err := em.Close(ctx, chunks...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
 		s.o.Logger.ErrorContext(ctx, "could not close stream", "turnId", turnID, "err", err)
 	}
 }
 
-// relay writes the turn's events after seq as SSE until the closing event,
-// then [DONE]. A disconnected client only ends the relay.
+// relay writes the turn's events after seq as a UI message stream: the text
+// parts a stopped turn left open are closed before its finish, and [DONE]
+// follows the closing event.
 func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) {
-	sse := protocol.NewSSEWriter(w)
-	_ = sse.Flush() // headers out now: the client sees the stream open at once
 	parts := s.openParts(ctx, t.ID, after)
-	send := func(ev eventlog.Event) error {
-		after = ev.Seq
-		for _, end := range parts.CloseBefore(ev.Data) {
-			if err := sse.Event(0, "", end); err != nil {
-				return err
-			}
-		}
-		return sse.Event(ev.Seq, "", ev.Data)
-	}
-	opts := eventlog.TailOptions{PollMin: s.o.PollMin, PollMax: s.o.PollMax, IdleEvery: s.o.Heartbeat,
-		MaxWait: s.o.TurnTimeout, Idle: func() error { return sse.Comment("ping") }}
-	err := eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), after, opts, send)
-	if errors.Is(err, eventlog.ErrTailTimeout) {
-		s.abandon(ctx, t, "no event within the turn timeout")
-		opts.MaxWait = s.o.Heartbeat
-		err = eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), after, opts, send)
-	}
-	if err != nil {
-		if ctx.Err() == nil {
-			s.o.Logger.WarnContext(ctx, "relay ended early", "turnId", t.ID, "err", err)
-		}
-		return
-	}
-	_ = sse.Event(0, "", protocol.Done)
+	s.relayer().relay(ctx, w, stream{key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
+		abandon: func(ctx context.Context) { s.abandon(ctx, t, "no event within the turn timeout") },
+		before:  func(ev eventlog.Event) [][]byte { return parts.CloseBefore(ev.Data) },
+		done:    protocol.Done}, after)
+}
+
+func (s *Server) relayer() relayer {
+	return relayer{log: s.log, logger: s.o.Logger, heartbeat: s.o.Heartbeat, pollMin: s.o.PollMin, pollMax: s.o.PollMax}
 }
 
 // openParts returns the text parts open after seq after of a turn's stream.
@@ -193,11 +173,7 @@ func (s *Server) openParts(ctx context.Context, turnID string, after int64) *pro
 // handleResume is GET /api/conversation/{id}/stream: the active turn from the
 // start or after Last-Event-ID / ?after=; 204 when there is nothing to resume.
 func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
-	sess, err := s.ownedSession(r.Context(), id, r.PathValue("id"))
+	sess, err := s.pathSession(r)
 	if err != nil {
 		return err
 	}
@@ -265,12 +241,8 @@ func (s *Server) resumable(ctx context.Context, sess session.Session, after int6
 // handleStop is POST /api/conversation/{id}/stop: it ends the running turn,
 // closes its stream with finish, and stops its workflow.
 func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
 	ctx := r.Context()
-	sess, err := s.ownedSession(ctx, id, r.PathValue("id"))
+	sess, err := s.pathSession(r)
 	if err != nil {
 		return err
 	}
@@ -279,7 +251,7 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	turnID := sess.ActiveTurn
-	err = s.store.EndTurn(ctx, sess.ID, turnID, session.TurnStopped, session.Outcome{Action: "chat"})
+	err = s.store.EndTurn(ctx, sess.ID, turnID, session.TurnStopped, session.Outcome{Action: session.ActionChat})
 	if errors.Is(err, session.ErrConflict) {
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": false, "conversationId": sess.ID})
 		return nil
@@ -301,12 +273,8 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 // handleMessages is GET /api/conversation/{id}/messages: the conversation as
 // UIMessages, rebuilt from each turn's event log.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
 	ctx := r.Context()
-	sess, err := s.ownedSession(ctx, id, r.PathValue("id"))
+	sess, err := s.pathSession(r)
 	if err != nil {
 		return err
 	}
@@ -321,7 +289,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		s.resignFiles(ctx, id.TeacherID, &m) // stored links die with the credentials that signed them
+		s.resignFiles(ctx, sess.TeacherID, &m) // stored links die with the credentials that signed them
 		msgs = append(msgs, m)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"conversationId": sess.ID, "messages": msgs})
@@ -350,12 +318,4 @@ func (s *Server) assemble(ctx context.Context, t session.Turn) (protocol.UIMessa
 		}
 	}
 	return a.Message(), nil
-}
-
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -103,14 +104,14 @@ func (s *Server) SetReady(v bool) { s.ready.Store(v) }
 
 // Mount registers the routes on mux.
 func (s *Server) Mount(mux *http.ServeMux) {
-	mux.Handle("POST /api/conversation/stream", s.wrap(s.handleStream))
-	mux.Handle("POST /api/conversation", s.wrap(s.handleJSON))
-	mux.Handle("GET /api/conversation/{id}/stream", s.wrap(s.handleResume))
-	mux.Handle("POST /api/conversation/{id}/stop", s.wrap(s.handleStop))
-	mux.Handle("GET /api/conversation/{id}/messages", s.wrap(s.handleMessages))
-	mux.Handle("GET /api/health", s.wrap(s.handleHealth))
-	mux.Handle("GET /api/files/{key...}", s.wrap(s.handleFileLink))
-	mux.Handle("/api/", s.wrap(func(w http.ResponseWriter, r *http.Request) error {
+	mux.Handle("POST /api/conversation/stream", handle(s.o.Logger, s.handleStream))
+	mux.Handle("POST /api/conversation", handle(s.o.Logger, s.handleJSON))
+	mux.Handle("GET /api/conversation/{id}/stream", handle(s.o.Logger, s.handleResume))
+	mux.Handle("POST /api/conversation/{id}/stop", handle(s.o.Logger, s.handleStop))
+	mux.Handle("GET /api/conversation/{id}/messages", handle(s.o.Logger, s.handleMessages))
+	mux.Handle("GET /api/health", handle(s.o.Logger, s.handleHealth))
+	mux.Handle("GET /api/files/{key...}", handle(s.o.Logger, s.handleFileLink))
+	mux.Handle("/api/", handle(s.o.Logger, func(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(apperr.EntityNotFound, "no route %s %s", r.Method, r.URL.Path)
 	}))
 }
@@ -130,10 +131,39 @@ func TraceID(ctx context.Context) string {
 	return s
 }
 
-// wrap adds the trace id, turns returned errors into JSON error bodies and
-// recovers panics into a plain 500 without a stack trace for the client.
-func (s *Server) wrap(h func(http.ResponseWriter, *http.Request) error) http.Handler {
-	return handle(s.o.Logger, h)
+// handle is the edge's middleware for every route: a trace id, JSON error
+// bodies for returned errors, and a panic answered with a 500 without a
+// stack trace.
+func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		trace := r.Header.Get("X-Trace-ID")
+		if trace == "" || len(trace) > 128 {
+			trace = uuid.NewString()
+		}
+		w.Header().Set("X-Trace-ID", trace)
+		ctx := context.WithValue(r.Context(), traceKey{}, trace)
+		r = r.WithContext(ctx)
+		rw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				log.ErrorContext(ctx, "panic in handler", "panic", fmt.Sprint(v), "path", r.URL.Path, "traceId", trace)
+				if !rw.wrote {
+					writeError(rw, apperr.New(apperr.Internal, "internal error"))
+				}
+			}
+		}()
+		if err := h(rw, r); err != nil {
+			e := apperr.As(err)
+			lvl := slog.LevelInfo
+			if e.HTTPStatus() >= 500 {
+				lvl = slog.LevelError
+			}
+			log.Log(ctx, lvl, "request failed", "path", r.URL.Path, "code", e.Code, "err", err, "traceId", trace)
+			if !rw.wrote {
+				writeError(rw, e)
+			}
+		}
+	})
 }
 
 func writeError(w http.ResponseWriter, e *apperr.Error) {
@@ -164,6 +194,16 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer's Flush.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// pathSession authenticates the caller and returns the conversation named
+// by the path's {id}, if it is theirs.
+func (s *Server) pathSession(r *http.Request) (session.Session, error) {
+	id, err := s.auth.Authenticate(r)
+	if err != nil {
+		return session.Session{}, err
+	}
+	return s.ownedSession(r.Context(), id, r.PathValue("id"))
+}
 
 // ownedSession returns the session if it belongs to the caller. Another
 // teacher's session is reported as not found, so ids cannot be probed.

@@ -15,7 +15,7 @@ import (
 // ConversationResponse is the answer of POST /api/conversation (seed 004 §1.3.1).
 type ConversationResponse struct {
 	Mode             string          `json:"mode"`
-	Action           string          `json:"action"`
+	Action           session.Action  `json:"action"`
 	ChatKind         *string         `json:"chatKind"`
 	LegacyAction     string          `json:"legacyAction"`
 	ChatResponse     *string         `json:"chatResponse"`
@@ -88,12 +88,12 @@ func responseOf(t session.Turn, followup bool) ConversationResponse {
 		resp.Mode = "followup"
 	}
 	if resp.Action == "" {
-		resp.Action = "chat"
+		resp.Action = session.ActionChat
 	}
 	text := o.Text
 	resp.ChatResponse = &text
 	switch resp.Action {
-	case "build":
+	case session.ActionBuild:
 		resp.LegacyAction = "build_workflow"
 		if len(o.Blueprint) > 0 {
 			resp.Blueprint = o.Blueprint
@@ -101,7 +101,7 @@ func responseOf(t session.Turn, followup bool) ConversationResponse {
 		if len(o.ResolvedEntities) > 0 {
 			resp.ResolvedEntities = o.ResolvedEntities
 		}
-	case "clarify":
+	case session.ActionClarify:
 		resp.LegacyAction = "clarify"
 		if o.Clarify != nil {
 			co := &ClarifyOptions{Type: "single_select", Question: o.Clarify.Question, Hint: o.Clarify.Hint,
@@ -117,9 +117,9 @@ func responseOf(t session.Turn, followup bool) ConversationResponse {
 		switch {
 		case followup:
 			kind, resp.LegacyAction = "page", "chat"
-		case o.Intent == "chat_smalltalk":
+		case o.Intent == workflow.IntentSmalltalk:
 			kind, resp.LegacyAction = "smalltalk", "chat_smalltalk"
-		case o.Intent == "quiz_generate" || o.Intent == "content_create":
+		case o.Intent == workflow.IntentQuiz || o.Intent == workflow.IntentContent:
 			resp.LegacyAction = "chat"
 		}
 		resp.ChatKind = &kind

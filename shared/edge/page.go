@@ -2,17 +2,15 @@ package edge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
@@ -96,25 +94,28 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 	mux.Handle("POST /api/workflow/generate", handle(p.o.Logger, p.handleWorkflow))
 }
 
-// PageGenerateRequest is the body of POST /api/page/generate (seed 004 §1.3.2).
-type PageGenerateRequest struct {
+// PageBody is what every page request carries: the blueprint, the client's
+// input choices and the caller.
+type PageBody struct {
 	Blueprint json.RawMessage `json:"blueprint"`
 	Context   map[string]any  `json:"context"`
 	TeacherID string          `json:"teacherId"`
 	Language  string          `json:"language"`
 }
 
+// PageGenerateRequest is the body of POST /api/page/generate (seed 004 §1.3.2).
+type PageGenerateRequest struct {
+	PageBody
+}
+
 // PagePatchRequest is the body of POST /api/page/patch: the blueprint, the
 // page and what it was built from (seed 004 §1.5), and the PatchPlan.
 type PagePatchRequest struct {
-	Blueprint      json.RawMessage          `json:"blueprint"`
+	PageBody
 	Page           json.RawMessage          `json:"page"`
 	DataContext    blueprint.DataContext    `json:"dataContext"`
 	ComputeResults blueprint.ComputeResults `json:"computeResults"`
 	PatchPlan      json.RawMessage          `json:"patchPlan"`
-	Context        map[string]any           `json:"context"`
-	TeacherID      string                   `json:"teacherId"`
-	Language       string                   `json:"language"`
 }
 
 // WorkflowRequest is the body of POST /api/workflow/generate.
@@ -127,22 +128,29 @@ type WorkflowRequest struct {
 
 func (p *Pages) handleGenerate(w http.ResponseWriter, r *http.Request) error {
 	var body PageGenerateRequest
-	if err := decodeBody(w, r, p.o.MaxBody, &body); err != nil {
-		return err
-	}
-	id, err := p.identity(r, body.TeacherID)
+	id, bp, err := p.decodePage(w, r, &body, &body.PageBody)
 	if err != nil {
 		return err
 	}
-	bp, err := p.blueprint(body.Blueprint)
-	if err != nil {
-		return err
-	}
-	req, err := buildRequest(bp, body.Context, firstNonEmpty(bp.Language, body.Language))
+	req, err := buildRequest(bp, body.Context, cmp.Or(bp.Language, body.Language))
 	if err != nil {
 		return err
 	}
 	return p.start(w, r, id, req)
+}
+
+// decodePage reads a page request into body, whose PageBody is pb, and
+// checks its caller and its blueprint.
+func (p *Pages) decodePage(w http.ResponseWriter, r *http.Request, body any, pb *PageBody) (auth.Identity, blueprint.Blueprint, error) {
+	if err := decodeBody(w, r, p.o.MaxBody, body); err != nil {
+		return auth.Identity{}, blueprint.Blueprint{}, err
+	}
+	id, err := p.identity(r, pb.TeacherID)
+	if err != nil {
+		return id, blueprint.Blueprint{}, err
+	}
+	bp, err := parseBlueprint(pb.Blueprint, p.o.Tools)
+	return id, bp, err
 }
 
 // buildRequest is a whole build of bp with the client's input choices.
@@ -156,14 +164,7 @@ func buildRequest(bp blueprint.Blueprint, ctx map[string]any, lang string) (blue
 
 func (p *Pages) handlePatch(w http.ResponseWriter, r *http.Request) error {
 	var body PagePatchRequest
-	if err := decodeBody(w, r, p.o.MaxBody, &body); err != nil {
-		return err
-	}
-	id, err := p.identity(r, body.TeacherID)
-	if err != nil {
-		return err
-	}
-	bp, err := p.blueprint(body.Blueprint)
+	id, bp, err := p.decodePage(w, r, &body, &body.PageBody)
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func (p *Pages) handlePatch(w http.ResponseWriter, r *http.Request) error {
 	var page blueprint.Page
 	hasPage := len(body.Page) > 0 && string(body.Page) != "null" && json.Unmarshal(body.Page, &page) == nil
 	req := blueprint.Request{Mode: blueprint.ModePatch, Blueprint: bp, Context: body.Context,
-		Language: firstNonEmpty(bp.Language, body.Language), Page: &page, DataContext: body.DataContext,
+		Language: cmp.Or(bp.Language, body.Language), Page: &page, DataContext: body.DataContext,
 		ComputeResults: body.ComputeResults, Patch: &plan}
 	// A structural change is a rebuild: a rebuild scope, or a page, data or
 	// results that no longer fit the blueprint.
@@ -231,30 +232,13 @@ func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
 }
 
 // relay writes the build's events after seq as SSE until the closing event.
-// A disconnected client only ends the relay; the build goes on.
 func (p *Pages) relay(w http.ResponseWriter, r *http.Request, buildID string, after int64) {
-	ctx := r.Context()
 	protocol.SetHeaders(w.Header())
 	w.Header().Set("X-Build-Id", buildID)
 	w.WriteHeader(http.StatusOK)
-	sse := protocol.NewSSEWriter(w)
-	_ = sse.Flush()
-	send := func(ev eventlog.Event) error {
-		after = ev.Seq
-		return sse.Event(ev.Seq, "", ev.Data)
-	}
-	opts := eventlog.TailOptions{PollMin: p.o.PollMin, PollMax: p.o.PollMax, IdleEvery: p.o.Heartbeat,
-		MaxWait: p.builds.MaxWait(), Idle: func() error { return sse.Comment("ping") }}
-	stream := workflow.BuildStream(buildID)
-	err := eventlog.Tail(ctx, p.log, stream, after, opts, send)
-	if errors.Is(err, eventlog.ErrTailTimeout) {
-		p.builds.Abandon(ctx, buildID, "no event within the wait bound")
-		opts.MaxWait = p.o.Heartbeat
-		err = eventlog.Tail(ctx, p.log, stream, after, opts, send)
-	}
-	if err != nil && ctx.Err() == nil {
-		p.o.Logger.WarnContext(ctx, "page relay ended early", "buildId", buildID, "err", err)
-	}
+	rl := relayer{log: p.log, logger: p.o.Logger, heartbeat: p.o.Heartbeat, pollMin: p.o.PollMin, pollMax: p.o.PollMax}
+	rl.relay(r.Context(), w, stream{key: workflow.BuildStream(buildID), kind: "build", id: buildID, maxWait: p.builds.MaxWait(),
+		abandon: func(ctx context.Context) { p.builds.Abandon(ctx, buildID, "no event within the wait bound") }}, after)
 }
 
 func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
@@ -301,10 +285,6 @@ func (p *Pages) identity(r *http.Request, bodyTeacher string) (auth.Identity, er
 	return id, nil
 }
 
-func (p *Pages) blueprint(raw json.RawMessage) (blueprint.Blueprint, error) {
-	return parseBlueprint(raw, p.o.Tools)
-}
-
 // parseBlueprint parses and validates a request's blueprint (422 when bad).
 func parseBlueprint(raw json.RawMessage, tools []string) (blueprint.Blueprint, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
@@ -338,48 +318,4 @@ func strictJSON(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// handle is the edge's middleware for every route: a trace id, JSON error
-// bodies for returned errors, and a panic answered with a 500 without a
-// stack trace.
-func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		trace := r.Header.Get("X-Trace-ID")
-		if trace == "" || len(trace) > 128 {
-			trace = uuid.NewString()
-		}
-		w.Header().Set("X-Trace-ID", trace)
-		ctx := context.WithValue(r.Context(), traceKey{}, trace)
-		r = r.WithContext(ctx)
-		rw := &statusWriter{ResponseWriter: w}
-		defer func() {
-			if v := recover(); v != nil {
-				log.ErrorContext(ctx, "panic in handler", "panic", fmt.Sprint(v), "path", r.URL.Path, "traceId", trace)
-				if !rw.wrote {
-					writeError(rw, apperr.New(apperr.Internal, "internal error"))
-				}
-			}
-		}()
-		if err := h(rw, r); err != nil {
-			e := apperr.As(err)
-			lvl := slog.LevelInfo
-			if e.HTTPStatus() >= 500 {
-				lvl = slog.LevelError
-			}
-			log.Log(ctx, lvl, "request failed", "path", r.URL.Path, "code", e.Code, "err", err, "traceId", trace)
-			if !rw.wrote {
-				writeError(rw, e)
-			}
-		}
-	})
 }

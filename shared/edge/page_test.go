@@ -81,7 +81,7 @@ func TestSilentBuildIsAbandoned(t *testing.T) {
 	if !strings.Contains(body, ": ping\n\n") {
 		t.Errorf("no heartbeat in %q", body)
 	}
-	if !strings.HasSuffix(body, "id: 1\ndata: {\"type\":\"ERROR\",\"message\":\"页面生成服务暂时不可用，请稍后再试。The page service is temporarily unavailable; please try again.\",\"code\":\"SERVICE_UNAVAILABLE\"}\n\n") {
+	if !strings.HasSuffix(body, "id: 1\ndata: {\"type\":\"ERROR\",\"message\":\"页面生成服务暂时不可用，请稍后再试。\",\"code\":\"SERVICE_UNAVAILABLE\"}\n\n") {
 		t.Errorf("stream %q does not end with the abandon ERROR", body)
 	}
 	if len(st.starts) != 1 || st.starts[0].Build.Mode != blueprint.ModeBuild || st.starts[0].Build.TeacherID != "t-001" || st.starts[0].Error != nil {

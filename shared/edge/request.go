@@ -58,12 +58,8 @@ func (r *ConversationRequest) followup() bool {
 // decodeRequest reads and validates the body.
 func decodeRequest(w http.ResponseWriter, r *http.Request, maxBody int64, id auth.Identity) (ConversationRequest, error) {
 	var req ConversationRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	if err := dec.Decode(&req); err != nil {
-		return req, bodyError(err, maxBody)
-	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return req, apperr.New(apperr.ValidationError, "the body must be one JSON object")
+	if err := decodeBody(w, r, maxBody, &req); err != nil {
+		return req, err
 	}
 	if req.Message == "" && len(req.Messages) > 0 {
 		req.chatBody = true

@@ -9,16 +9,38 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 )
 
 // Event is one entry of a stream.
 type Event struct {
 	// Seq is the event's position, assigned by Append.
 	Seq int64 `json:"seq"`
+	// Name is the SSE event name ("event:" line) of streams whose events are
+	// named (the research stream); empty for the others.
+	Name string `json:"name,omitempty"`
 	// Data is the encoded event, written as the SSE data line.
 	Data json.RawMessage `json:"data"`
 	// Close marks the stream's last event.
 	Close bool `json:"close,omitempty"`
+}
+
+// MaxNameLen bounds Event.Name.
+const MaxNameLen = 64
+
+// ErrBadName is returned by Append for an event name that is longer than
+// MaxNameLen or holds a character that would break the SSE framing.
+var ErrBadName = errors.New("eventlog: bad event name")
+
+// CheckNames is the rule every Log applies to the names of appended events.
+func CheckNames(events []Event) error {
+	for _, ev := range events {
+		if len(ev.Name) > MaxNameLen || strings.ContainsAny(ev.Name, "\r\n:") {
+			return fmt.Errorf("%w: %q", ErrBadName, ev.Name)
+		}
+	}
+	return nil
 }
 
 // ErrClosed is returned by Append once the stream has its closing event.

@@ -25,6 +25,9 @@ func NewMemory() *Memory {
 
 // Append implements Appender.
 func (m *Memory) Append(_ context.Context, stream string, events ...Event) (int64, error) {
+	if err := CheckNames(events); err != nil {
+		return 0, err
+	}
 	m.mu.Lock()
 	s := m.streams[stream]
 	if s == nil {

@@ -1,5 +1,6 @@
 // Package llm is the model client: an OpenAI-compatible chat-completions client
-// (github.com/sashabaranov/go-openai) with model tiers, a fallback chain per tier,
+// (github.com/sashabaranov/go-openai, whose types stay inside this package: see
+// message.go and sdk.go) with model tiers, a fallback chain per tier,
 // per-attempt timeouts, retries with exponential backoff, streaming with tool-call
 // assembly, and incremental extraction of fields from streamed JSON (partial.go).
 //
@@ -174,11 +175,10 @@ func (c *Client) Models(t Tier) []string { return slices.Clone(c.models[t]) }
 type Request struct {
 	// Tier selects the fallback chain; empty means TierStandard.
 	Tier     Tier
-	Messages []openai.ChatCompletionMessage
-	Tools    []openai.Tool
-	// ToolChoice is nil, "auto", "none", "required", or
-	// openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: …}}.
-	ToolChoice any
+	Messages []Message
+	Tools    []Tool
+	// ToolChoice is sent when set; the zero value leaves the choice to the API.
+	ToolChoice ToolChoice
 	// JSON asks for a JSON object (response_format {"type":"json_object"}).
 	JSON bool
 	// Temperature, when set, is sent even if 0. Models that accept only their
@@ -202,11 +202,11 @@ type Handler struct {
 type Response struct {
 	// Message has role assistant, the full content and the assembled tool calls
 	// in index order.
-	Message      openai.ChatCompletionMessage
+	Message      Message
 	FinishReason string
 	// Model is the model of the chain that answered.
 	Model string
-	Usage openai.Usage
+	Usage Usage
 }
 
 // chain returns the models of the request's tier.
@@ -223,9 +223,9 @@ func (c *Client) chain(t Tier) ([]string, error) {
 func chatRequest(model string, req Request) openai.ChatCompletionRequest {
 	r := openai.ChatCompletionRequest{
 		Model:      model,
-		Messages:   req.Messages,
-		Tools:      req.Tools,
-		ToolChoice: req.ToolChoice,
+		Messages:   sdkMessages(req.Messages),
+		Tools:      sdkTools(req.Tools),
+		ToolChoice: sdkToolChoice(req.ToolChoice),
 	}
 	if req.JSON {
 		r.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
@@ -278,11 +278,11 @@ func (c *Client) complete(ctx context.Context, model string, req Request) (Respo
 		return Response{}, ErrEmptyResponse
 	}
 	ch := out.Choices[0]
-	msg := ch.Message
+	msg := fromSDKMessage(ch.Message)
 	if msg.Role == "" {
-		msg.Role = openai.ChatMessageRoleAssistant
+		msg.Role = RoleAssistant
 	}
-	return Response{Message: msg, FinishReason: string(ch.FinishReason), Usage: out.Usage}, nil
+	return Response{Message: msg, FinishReason: string(ch.FinishReason), Usage: fromSDKUsage(out.Usage)}, nil
 }
 
 // attemptErr returns err, or the timeout cause when the attempt's own deadline

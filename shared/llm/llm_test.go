@@ -56,8 +56,8 @@ func newClient(t *testing.T, f *fakeAPI, s *sleeps, chain ...string) *llm.Client
 	return c
 }
 
-func userMessage(s string) []openai.ChatCompletionMessage {
-	return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: s}}
+func userMessage(s string) []llm.Message {
+	return []llm.Message{{Role: llm.RoleUser, Content: s}}
 }
 
 // collector is a Handler that records what it receives.
@@ -88,7 +88,7 @@ func TestStreamContent(t *testing.T) {
 	if want := []string{"Hel", "lo", ", teacher"}; !reflect.DeepEqual(h.content, want) {
 		t.Errorf("deltas = %q; want %q", h.content, want)
 	}
-	if resp.Message.Role != openai.ChatMessageRoleAssistant || resp.Message.Content != "Hello, teacher" ||
+	if resp.Message.Role != llm.RoleAssistant || resp.Message.Content != "Hello, teacher" ||
 		resp.FinishReason != "stop" || resp.Model != "m1" || resp.Usage.TotalTokens != 13 || len(resp.Message.ToolCalls) != 0 {
 		t.Errorf("response = %+v", resp)
 	}
@@ -146,9 +146,9 @@ func TestStreamToolCalls(t *testing.T) {
 	if !reflect.DeepEqual(h.calls, wantCalls) {
 		t.Errorf("OnToolCall saw\n%s\nwant\n%s", strings.Join(h.calls, "\n"), strings.Join(wantCalls, "\n"))
 	}
-	want := []openai.ToolCall{
-		{ID: "call_a", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "get_class", Arguments: `{"class_id":"c1"}`}},
-		{ID: "call_b", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "final_result", Arguments: `{"status":"answer_ready"}`}},
+	want := []llm.ToolCall{
+		{ID: "call_a", Type: llm.ToolTypeFunction, Function: llm.FunctionCall{Name: "get_class", Arguments: `{"class_id":"c1"}`}},
+		{ID: "call_b", Type: llm.ToolTypeFunction, Function: llm.FunctionCall{Name: "final_result", Arguments: `{"status":"answer_ready"}`}},
 	}
 	if !reflect.DeepEqual(resp.Message.ToolCalls, want) {
 		t.Errorf("tool calls = %+v; want %+v", resp.Message.ToolCalls, want)
@@ -461,9 +461,7 @@ func TestCompleteJSONAndToolChoice(t *testing.T) {
 			"message": map[string]any{"role": "assistant", "content": `{"path":"chat"}`}}},
 		"usage": map[string]any{"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9},
 	})
-	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-		Name: "final_result", Parameters: map[string]any{"type": "object"},
-	}}}
+	tools := []llm.Tool{{Name: "final_result", Parameters: map[string]any{"type": "object"}}}
 	tests := []struct {
 		name       string
 		req        llm.Request
@@ -471,9 +469,9 @@ func TestCompleteJSONAndToolChoice(t *testing.T) {
 		wantChoice any
 	}{
 		{"json mode", llm.Request{JSON: true}, map[string]any{"type": "json_object"}, nil},
-		{"tool choice required", llm.Request{Tools: tools, ToolChoice: "required"}, nil, "required"},
+		{"tool choice required", llm.Request{Tools: tools, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceRequired}}, nil, "required"},
 		{"tool choice function",
-			llm.Request{Tools: tools, ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: "final_result"}}},
+			llm.Request{Tools: tools, ToolChoice: llm.ToolChoice{Tool: "final_result"}},
 			nil, map[string]any{"type": "function", "function": map[string]any{"name": "final_result"}}},
 	}
 	for _, tt := range tests {

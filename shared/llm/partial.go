@@ -70,12 +70,12 @@ func CompleteItems(partialJSON, field string) []json.RawMessage {
 // tail of the new one), the base stays what was sent. So a value that falls
 // behind (a call repeated after ErrInterrupted starts again from "") sends
 // nothing until it passes the sent text, and nothing is ever sent twice; a
-// value that diverges (the model rewrote the field) is recorded in Rewritten,
-// and the caller replaces the whole text at the end (Sent differs from the
-// final value). The zero value is ready to use.
+// value that diverges (the model rewrote the field) sends nothing, and the
+// caller, which sees at the end that Sent is not the final value, shows the
+// final value in full (agent.modelRound.finishText). The zero value is ready
+// to use.
 type TextExtractor struct {
-	sent      string
-	rewritten bool
+	sent string
 }
 
 // Feed takes the current value of the field and returns the delta to send,
@@ -86,15 +86,9 @@ func (e *TextExtractor) Feed(current string) (delta string) {
 		delta = current[len(e.sent):]
 		e.sent = current
 		return delta
-	case !strings.HasPrefix(e.sent, current):
-		e.rewritten = true
 	}
 	return ""
 }
-
-// Rewritten reports whether a value ever diverged from the text sent: then
-// Sent is not a prefix of the final value and the caller should replace it.
-func (e *TextExtractor) Rewritten() bool { return e.rewritten }
 
 // Sent returns the text sent so far: the concatenation of the deltas.
 func (e *TextExtractor) Sent() string { return e.sent }
@@ -347,4 +341,16 @@ func mayBeUnicodeEscape(s string) bool {
 		}
 	}
 	return true
+}
+
+// StripFence removes the Markdown code fence (```json … ```) that some
+// models put around a JSON answer even in JSON mode.
+func StripFence(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(s, "```")
+	}
+	return strings.TrimSpace(s)
 }

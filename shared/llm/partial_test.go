@@ -106,27 +106,23 @@ func TestCompleteItems(t *testing.T) {
 func TestTextExtractor(t *testing.T) {
 	steps := []struct {
 		current, delta string
-		rewritten      bool
 	}{
-		{"", "", false},
-		{"Hel", "Hel", false},
-		{"Hel", "", false},
-		{"Hello", "lo", false},
-		{"Hello wor", " wor", false},
-		{"", "", false},    // a repeated call starts again: behind, not rewritten
-		{"Hel", "", false}, // still behind: nothing is sent twice
-		{"Hello world", "ld", false},
-		{"Hi", "", true}, // diverged: nothing is sent, the caller replaces the text at the end
-		{"Hi there", "", true},
-		{"Hello world!", "!", true}, // a value extending the sent text is sent again
+		{"", ""},
+		{"Hel", "Hel"},
+		{"Hel", ""},
+		{"Hello", "lo"},
+		{"Hello wor", " wor"},
+		{"", ""},    // a repeated call starts again: behind
+		{"Hel", ""}, // still behind: nothing is sent twice
+		{"Hello world", "ld"},
+		{"Hi", ""}, // diverged: nothing is sent (the caller shows the final value in full)
+		{"Hi there", ""},
+		{"Hello world!", "!"}, // a value extending the sent text is sent again
 	}
 	var e llm.TextExtractor
 	for i, s := range steps {
 		if got := e.Feed(s.current); got != s.delta {
 			t.Errorf("step %d: Feed(%q) = %q; want %q", i, s.current, got, s.delta)
-		}
-		if e.Rewritten() != s.rewritten {
-			t.Errorf("step %d: Rewritten() = %v; want %v", i, e.Rewritten(), s.rewritten)
 		}
 	}
 	if got, want := e.Sent(), "Hello world!"; got != want {
@@ -153,8 +149,8 @@ func TestTextExtractorOverFragments(t *testing.T) {
 		}
 		v, done := llm.PartialString(raw, "message")
 		got.WriteString(e.Feed(v))
-		if !done || got.String() != message || e.Rewritten() {
-			t.Errorf("fragments of %d: got %q (done %v, rewritten %v); want %q", size, got.String(), done, e.Rewritten(), message)
+		if !done || got.String() != message || e.Sent() != message {
+			t.Errorf("fragments of %d: got %q (done %v, sent %q); want %q", size, got.String(), done, e.Sent(), message)
 		}
 	}
 }

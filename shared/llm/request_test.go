@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/llm"
 )
 
@@ -19,18 +17,18 @@ func ptr[T any](v T) *T { return &v }
 
 // TestRequestGolden pins the exact request bodies sent to the API.
 func TestRequestGolden(t *testing.T) {
-	history := []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: "# Insight Edge · teaching agent"},
-		{Role: openai.ChatMessageRoleUser, Content: "给三年级二班出5道分数题"},
-		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "call_1", Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: "get_class", Arguments: `{"name":"三年级二班"}`}}}},
-		{Role: openai.ChatMessageRoleTool, ToolCallID: "call_1", Content: `{"class_id":"c-32"}`},
+	history := []llm.Message{
+		{Role: llm.RoleSystem, Content: "# Insight Edge · teaching agent"},
+		{Role: llm.RoleUser, Content: "给三年级二班出5道分数题"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Type: llm.ToolTypeFunction,
+			Function: llm.FunctionCall{Name: "get_class", Arguments: `{"name":"三年级二班"}`}}}},
+		{Role: llm.RoleTool, ToolCallID: "call_1", Content: `{"class_id":"c-32"}`},
 	}
-	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+	tools := []llm.Tool{{
 		Name:        "final_result",
 		Description: "End the turn.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"status":{"type":"string"},"message":{"type":"string"}},"required":["status","message"]}`),
-	}}}
+	}}
 	tests := []struct {
 		name   string
 		model  string
@@ -40,7 +38,7 @@ func TestRequestGolden(t *testing.T) {
 		{"stream_tools", "gpt-4o", true, llm.Request{
 			Messages:    history,
 			Tools:       tools,
-			ToolChoice:  openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: "final_result"}},
+			ToolChoice:  llm.ToolChoice{Tool: "final_result"},
 			Temperature: ptr(float32(0)), // must still be sent
 			MaxTokens:   500,
 		}},
@@ -51,7 +49,7 @@ func TestRequestGolden(t *testing.T) {
 		}},
 		{"reasoning_model", "gpt-5-mini", true, llm.Request{
 			Messages:    history[:2],
-			ToolChoice:  "auto",
+			ToolChoice:  llm.ToolChoice{Mode: llm.ToolChoiceAuto},
 			Tools:       tools,
 			Temperature: ptr(float32(0)), // dropped: reasoning models take no temperature
 			MaxTokens:   800,             // sent as max_completion_tokens

@@ -77,7 +77,7 @@ type assembler struct {
 	calls     map[int]*toolCallBuilder
 	lastIndex int
 	finish    string
-	usage     openai.Usage
+	usage     Usage
 	sawUsage  bool
 	// delivered: a Handler function was called; from then on no retry.
 	delivered bool
@@ -85,7 +85,7 @@ type assembler struct {
 
 type toolCallBuilder struct {
 	id, name string
-	typ      openai.ToolType
+	typ      string
 	args     strings.Builder
 }
 
@@ -93,7 +93,7 @@ func (a *assembler) complete() bool { return a.finish != "" || a.sawUsage }
 
 func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, h Handler) error {
 	if chunk.Usage != nil {
-		a.usage, a.sawUsage = *chunk.Usage, true
+		a.usage, a.sawUsage = fromSDKUsage(*chunk.Usage), true
 	}
 	for _, ch := range chunk.Choices {
 		if ch.Index != 0 {
@@ -121,7 +121,7 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, h Handler) er
 				b.name = tc.Function.Name
 			}
 			if tc.Type != "" {
-				b.typ = tc.Type
+				b.typ = string(tc.Type)
 			}
 			b.args.WriteString(tc.Function.Arguments)
 			if h.OnToolCall != nil {
@@ -164,8 +164,8 @@ func (a *assembler) toolCall(tc openai.ToolCall) (int, *toolCallBuilder) {
 }
 
 func (a *assembler) response() Response {
-	msg := openai.ChatCompletionMessage{
-		Role:             openai.ChatMessageRoleAssistant,
+	msg := Message{
+		Role:             RoleAssistant,
 		Content:          a.content.String(),
 		Refusal:          a.refusal.String(),
 		ReasoningContent: a.reasoning.String(),
@@ -174,12 +174,12 @@ func (a *assembler) response() Response {
 		b := a.calls[idx]
 		typ := b.typ
 		if typ == "" {
-			typ = openai.ToolTypeFunction
+			typ = ToolTypeFunction
 		}
-		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{
+		msg.ToolCalls = append(msg.ToolCalls, ToolCall{
 			ID:       b.id,
 			Type:     typ,
-			Function: openai.FunctionCall{Name: b.name, Arguments: b.args.String()},
+			Function: FunctionCall{Name: b.name, Arguments: b.args.String()},
 		})
 	}
 	return Response{Message: msg, FinishReason: a.finish, Usage: a.usage}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/insightedge/insightedge/shared/i18n"
 )
 
 // Document is a text document: a title, an optional subtitle and sections.
@@ -108,26 +110,11 @@ func Lang(tag string, sample ...string) string {
 		return tag
 	}
 	for _, s := range sample {
-		if HasHan(s) {
+		if i18n.HasHan(s) {
 			return "zh-CN"
 		}
 	}
 	return "en-US"
-}
-
-// IsChinese reports whether the BCP 47 tag is a Chinese one.
-func IsChinese(tag string) bool {
-	return tag == "zh" || strings.HasPrefix(strings.ToLower(tag), "zh-")
-}
-
-// HasHan reports whether s contains a Han (Chinese) character.
-func HasHan(s string) bool {
-	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
-			return true
-		}
-	}
-	return false
 }
 
 // Clean returns s with control characters (other than newline and tab)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 )
 
@@ -80,7 +81,7 @@ func TestLang(t *testing.T) {
 		t.Errorf("Lang = %q, want the given tag", got)
 	}
 	for tag, want := range map[string]bool{"zh": true, "zh-CN": true, "ZH-hans": true, "en-US": false, "": false} {
-		if office.IsChinese(tag) != want {
+		if i18n.IsChineseTag(tag) != want {
 			t.Errorf("IsChinese(%q) = %v", tag, !want)
 		}
 	}

@@ -1,6 +1,7 @@
 package office_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,14 +78,14 @@ func TestOfficeFilesInOtherReaders(t *testing.T) {
 	docs := map[string]office.Document{"doc-zh": samples.Document(3, true), "doc-en": samples.Document(3, false)}
 	var files []string
 	for name, d := range decks {
-		b, err := pptx.Bytes(d, created)
+		b, err := pptxBytes(d, created)
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, write(t, dir, name+".pptx", b))
 	}
 	for name, d := range docs {
-		b, err := docx.Bytes(d, created)
+		b, err := docxBytes(d, created)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,4 +215,16 @@ func indexOf(files []string, base string) int {
 		}
 	}
 	return -1
+}
+
+func docxBytes(doc office.Document, created time.Time) ([]byte, error) {
+	var buf bytes.Buffer
+	err := docx.Write(&buf, doc, created)
+	return buf.Bytes(), err
+}
+
+func pptxBytes(d office.Deck, created time.Time) ([]byte, error) {
+	var buf bytes.Buffer
+	err := pptx.Write(&buf, d, created)
+	return buf.Bytes(), err
 }

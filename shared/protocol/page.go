@@ -124,12 +124,6 @@ func (PageComplete) pageEvent()      {}
 func (PageError) pageEvent()         {}
 func (PageDataError) pageEvent()     {}
 
-// PageEventTypes lists the type of every page event, in protocol order.
-func PageEventTypes() []string {
-	return []string{"PHASE", "TOOL_CALL", "TOOL_RESULT", "BLOCK_START", "SLOT_DELTA", "BLOCK_COMPLETE",
-		"COMPLETE", "ERROR", "DATA_ERROR"}
-}
-
 // MarshalPageEvent encodes e as its JSON object, "type" first. Nil slices
 // and maps a client iterates (args, suggestions) are sent as empty, never
 // null; the raw parts of a PageResult that are empty are sent as null.

@@ -104,7 +104,7 @@ func TestPageEventKeys(t *testing.T) {
 			}
 		}
 	}
-	for _, typ := range PageEventTypes() {
+	for _, typ := range []string{"PHASE", "TOOL_CALL", "TOOL_RESULT", "BLOCK_START", "SLOT_DELTA", "BLOCK_COMPLETE", "COMPLETE", "ERROR", "DATA_ERROR"} {
 		if !seen[typ] {
 			t.Errorf("the sample has no %s event", typ)
 		}

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // Errors of the Store contract.
@@ -56,21 +58,33 @@ type Turn struct {
 	// Index is the turn's position in the session, from 1.
 	Index int `json:"index"`
 	// Message is the user's message; MessageID the assistant message's id.
-	Message   string     `json:"message"`
-	MessageID string     `json:"messageId"`
-	Status    TurnStatus `json:"status"`
+	Message   string `json:"message"`
+	MessageID string `json:"messageId"`
+	// Language is the request's language tag, if it named one.
+	Language string     `json:"language,omitempty"`
+	Status   TurnStatus `json:"status"`
 	// Outcome is filled when the turn ends.
 	Outcome   Outcome   `json:"outcome"`
 	StartedAt time.Time `json:"startedAt"`
 	EndedAt   time.Time `json:"endedAt,omitzero"`
 }
 
+// Action is ConversationResponse.action (seed 004 §1.3.1).
+type Action string
+
+// The actions of a turn.
+const (
+	ActionChat    Action = "chat"
+	ActionBuild   Action = "build"
+	ActionClarify Action = "clarify"
+)
+
 // Outcome is what a turn produced, kept for history summaries and the JSON API.
 type Outcome struct {
-	// Action is chat, build or clarify (ConversationResponse.action).
-	Action string `json:"action,omitempty"`
+	// Action is what the frontend does with the turn (ConversationResponse.action).
+	Action Action `json:"action,omitempty"`
 	// Intent is the router's intent (legacyAction is derived from it).
-	Intent string `json:"intent,omitempty"`
+	Intent workflow.Intent `json:"intent,omitempty"`
 	// Text is the assistant's final message.
 	Text string `json:"text,omitempty"`
 	// Artifacts names what the turn produced ("quiz:5", "file-ready:pptx").

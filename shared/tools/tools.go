@@ -11,8 +11,8 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/sashabaranov/go-openai/jsonschema"
-
+	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 )
 
@@ -59,9 +59,13 @@ type Tool struct {
 	Description string
 	Kind        Kind
 	// Running is the progress message shown while the tool runs.
-	Running string
-	Schema  jsonschema.Definition
-	run     func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
+	Running i18n.Pair
+	// Emits names the data parts the tool emits when it succeeds (e.g.
+	// protocol.DataFileReady): the facts validation reads to tell an artifact
+	// tool (seed 000 §7.3.1) from the others.
+	Emits  []string
+	Schema llm.Schema
+	run    func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
 }
 
 // ArgumentError is returned when the model's arguments do not fit the schema.
@@ -78,23 +82,40 @@ func (e *ArgumentError) Unwrap() error { return e.Err }
 
 // Define makes a tool from a typed function; the schema comes from In's
 // fields (json and description tags).
-func Define[In any](name, description string, kind Kind, running string, fn func(ctx context.Context, c Call, in In) (Result, error)) Tool {
+func Define[In any](name, description string, kind Kind, running i18n.Pair, fn func(ctx context.Context, c Call, in In) (Result, error)) Tool {
 	var zero In
-	schema, err := jsonschema.GenerateSchemaForType(zero)
+	schema, err := llm.SchemaFor(zero)
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // a programming error, caught by any test
 	}
 	return Tool{
-		Name: name, Description: description, Kind: kind, Running: running, Schema: *schema,
+		Name: name, Description: description, Kind: kind, Running: running, Schema: schema,
 		run: func(ctx context.Context, c Call, args json.RawMessage) (Result, error) {
 			var in In
 			args = dropNulls(args)
-			if err := jsonschema.VerifySchemaAndUnmarshal(*schema, args, &in); err != nil {
+			if err := schema.Decode(args, &in); err != nil {
 				return Result{}, &ArgumentError{Tool: name, Err: err}
 			}
 			return fn(ctx, c, in)
 		},
 	}
+}
+
+// Emitting returns t declaring the data parts it emits.
+func (t Tool) Emitting(parts ...string) Tool {
+	t.Emits = parts
+	return t
+}
+
+// Artifact reports whether the tool's job is to produce an artifact: one of
+// the parts it emits proves an artifact (protocol.ArtifactEventTypes).
+func (t Tool) Artifact() bool {
+	for _, p := range t.Emits {
+		if protocol.ArtifactEventTypes["data-"+p] {
+			return true
+		}
+	}
+	return false
 }
 
 // Run calls the tool with raw JSON arguments.
@@ -128,6 +149,13 @@ func (r *Registry) Add(ts ...Tool) {
 func (r *Registry) Get(name string) (Tool, bool) {
 	t, ok := r.tools[name]
 	return t, ok
+}
+
+// IsArtifact reports whether the named tool is registered and produces an
+// artifact.
+func (r *Registry) IsArtifact(name string) bool {
+	t, ok := r.tools[name]
+	return ok && t.Artifact()
 }
 
 // Names returns the names of the tools of kind, sorted.

@@ -9,7 +9,6 @@ package wire
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +32,6 @@ import (
 	// the container images (infra/images) have no CA bundle.
 	_ "golang.org/x/crypto/x509roots/fallback"
 
-	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/apps"
 	"github.com/insightedge/insightedge/shared/appschedule"
 	"github.com/insightedge/insightedge/shared/blob"
@@ -432,9 +430,9 @@ func traceHeader(ctx context.Context) string {
 
 // EdgeHandler is the HTTP edge of the stream and api functions: every
 // conversation route and, with BUILD_STATE_MACHINE_ARN, the Build
-// runtime's (the page streams, /api/workflow/generate and the saved apps),
-// with panics recovered (lambdaurl runs the handler in a goroutine of its
-// own, where a panic would end the process).
+// runtime's (the page streams, /api/workflow/generate and the saved apps).
+// Every route recovers its own panics: lambdaurl runs the handler in a
+// goroutine of its own, where a panic would end the process.
 func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 	if c.Starter == nil {
 		return nil, fmt.Errorf("wire: %s is required by the edge (it starts the turns' workflows)", EnvConversationMachine)
@@ -464,8 +462,9 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 		c.Pages(l).Mount(mux)
 		c.App.Apps(c.AppStore, c.Replayer(c.AppStore, l), c.Schedules).Mount(mux)
 	}
-	// Turn latencies (time to first text, turn time) as the client sees them.
-	return Recover(edge.TurnLatency(mux, c.Metrics, nil), c.Logger), nil
+	// Every route recovers its own panics (edge.handle); the turn
+	// latencies (time to first text, turn time) as the client sees them.
+	return edge.TurnLatency(mux, c.Metrics, nil), nil
 }
 
 // ReplayMargin is how long before the function's deadline a replay stops
@@ -517,45 +516,3 @@ func (c *CloudApp) advance(ctx context.Context, appID string, now time.Time) {
 		}
 	}
 }
-
-// Recover answers a panicking request with a JSON 500 (when nothing has
-// been written yet) and logs it, instead of letting the panic end the
-// process.
-func Recover(h http.Handler, log *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rw := &startedWriter{ResponseWriter: w}
-		defer func() {
-			p := recover()
-			if p == nil {
-				return
-			}
-			log.ErrorContext(r.Context(), "panic in the edge", "panic", fmt.Sprint(p), "path", r.URL.Path)
-			if !rw.started {
-				body := apperr.New(apperr.Internal, "internal error").ToBody()
-				w.Header().Set("Content-Type", "application/json; charset=utf-8")
-				w.WriteHeader(http.StatusInternalServerError)
-				_ = json.NewEncoder(w).Encode(body)
-			}
-		}()
-		h.ServeHTTP(rw, r)
-	})
-}
-
-// startedWriter remembers whether the response has started.
-type startedWriter struct {
-	http.ResponseWriter
-	started bool
-}
-
-func (w *startedWriter) WriteHeader(code int) {
-	w.started = true
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *startedWriter) Write(b []byte) (int, error) {
-	w.started = true
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *startedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -7,6 +7,7 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/insightedge/insightedge/shared/agent"
+	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/apps"
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/blueprint"
@@ -185,10 +188,23 @@ func Typed[In, Out any](step func(context.Context, In) (Out, error)) Task {
 		}
 		out, err := step(ctx, in)
 		if err != nil {
-			return nil, err
+			return nil, taskError(err)
 		}
 		return json.Marshal(out)
 	}
+}
+
+// taskError names a step's error by its seed code when it has one, so that
+// an ASL Catch or Retry can match DATA_ERROR and workflow.ErrorInfo.Code
+// reads it back. aws-lambda-go reports a returned InvokeResponse_Error as it
+// is (any other error is named after its Go type), and the local
+// interpreter reads it the same way.
+func taskError(err error) error {
+	var e *apperr.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	return messages.InvokeResponse_Error{Type: string(e.Code), Message: err.Error()}
 }
 
 // ConversationTasks are the conversation workflow's tasks, keyed by the

@@ -3,9 +3,12 @@
 // small (ids, routes, verdicts); histories and results live in the store.
 package workflow
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"log/slog"
 
-import "log/slog"
+	"github.com/insightedge/insightedge/shared/apperr"
+)
 
 // Turn identifies a conversation turn and what the user asked. It is the
 // "turn" field of the conversation workflow's state.
@@ -54,9 +57,23 @@ const (
 	ExpectClarify  = "clarify"
 )
 
+// Intent is the router's classification of a message (seed 000 §7.3 step 2).
+type Intent string
+
+// The intents the router may return.
+const (
+	IntentSmalltalk Intent = "chat_smalltalk"
+	IntentQA        Intent = "chat_qa"
+	IntentData      Intent = "data_query"
+	IntentQuiz      Intent = "quiz_generate"
+	IntentContent   Intent = "content_create"
+	IntentBuild     Intent = "build_workflow"
+	IntentClarify   Intent = "clarify"
+)
+
 // RouterResult is the router model's classification of a message (seed 000 §7.2).
 type RouterResult struct {
-	Intent         string   `json:"intent"`
+	Intent         Intent   `json:"intent"`
 	Confidence     float64  `json:"confidence"`
 	CandidateTools []string `json:"candidateTools"`
 	ModelTier      string   `json:"modelTier"`
@@ -161,6 +178,23 @@ type ValidateOutput struct {
 type ErrorInfo struct {
 	Error string `json:"Error"`
 	Cause string `json:"Cause"`
+}
+
+// Code is the seed 004 §3.2 code of a caught error, read from its name: a
+// step that fails with an *apperr.Error is named by its code (wire.Typed
+// does that for Lambda and for the local interpreter alike), so a Catch can
+// match "DATA_ERROR". Any other name is INTERNAL_ERROR.
+func (e ErrorInfo) Code() apperr.Code {
+	if c, ok := apperr.Parse(e.Error); ok {
+		return c
+	}
+	return apperr.Internal
+}
+
+// TimedOut reports whether the error is a step's or an execution's timeout
+// (Step Functions' States.Timeout, a Lambda function's Sandbox.Timedout).
+func (e ErrorInfo) TimedOut() bool {
+	return e.Error == "States.Timeout" || e.Error == "Sandbox.Timedout"
 }
 
 // FinishInput is the Finish step's input: the whole state, any part of which

@@ -32,9 +32,6 @@ import (
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
-// rieVersion is the emulator .ci/run installs.
-const rieVersion = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d"
-
 // rieBinary finds aws-lambda-rie on PATH or in $(go env GOPATH)/bin.
 func rieBinary(t *testing.T) string {
 	t.Helper()
@@ -50,7 +47,7 @@ func rieBinary(t *testing.T) string {
 			}
 		}
 	}
-	return require(t, "aws-lambda-rie") // skips, or fails on CI: go install " + rieVersion
+	return require(t, "aws-lambda-rie") // skips, or fails on CI; .ci/run installs the pinned version
 }
 
 // emulated is one function running under the emulator.

@@ -32,6 +32,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
@@ -117,37 +118,10 @@ var (
 )
 
 // emitter appends page events to one build's stream.
-type emitter struct {
-	log    eventlog.Appender
-	stream string
-}
-
-func (e emitter) emit(ctx context.Context, evs ...protocol.PageEvent) error {
-	return e.append(ctx, false, evs...)
-}
-
-// close appends events, the last closing the stream.
-func (e emitter) close(ctx context.Context, evs ...protocol.PageEvent) error {
-	return e.append(ctx, true, evs...)
-}
-
-func (e emitter) append(ctx context.Context, closing bool, evs ...protocol.PageEvent) error {
-	out := make([]eventlog.Event, 0, len(evs))
-	for i, ev := range evs {
-		raw, err := protocol.MarshalPageEvent(ev)
-		if err != nil {
-			return err
-		}
-		out = append(out, eventlog.Event{Data: raw, Close: closing && i == len(evs)-1})
-	}
-	if _, err := e.log.Append(ctx, e.stream, out...); err != nil {
-		return fmt.Errorf("build: append to %s: %w", e.stream, err)
-	}
-	return nil
-}
+type emitter = eventlog.Emitter[protocol.PageEvent]
 
 func (b *Builder) stream(buildID string) emitter {
-	return emitter{log: b.log, stream: workflow.BuildStream(buildID)}
+	return emitter{Log: b.log, Stream: workflow.BuildStream(buildID), Encode: protocol.MarshalPageEvent}
 }
 
 // put and get store a build's records as JSON.
@@ -200,9 +174,9 @@ func failureOf(err error, lang string) blueprint.Failure {
 	e := apperr.As(err)
 	switch e.Code {
 	case apperr.Internal:
-		return blueprint.Failure{Code: string(apperr.Internal), Message: pick(lang, "页面生成失败，请稍后再试。", "The page could not be built; please try again.")}
+		return blueprint.Failure{Code: string(apperr.Internal), Message: i18n.Of(lang).Failure(i18n.Page, e.Code, false)}
 	case apperr.DataError, apperr.ServiceUnavailable:
-		return blueprint.Failure{Code: string(e.Code), Message: pick(lang, "数据获取失败，请稍后再试。", "The data could not be fetched; please try again.") + " (" + e.Message + ")"}
+		return blueprint.Failure{Code: string(e.Code), Message: i18n.Of(lang).Failure(i18n.Page, e.Code, false) + " (" + e.Message + ")"}
 	}
 	return blueprint.Failure{Code: string(e.Code), Message: e.Message, Details: e.Details}
 }

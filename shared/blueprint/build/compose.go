@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -36,8 +35,8 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 	}
 	bp := req.Blueprint
 	em := b.stream(id)
-	if err := em.emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompose,
-		Message: pick(bp.Language, "正在生成页面…", "Composing the page…")}); err != nil {
+	if err := em.Emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompose,
+		Message: i18n.Of(bp.Language).Text(i18n.PageComposing)}); err != nil {
 		return workflow.BuildStepOutput{}, err
 	}
 	data, results, err := b.sources(ctx, id, req)
@@ -65,7 +64,7 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 			return b.fail(ctx, id, blueprint.Failure{Code: "BLUEPRINT_ERROR",
 				Message: fmt.Sprintf("the page has no block %q; rebuild it", block.ID)})
 		}
-		if err := em.emit(ctx, protocol.PageBlockStart{BlockID: block.ID, ComponentType: block.ComponentType}); err != nil {
+		if err := em.Emit(ctx, protocol.PageBlockStart{BlockID: block.ID, ComponentType: block.ComponentType}); err != nil {
 			return workflow.BuildStepOutput{}, err
 		}
 		slots, extra := block.Slots, ""
@@ -89,7 +88,7 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 		if len(slots) > 0 && (block.ComponentType == blueprint.InsightList || block.ComponentType == blueprint.SuggestionList) {
 			pb.Items = parseItems(pb.Content, block.ComponentType == blueprint.SuggestionList)
 		}
-		if err := em.emit(ctx, protocol.PageBlockComplete{BlockID: block.ID}); err != nil {
+		if err := em.Emit(ctx, protocol.PageBlockComplete{BlockID: block.ID}); err != nil {
 			return workflow.BuildStepOutput{}, err
 		}
 	}
@@ -187,16 +186,16 @@ func (b *Builder) writeSlot(ctx context.Context, em emitter, bp blueprint.Bluepr
 		system += "\nAbout this page: " + bp.PageSystemPrompt + "\n"
 	}
 	w := &deltaWriter{em: em, blockID: block.ID, slotKey: slot.Key, every: b.o.FlushEvery, size: b.o.FlushSize, now: b.o.Now}
-	_, err = b.model.Stream(ctx, llm.Request{Tier: b.o.Tier, MaxTokens: 1200, Messages: []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: system},
-		{Role: openai.ChatMessageRoleUser, Content: string(user)},
+	_, err = b.model.Stream(ctx, llm.Request{Tier: b.o.Tier, MaxTokens: 1200, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: system},
+		{Role: llm.RoleUser, Content: string(user)},
 	}}, llm.Handler{OnContent: func(d string) error { return w.write(ctx, d) }})
 	if isFault(ctx, err) {
 		return "", err
 	}
 	if err != nil {
 		b.o.Logger.WarnContext(ctx, "slot writer failed; the slot gets a note", "block", block.ID, "slot", slot.Key, "err", err)
-		note := pick(bp.Language, "（AI 文字暂时无法生成，以上数据不受影响。）", "(The text could not be written just now; the numbers are not affected.)")
+		note := i18n.Of(bp.Language).Text(i18n.PageTextUnavailable)
 		if len(w.text) > 0 {
 			note = " " + note
 		}
@@ -248,7 +247,7 @@ func (w *deltaWriter) flush(ctx context.Context) error {
 	}
 	ev := protocol.PageSlotDelta{BlockID: w.blockID, SlotKey: w.slotKey, DeltaText: string(w.buf)}
 	w.buf = w.buf[:0]
-	return w.em.emit(ctx, ev)
+	return w.em.Emit(ctx, ev)
 }
 
 var (

@@ -30,7 +30,7 @@ func (b *Builder) Data(ctx context.Context, in workflow.BuildStepInput) (workflo
 	}
 	em := b.stream(id)
 	lang := req.Blueprint.Language
-	if err := em.emit(ctx, protocol.PagePhase{Phase: protocol.PhaseData,
+	if err := em.Emit(ctx, protocol.PagePhase{Phase: protocol.PhaseData,
 		Message: pick(lang, "正在获取数据…", "Fetching the data…")}); err != nil {
 		return workflow.BuildStepOutput{}, err
 	}
@@ -112,7 +112,7 @@ func (b *Builder) call(ctx context.Context, em emitter, build workflow.Build, re
 	for k, v := range args {
 		shown[k] = v
 	}
-	if err := em.emit(ctx, protocol.PageToolCall{Tool: tool.Name, Args: shown}); err != nil {
+	if err := em.Emit(ctx, protocol.PageToolCall{Tool: tool.Name, Args: shown}); err != nil {
 		return nil, err
 	}
 	raw, err := json.Marshal(args)
@@ -135,7 +135,7 @@ func (b *Builder) call(ctx context.Context, em emitter, build workflow.Build, re
 	if err != nil {
 		status = protocol.PageToolError
 	}
-	if eerr := em.emit(ctx, protocol.PageToolResult{Tool: tool.Name, Status: status}); eerr != nil {
+	if eerr := em.Emit(ctx, protocol.PageToolResult{Tool: tool.Name, Status: status}); eerr != nil {
 		return nil, eerr
 	}
 	var ae *tools.ArgumentError
@@ -206,7 +206,7 @@ func (b *Builder) dataFailure(ctx context.Context, em emitter, buildID, lang str
 			for _, s := range nf.Suggestions {
 				ev.Suggestions = append(ev.Suggestions, protocol.PageSuggestion{Label: s.Label, Value: s.Value})
 			}
-			if err := em.emit(ctx, ev); err != nil {
+			if err := em.Emit(ctx, ev); err != nil {
 				return workflow.BuildStepOutput{}, err
 			}
 			f = blueprint.Failure{Code: string(apperr.EntityNotFound), Message: ev.Message,

@@ -3,11 +3,11 @@ package build
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/blueprint/compute"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -24,7 +24,7 @@ func (b *Builder) Compute(ctx context.Context, in workflow.BuildStepInput) (work
 		return workflow.BuildStepOutput{}, err
 	}
 	lang := req.Blueprint.Language
-	if err := b.stream(id).emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompute,
+	if err := b.stream(id).Emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompute,
 		Message: pick(lang, "正在计算统计数据…", "Computing the statistics…")}); err != nil {
 		return workflow.BuildStepOutput{}, err
 	}
@@ -86,7 +86,7 @@ func (b *Builder) Finish(ctx context.Context, in workflow.BuildStepInput) (workf
 	if !found {
 		f = errorFailure(in.Error, reqErr, lang)
 	}
-	err = em.close(ctx, protocol.PageError{Message: f.Message, Code: f.Code, Details: f.Details})
+	err = em.Close(ctx, protocol.PageError{Message: f.Message, Code: f.Code, Details: f.Details})
 	if err != nil && !errors.Is(err, errClosed) {
 		return workflow.BuildStepOutput{}, err
 	}
@@ -109,37 +109,27 @@ func (b *Builder) complete(ctx context.Context, em emitter, id string, req bluep
 		return workflow.BuildStepOutput{}, err
 	}
 	msg := "completed"
-	err = em.close(ctx, protocol.PageComplete{Message: msg, Progress: 100, Result: res})
+	err = em.Close(ctx, protocol.PageComplete{Message: msg, Progress: 100, Result: res})
 	if err != nil && !errors.Is(err, errClosed) {
 		return workflow.BuildStepOutput{}, err
 	}
 	return ok, nil
 }
 
-// errorFailure is the failure of a build whose phase failed outright.
+// errorFailure is the failure of a build whose phase failed outright: the
+// caught error, or the error reading the build's request.
 func errorFailure(e *workflow.ErrorInfo, reqErr error, lang string) blueprint.Failure {
-	f := blueprint.Failure{Code: string(apperr.Internal), Message: pick(lang, "页面生成失败，请稍后再试。", "The page could not be built; please try again.")}
-	cause := ""
-	if e != nil {
-		cause = e.Error + " " + e.Cause
-	} else if reqErr != nil {
-		cause = reqErr.Error()
-	}
-	for _, c := range []apperr.Code{apperr.BlueprintError, apperr.DataError, apperr.ServiceUnavailable, apperr.AIError, apperr.EntityNotFound, apperr.AuthError} {
-		if strings.Contains(cause, string(c)) {
-			f.Code = string(c)
-			break
-		}
-	}
+	code, timedOut := apperr.Internal, false
 	switch {
-	case strings.Contains(cause, "Timeout"):
-		f.Code, f.Message = string(apperr.AIError), pick(lang, "页面生成超时，请稍后再试。", "Building the page timed out; please try again.")
-	case f.Code == string(apperr.DataError) || f.Code == string(apperr.ServiceUnavailable):
-		f.Message = pick(lang, "数据获取失败，请稍后再试。", "The data could not be fetched; please try again.")
-	case f.Code == string(apperr.AIError):
-		f.Message = pick(lang, "AI 服务暂时不可用，请稍后再试。", "The AI service is temporarily unavailable; please try again.")
+	case e != nil:
+		code, timedOut = e.Code(), e.TimedOut()
+	case reqErr != nil:
+		code = apperr.As(reqErr).Code
 	}
-	return f
+	if timedOut {
+		code = apperr.AIError
+	}
+	return blueprint.Failure{Code: string(code), Message: i18n.Of(lang).Failure(i18n.Page, code, timedOut)}
 }
 
 func orEmpty[M ~map[string]V, V any](m M) M {
@@ -150,11 +140,6 @@ func orEmpty[M ~map[string]V, V any](m M) M {
 }
 
 // pick chooses the Chinese or the English text by the page's language.
-func pick(lang, zh, en string) string {
-	if isZH(lang) {
-		return zh
-	}
-	return en
-}
+func pick(lang, zh, en string) string { return i18n.Of(lang).Pick(zh, en) }
 
-func isZH(lang string) bool { return lang == "" || strings.HasPrefix(strings.ToLower(lang), "zh") }
+func isZH(lang string) bool { return i18n.Of(lang) == i18n.Chinese }

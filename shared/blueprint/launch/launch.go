@@ -7,6 +7,7 @@
 package launch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -35,6 +37,7 @@ type Store interface {
 	CreateSession(ctx context.Context, s session.Session) error
 	GetSession(ctx context.Context, id string) (session.Session, error)
 	PutRecord(ctx context.Context, sessionID, key string, value []byte) error
+	GetRecord(ctx context.Context, sessionID, key string) ([]byte, error)
 }
 
 // SessionKind is the kind of a build's session.
@@ -132,9 +135,9 @@ func (l *Launcher) Owned(ctx context.Context, teacherID, buildID string) error {
 // not start, or sent nothing within the wait bound) with an ERROR.
 func (l *Launcher) Abandon(ctx context.Context, buildID, why string) {
 	ctx = context.WithoutCancel(ctx)
-	raw, _ := protocol.MarshalPageEvent(protocol.PageError{Code: string(apperr.ServiceUnavailable),
-		Message: "页面生成服务暂时不可用，请稍后再试。The page service is temporarily unavailable; please try again."})
-	_, err := l.log.Append(ctx, workflow.BuildStream(buildID), eventlog.Event{Data: raw, Close: true})
+	em := eventlog.Emitter[protocol.PageEvent]{Log: l.log, Stream: workflow.BuildStream(buildID), Encode: protocol.MarshalPageEvent}
+	err := em.Close(ctx, protocol.PageError{Code: string(apperr.ServiceUnavailable),
+		Message: i18n.Of(l.language(ctx, buildID)).Text(i18n.PageServiceUnavailable)})
 	if err != nil && !errors.Is(err, eventlog.ErrClosed) {
 		l.o.Logger.ErrorContext(ctx, "could not close an abandoned build", "buildId", buildID, "err", err)
 	}
@@ -197,4 +200,23 @@ func (l *Launcher) Await(ctx context.Context, buildID string) (Outcome, error) {
 	}
 	out.Status, out.Code, out.Message = Failed, head.Code, head.Message
 	return out, nil
+}
+
+// language is the build's language tag, read from its stored request ("" when
+// it cannot be read: the catalogue's default then applies).
+func (l *Launcher) language(ctx context.Context, buildID string) string {
+	raw, err := l.store.GetRecord(ctx, buildID, blueprint.RecordRequest)
+	if err != nil {
+		return ""
+	}
+	var req struct {
+		Language  string `json:"language"`
+		Blueprint struct {
+			Language string `json:"language"`
+		} `json:"blueprint"`
+	}
+	if json.Unmarshal(raw, &req) != nil {
+		return ""
+	}
+	return cmp.Or(req.Blueprint.Language, req.Language)
 }

@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
@@ -141,9 +141,9 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 	if req.Language != "" {
 		fmt.Fprintf(&sys, "\nThe teacher's language: %s\n", req.Language)
 	}
-	msgs := []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: sys.String()},
-		{Role: openai.ChatMessageRoleUser, Content: req.Message},
+	msgs := []llm.Message{
+		{Role: llm.RoleSystem, Content: sys.String()},
+		{Role: llm.RoleUser, Content: req.Message},
 	}
 	var last error
 	for attempt := 1; attempt <= p.o.Attempts; attempt++ {
@@ -155,7 +155,7 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 			return blueprint.Blueprint{}, apperr.Wrap(err, apperr.AIError, "the page planner is unavailable")
 		}
 		content := resp.Message.Content
-		bp, err := blueprint.Parse([]byte(stripFence(content)))
+		bp, err := blueprint.Parse([]byte(llm.StripFence(content)))
 		if err == nil {
 			p.normalize(&bp, req)
 			err = blueprint.Validate(bp, p.DataTools())
@@ -166,8 +166,8 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 		last = err
 		p.o.Logger.WarnContext(ctx, "the planner's blueprint was refused", "attempt", attempt, "err", err)
 		msgs = append(msgs,
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content},
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "The blueprint was refused: " +
+			llm.Message{Role: llm.RoleAssistant, Content: content},
+			llm.Message{Role: llm.RoleUser, Content: "The blueprint was refused: " +
 				apperr.As(err).Message + "\nAnswer with the corrected blueprint, one JSON object only."})
 	}
 	return blueprint.Blueprint{}, last
@@ -184,16 +184,6 @@ func (p *Planner) normalize(bp *blueprint.Blueprint, req Request) {
 	if bp.UIComposition.Layout == "" {
 		bp.UIComposition.Layout = blueprint.LayoutTabs
 	}
-}
-
-func stripFence(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(s, "```")
-	}
-	return strings.TrimSpace(s)
 }
 
 // classDetail is the part of get_class_detail's output resolution reads.
@@ -348,27 +338,18 @@ func (p *Planner) planFailure(ctx context.Context, t workflow.Turn, err error) w
 		for _, s := range nf.Suggestions {
 			c.Options = append(c.Options, s.Label)
 		}
-		zh := isZH(t.Language, t.Message)
-		switch {
-		case nf.Ambiguous && zh:
-			c.Question = fmt.Sprintf("「%s」对应多个选项，您指的是哪一个？", nf.Mention)
-		case nf.Ambiguous:
-			c.Question = fmt.Sprintf("%q matches several; which one do you mean?", nf.Mention)
-		case zh:
-			c.Question = fmt.Sprintf("没有找到「%s」，您是指以下哪一个？", nf.Mention)
-		default:
-			c.Question = fmt.Sprintf("I could not find %q; which one do you mean?", nf.Mention)
+		c.Question = i18n.Of(t.Language, t.Message).Text(i18n.PlanNotFound, nf.Mention)
+		if nf.Ambiguous {
+			c.Question = i18n.Of(t.Language, t.Message).Text(i18n.PlanAmbiguous, nf.Mention)
 		}
 		return workflow.PlanOutput{Status: workflow.PlanClarify, Code: string(e.Code), Message: e.Message, Clarify: c}
 	}
-	msg := e.Message
+	l, msg := i18n.Of(t.Language, t.Message), e.Message
 	switch e.Code {
 	case apperr.BlueprintError:
-		msg = "任务规划失败，请换个说法再试。The page could not be planned; please rephrase and try again."
-	case apperr.AIError, apperr.Internal:
-		msg = "AI 服务暂时不可用，请稍后再试。The AI service is temporarily unavailable; please try again."
-	case apperr.DataError, apperr.ServiceUnavailable:
-		msg = "数据服务暂时无法获取数据，请稍后再试。The data service is unavailable; please try again."
+		msg = l.Text(i18n.PlanRephrase)
+	case apperr.AIError, apperr.Internal, apperr.DataError, apperr.ServiceUnavailable:
+		msg = l.Failure(i18n.Turn, e.Code, false)
 	}
 	return workflow.PlanOutput{Status: workflow.PlanFailed, Code: string(e.Code), Message: msg}
 }
@@ -380,7 +361,7 @@ func notice(lang, msg string, r Result) string {
 		names = append(names, e.DisplayName)
 	}
 	bp := r.Blueprint
-	if isZH(lang, msg) {
+	if i18n.Of(lang, msg) == i18n.Chinese {
 		s := fmt.Sprintf("已为您规划页面「%s」：%d 个数据来源、%d 项计算、%d 个区块", bp.Name,
 			len(bp.DataContract.Bindings), len(bp.ComputeGraph.Nodes), len(bp.Blocks()))
 		if len(names) > 0 {
@@ -394,18 +375,4 @@ func notice(lang, msg string, r Result) string {
 		s += ", for " + strings.Join(names, ", ")
 	}
 	return s + ". Use Build to generate it."
-}
-
-// isZH tells the teacher's language: the request's, or Chinese when the
-// message has Han characters.
-func isZH(lang, msg string) bool {
-	if lang != "" {
-		return strings.HasPrefix(strings.ToLower(lang), "zh")
-	}
-	for _, r := range msg {
-		if r >= 0x4E00 && r <= 0x9FFF {
-			return true
-		}
-	}
-	return false
 }

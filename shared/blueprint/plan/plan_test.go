@@ -22,7 +22,6 @@ import (
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
 	"github.com/insightedge/insightedge/shared/workflow"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // scripted answers the planner's calls in turn.
@@ -37,7 +36,7 @@ func (s *scripted) Stream(_ context.Context, req llm.Request, _ llm.Handler) (ll
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, req)
 	a := s.answers[min(len(s.calls), len(s.answers))-1]
-	return llm.Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: a}}, nil
+	return llm.Response{Message: llm.Message{Role: "assistant", Content: a}}, nil
 }
 
 func analysisJSON(t *testing.T, mention string) string {

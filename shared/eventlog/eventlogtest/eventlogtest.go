@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,6 +52,7 @@ func Run(t *testing.T, newLog func(t *testing.T) eventlog.Log) {
 		{"AppendAssignsSeqs", testAppendAssignsSeqs},
 		{"AppendEmpty", testAppendEmpty},
 		{"DataRoundTrip", testDataRoundTrip},
+		{"NamedEvents", testNamedEvents},
 		{"ReadAfterLimit", testReadAfterLimit},
 		{"CloseRejectsAppend", testCloseRejectsAppend},
 		{"BatchStopsAtClose", testBatchStopsAtClose},
@@ -190,6 +192,34 @@ func testDataRoundTrip(t *testing.T, l eventlog.Log) {
 		if !bytes.Equal(e.Data, []byte(datas[i])) {
 			t.Errorf("event %d data = %s, want %s", e.Seq, e.Data, datas[i])
 		}
+	}
+}
+
+func testNamedEvents(t *testing.T, l eventlog.Log) {
+	const s = "research-named"
+	in := []eventlog.Event{
+		{Name: "progress", Data: json.RawMessage(`{"percent":10}`)},
+		{Data: json.RawMessage(`"unnamed"`)},
+		{Name: "complete", Data: json.RawMessage(`{"total_nodes":3}`), Close: true},
+	}
+	mustAppend(t, l, s, in...)
+	evs := mustRead(t, l, s, 0, 0)
+	if len(evs) != len(in) {
+		t.Fatalf("Read returned %d events, want %d", len(evs), len(in))
+	}
+	for i, e := range evs {
+		if e.Name != in[i].Name || !bytes.Equal(e.Data, in[i].Data) || e.Close != in[i].Close {
+			t.Errorf("event %d = {%q %s %v}, want {%q %s %v}", e.Seq, e.Name, e.Data, e.Close, in[i].Name, in[i].Data, in[i].Close)
+		}
+	}
+	for _, bad := range []string{strings.Repeat("n", eventlog.MaxNameLen+1), "a\nb", "a:b"} {
+		_, err := l.Append(context.Background(), "research-bad", eventlog.Event{Name: bad, Data: json.RawMessage(`1`)})
+		if !errors.Is(err, eventlog.ErrBadName) {
+			t.Errorf("Append with name %q: err = %v, want ErrBadName", bad, err)
+		}
+	}
+	if evs := mustRead(t, l, "research-bad", 0, 0); len(evs) != 0 {
+		t.Errorf("a refused append wrote %d events", len(evs))
 	}
 }
 

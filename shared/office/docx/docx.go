@@ -10,13 +10,13 @@
 package docx
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"io"
 	"strconv"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/internal/ooxml"
 )
@@ -83,15 +83,6 @@ func Write(w io.Writer, doc office.Document, created time.Time) error {
 	return nil
 }
 
-// Bytes returns doc as a .docx file.
-func Bytes(doc office.Document, created time.Time) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := Write(&buf, doc, created); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 func sample(doc office.Document) string {
 	var s string
 	for _, sec := range doc.Sections {
@@ -116,7 +107,7 @@ func document(doc office.Document, lang string) ([]byte, int) {
 		x.Open("w:p")
 		x.Raw(`<w:pPr><w:pStyle w:val="FormFields"/></w:pPr>`)
 		colon := ": "
-		if office.IsChinese(lang) {
+		if i18n.IsChineseTag(lang) {
 			colon = "："
 		}
 		for i, f := range doc.Fields {
@@ -344,7 +335,7 @@ func footer(lang string) []byte {
 		run(&x, shown, false)
 		x.Raw(`<w:r><w:fldChar w:fldCharType="end"/></w:r>`)
 	}
-	if office.IsChinese(lang) {
+	if i18n.IsChineseTag(lang) {
 		run(&x, "第 ", false)
 		field("PAGE", "1")
 		run(&x, " 页，共 ", false)

@@ -22,6 +22,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 )
 
@@ -190,7 +191,7 @@ type uiText struct {
 }
 
 func uiStrings(lang string) uiText {
-	if office.IsChinese(lang) {
+	if i18n.IsChineseTag(lang) {
 		return uiText{
 			FlipHint: "点击卡片翻面，或用 Tab 选中后按空格键", ShowAll: "全部翻开", HideAll: "全部合上", Shuffle: "打乱顺序", Card: "卡片",
 			Score: "得分", Retry: "重新作答", Correct: "回答正确！", Wrong: "再想想：正确答案是", Explanation: "解析",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-pdf/fpdf"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 )
 
@@ -75,7 +76,7 @@ func (r *renderer) setup() {
 		r.color(colorMuted)
 		f.SetXY(marginX, pageH-13)
 		label := fmt.Sprintf("Page %d", f.PageNo())
-		if office.IsChinese(r.lang) {
+		if i18n.IsChineseTag(r.lang) {
 			label = fmt.Sprintf("第 %d 页", f.PageNo())
 		}
 		f.CellFormat(contentW, 5, label, "", 0, "C", false, 0, "")
@@ -170,7 +171,7 @@ func (r *renderer) document(doc office.Document) {
 	}
 	if len(doc.Fields) > 0 {
 		colon := ": "
-		if office.IsChinese(r.lang) {
+		if i18n.IsChineseTag(r.lang) {
 			colon = "："
 		}
 		line := ""

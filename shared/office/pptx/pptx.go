@@ -16,7 +16,6 @@
 package pptx
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/internal/ooxml"
 )
@@ -179,15 +179,6 @@ func Write(w io.Writer, d office.Deck, created time.Time) error {
 	return nil
 }
 
-// Bytes returns d as a .pptx file.
-func Bytes(d office.Deck, created time.Time) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := Write(&buf, d, created); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 func deckSample(d office.Deck) string {
 	var b strings.Builder
 	for _, s := range d.Slides {
@@ -289,7 +280,7 @@ func runs(x *ooxml.Writer, text, lang string, size int) {
 }
 
 func langAttrs(lang string) []string {
-	if office.IsChinese(lang) {
+	if i18n.IsChineseTag(lang) {
 		return []string{"lang", lang, "altLang", "en-US"}
 	}
 	return []string{"lang", lang}

@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -71,31 +72,31 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 	return []tools.Tool{
 		tools.Define(GetTeacherClasses,
 			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId.",
-			tools.Base, "正在获取班级数据…", scoped(p.teacherClasses)),
+			tools.Base, i18n.Pair{ZH: "正在获取班级数据…", EN: "Fetching the classes…"}, scoped(p.teacherClasses)),
 		tools.Define(GetClassDetail,
 			"Get one class: its info, its students (studentId, name) and its assignments (assignmentId, title, dueDate, maxScore).",
-			tools.Base, "正在获取班级详情…", scoped(p.classDetail)),
+			tools.Base, i18n.Pair{ZH: "正在获取班级详情…", EN: "Fetching the class…"}, scoped(p.classDetail)),
 		tools.Define(GetStudentGrades,
 			"Get one student's submissions across assignments: score, maxScore, status, feedback and, for English, skill sub-scores in percent.",
-			tools.Base, "正在获取学生成绩…", scoped(p.studentGrades)),
+			tools.Base, i18n.Pair{ZH: "正在获取学生成绩…", EN: "Fetching the student's grades…"}, scoped(p.studentGrades)),
 		tools.Define(GetAssignmentSubmissions,
 			"Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max).",
-			tools.Base, "正在获取作业提交…", scoped(p.assignmentSubmissions)),
+			tools.Base, i18n.Pair{ZH: "正在获取作业提交…", EN: "Fetching the submissions…"}, scoped(p.assignmentSubmissions)),
 		tools.Define(SearchTeacherDocuments,
 			"Search the teacher's own documents (lesson plans, worksheets, notes) by keywords; returns titles and snippets.",
-			tools.Base, "正在搜索教学文档…", scoped(p.searchDocuments)),
+			tools.Base, i18n.Pair{ZH: "正在搜索教学文档…", EN: "Searching your documents…"}, scoped(p.searchDocuments)),
 		tools.Define(GetRubric,
 			"Get one marking rubric with its criteria, weights and level descriptors.",
-			tools.Base, "正在获取评分标准…", scoped(p.rubric)),
+			tools.Base, i18n.Pair{ZH: "正在获取评分标准…", EN: "Fetching the rubric…"}, scoped(p.rubric)),
 		tools.Define(ListAvailableRubrics,
 			"List the marking rubrics available to the teacher (rubricId, title, subject).",
-			tools.Base, "正在获取评分标准列表…", scoped(p.rubrics)),
+			tools.Base, i18n.Pair{ZH: "正在获取评分标准列表…", EN: "Listing the rubrics…"}, scoped(p.rubrics)),
 		tools.Define(AnalyzeStudentWeakness,
 			"Rank a class's students from weakest to strongest, from all its graded assignments. Without skill: average = mean score in percent. With skill (English classes): average = mean sub-score in that skill, in percent. weakestSkill is each student's lowest skill.",
-			tools.Base, "正在分析学生薄弱项…", scoped(p.weakness)),
+			tools.Base, i18n.Pair{ZH: "正在分析学生薄弱项…", EN: "Analysing the students' weak points…"}, scoped(p.weakness)),
 		tools.Define(GetStudentErrorPatterns,
 			"Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
-			tools.Base, "正在获取学生常见错误…", scoped(p.errorPatterns)),
+			tools.Base, i18n.Pair{ZH: "正在获取学生常见错误…", EN: "Fetching the student's common mistakes…"}, scoped(p.errorPatterns)),
 	}
 }
 

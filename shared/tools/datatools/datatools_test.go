@@ -73,8 +73,11 @@ func TestRegistersEveryBaseTool(t *testing.T) {
 	}
 	for _, n := range want {
 		tool, _ := reg.Get(n)
-		if tool.Running == "" || tool.Description == "" {
+		if tool.Running.ZH == "" || tool.Running.EN == "" || tool.Description == "" {
 			t.Errorf("%s: running %q, description %q", n, tool.Running, tool.Description)
+		}
+		if tool.Artifact() {
+			t.Errorf("%s is a data tool, yet declares an artifact part: %v", n, tool.Emits)
 		}
 		for _, p := range tool.Schema.Properties {
 			if p.Description == "" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/docx"
 	"github.com/insightedge/insightedge/shared/office/pdf"
@@ -102,7 +103,7 @@ func document(tool, title, kind, subject, grade string, sections []SectionArg) (
 		return office.Document{}, argError(tool, "every section is empty")
 	}
 	doc.Lang = office.Lang("", doc.Title, docText(doc))
-	zh := office.IsChinese(doc.Lang)
+	zh := i18n.IsChineseTag(doc.Lang)
 	var sub []string
 	for _, s := range []string{subject, grade, kindLabel(kind, zh)} {
 		if s = office.Line(s); s != "" {
@@ -186,7 +187,7 @@ func (p *pack) documentFile(ctx context.Context, c tools.Call, args any, tool, t
 	l := teacherLang(c, doc.Lang)
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: bilingual(l, "文件已生成："+d.obj.Filename(), "File ready: "+d.obj.Filename()),
+		Message: l.Pick("文件已生成："+d.obj.Filename(), "File ready: "+d.obj.Filename()),
 		Output: map[string]any{
 			"status": "ready", "type": typ, "filename": d.obj.Filename(), "size": d.obj.Size,
 			"sections": len(doc.Sections),

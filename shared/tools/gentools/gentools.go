@@ -12,6 +12,7 @@
 package gentools
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -87,26 +89,26 @@ func New(d Deps) []tools.Tool {
 		tools.Define(ProposePptxOutline,
 			"Show the teacher a slide outline (titles and key points) to confirm before a deck is made. "+
 				"After calling it, end the turn and ask the teacher to confirm or change the outline; call generate_pptx only after they confirm.",
-			tools.Generation, "正在拟定课件提纲… / Drafting the outline…", p.proposeOutline),
+			tools.Generation, i18n.Pair{ZH: "正在拟定课件提纲…", EN: "Drafting the outline…"}, p.proposeOutline).Emitting(protocol.DataPptxOutline),
 		tools.Define(GeneratePptx,
 			"Make a PowerPoint deck (.pptx): a title slide, then one slide per item with its bullet points and speaker notes. "+
 				"Use the outline the teacher confirmed. The teacher gets a download card.",
-			tools.Generation, "正在生成课件… / Making the slides…", p.generatePptx),
+			tools.Generation, i18n.Pair{ZH: "正在生成课件…", EN: "Making the slides…"}, p.generatePptx).Emitting(protocol.DataFileReady),
 		tools.Define(GenerateDocx,
 			"Write a Word document (.docx): a lesson plan, lecture notes or a homework sheet, in sections with headings, paragraphs, lists and tables. "+
 				"The teacher gets a download card.",
-			tools.Generation, "正在撰写文稿… / Writing the document…", p.generateDocx),
+			tools.Generation, i18n.Pair{ZH: "正在撰写文稿…", EN: "Writing the document…"}, p.generateDocx).Emitting(protocol.DataFileReady),
 		tools.Define(RenderPDF,
 			"Make a PDF of a document (same arguments as generate_docx), for printing or sharing. The teacher gets a download card.",
-			tools.Generation, "正在生成 PDF… / Making the PDF…", p.renderPDF),
+			tools.Generation, i18n.Pair{ZH: "正在生成 PDF…", EN: "Making the PDF…"}, p.renderPDF).Emitting(protocol.DataFileReady),
 		tools.Define(RequestInteractiveContent,
 			"Make an interactive web page from a built-in template: flashcards (front/back), a self-check quiz with instant feedback "+
 				"(question/options/answer/explanation) or a step-by-step explainer (heading/body). Prefer this over generate_interactive_html.",
-			tools.Generation, "正在制作互动网页… / Making the interactive page…", p.requestInteractive),
+			tools.Generation, i18n.Pair{ZH: "正在制作互动网页…", EN: "Making the interactive page…"}, p.requestInteractive).Emitting(protocol.DataInteractiveContent),
 		tools.Define(GenerateInteractiveHTML,
 			"Make a simple interactive web page from HTML you write: the body only, with inline <style> and <script>. "+
 				"External scripts, styles, fonts, images and frames are removed. Use request_interactive_content when a template fits.",
-			tools.Generation, "正在制作网页… / Making the page…", p.generateHTML),
+			tools.Generation, i18n.Pair{ZH: "正在制作网页…", EN: "Making the page…"}, p.generateHTML).Emitting(protocol.DataInteractiveContent),
 	}
 }
 
@@ -259,24 +261,10 @@ func argError(tool, format string, a ...any) error {
 }
 
 // teacherLang is the language of the teacher's messages: the call's, or
-// else the content's. The files themselves take the language of their
+// else the content's tag. The files themselves take the language of their
 // content (an English vocabulary page for a Chinese teacher is English).
-func teacherLang(c tools.Call, content string) string {
-	switch l := strings.ToLower(c.Language); {
-	case strings.HasPrefix(l, "zh"):
-		return "zh-CN"
-	case strings.HasPrefix(l, "en"):
-		return "en-US"
-	}
-	return content
-}
-
-// bilingual picks the Chinese or English message.
-func bilingual(l, zh, en string) string {
-	if office.IsChinese(l) {
-		return zh
-	}
-	return en
+func teacherLang(c tools.Call, contentTag string) i18n.Lang {
+	return i18n.Of(cmp.Or(c.Language, contentTag))
 }
 
 // memory is a tool's note for later turns: what it made, with its arguments

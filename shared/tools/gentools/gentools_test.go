@@ -134,6 +134,11 @@ func TestToolSet(t *testing.T) {
 	if len(e.reg.Names(tools.Base)) != 0 {
 		t.Error("a generation tool registered as base")
 	}
+	for _, n := range want {
+		if !e.reg.IsArtifact(n) {
+			t.Errorf("%s makes an artifact but does not declare its part", n)
+		}
+	}
 }
 
 const outlineArgs = `{"title":"勾股定理","subject":"数学","grade":"八年级","slides":[

@@ -147,7 +147,7 @@ func (p *pack) page(ctx context.Context, c tools.Call, args any, tool, title, te
 	l := teacherLang(c, content)
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: bilingual(l, "互动网页已生成："+payload.Title, "Interactive page ready: "+payload.Title),
+		Message: l.Pick("互动网页已生成："+payload.Title, "Interactive page ready: "+payload.Title),
 		Output: map[string]any{
 			"status": "ready", "template": template, "filename": d.obj.Filename(), "items": items,
 			"next": "The teacher sees the page in a card and can open it; do not repeat the link. Tell them briefly how to use it in class.",

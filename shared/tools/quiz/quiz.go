@@ -9,10 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -53,10 +51,10 @@ type spec struct {
 func New(m Model) tools.Tool {
 	return tools.Define("generate_quiz_questions",
 		"Write quiz questions on a topic; the teacher sees each question as it is ready.",
-		tools.Generation, "正在出题… / Writing questions…",
+		tools.Generation, i18n.Pair{ZH: "正在出题…", EN: "Writing questions…"},
 		func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
 			return run(ctx, m, c, a)
-		})
+		}).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete)
 }
 
 func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, error) {
@@ -65,9 +63,9 @@ func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, erro
 		return tools.Result{}, err
 	}
 	user, _ := json.Marshal(s)
-	req := llm.Request{Tier: llm.TierStandard, JSON: true, Messages: []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: prompts.Quiz},
-		{Role: openai.ChatMessageRoleUser, Content: string(user)},
+	req := llm.Request{Tier: llm.TierStandard, JSON: true, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: prompts.Quiz},
+		{Role: llm.RoleUser, Content: string(user)},
 	}}
 	var qs []protocol.Question
 	emit := func(items []json.RawMessage) error {
@@ -141,7 +139,7 @@ func specOf(a Args, lang string) (spec, error) {
 	}
 	if s.Language == "" {
 		s.Language = "en"
-		if strings.IndexFunc(s.Topic, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0 {
+		if i18n.HasHan(s.Topic) {
 			s.Language = "zh-CN"
 		}
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -58,7 +56,7 @@ func (m *scriptedModel) Stream(_ context.Context, req llm.Request, h llm.Handler
 	if r.err != nil {
 		return llm.Response{}, r.err
 	}
-	return llm.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: r.content}}, nil
+	return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: r.content}}, nil
 }
 
 // recorder is the tool call's Emit: it decodes each chunk and notes it in the trace.
@@ -173,7 +171,7 @@ func TestQuestionsStreamAsTheyComplete(t *testing.T) {
 	if len(m.requests) != 1 {
 		t.Fatalf("model called %d times", len(m.requests))
 	}
-	if req := m.requests[0]; !req.JSON || len(req.Messages) != 2 || req.Messages[1].Role != openai.ChatMessageRoleUser {
+	if req := m.requests[0]; !req.JSON || len(req.Messages) != 2 || req.Messages[1].Role != llm.RoleUser {
 		t.Errorf("request = %+v, want a JSON request with a system and a user message", req)
 	}
 }

@@ -1,0 +1,79 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/protocol"
+)
+
+// relayer writes event-log streams as SSE. Every stream the edge serves (a
+// conversation turn, a page build, and the flows that come after them) goes
+// through relay; a stream says only what differs.
+type relayer struct {
+	log    eventlog.Reader
+	logger *slog.Logger
+	// heartbeat is the idle time after which ": ping" is written.
+	heartbeat        time.Duration
+	pollMin, pollMax time.Duration
+}
+
+// stream is what differs between the relayed streams.
+type stream struct {
+	// key is the stream's name in the event log.
+	key string
+	// kind and id name the stream in logs ("turn", "build"...).
+	kind, id string
+	// maxWait bounds the wait for the stream's next event.
+	maxWait time.Duration
+	// abandon closes a stream whose producers stayed silent for maxWait, so
+	// that the relay still delivers a closing event.
+	abandon func(ctx context.Context)
+	// before returns frames written (without id) ahead of ev: the UI stream
+	// closes the text parts that a stopped turn left open.
+	before func(ev eventlog.Event) [][]byte
+	// done is written after the closing event ([DONE] of the UI stream).
+	done []byte
+}
+
+// relay writes the events of s after seq after as SSE, with their seq as
+// id and their name as event, until the closing event. A client that goes
+// away only ends the relay: the producers go on.
+func (r relayer) relay(ctx context.Context, w io.Writer, s stream, after int64) {
+	sse := protocol.NewSSEWriter(w)
+	_ = sse.Flush() // headers out now: the client sees the stream open at once
+	send := func(ev eventlog.Event) error {
+		after = ev.Seq
+		if s.before != nil {
+			for _, f := range s.before(ev) {
+				if err := sse.Event(0, "", f); err != nil {
+					return err
+				}
+			}
+		}
+		return sse.Event(ev.Seq, ev.Name, ev.Data)
+	}
+	opts := eventlog.TailOptions{PollMin: r.pollMin, PollMax: r.pollMax, IdleEvery: r.heartbeat,
+		MaxWait: s.maxWait, Idle: func() error { return sse.Comment("ping") }}
+	err := eventlog.Tail(ctx, r.log, s.key, after, opts, send)
+	if errors.Is(err, eventlog.ErrTailTimeout) && s.abandon != nil {
+		s.abandon(ctx)
+		// The abandon appended the closing event, unless a producer closed the
+		// stream first: either way it is there to read now.
+		opts.MaxWait = r.heartbeat
+		err = eventlog.Tail(ctx, r.log, s.key, after, opts, send)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			r.logger.WarnContext(ctx, "relay ended early", s.kind+"Id", s.id, "err", err)
+		}
+		return
+	}
+	if s.done != nil {
+		_ = sse.Event(0, "", s.done)
+	}
+}

@@ -1,0 +1,191 @@
+// Package i18n decides which language a teacher reads and holds every
+// message the product itself writes to a teacher (errors, notices, the
+// closing words of a failed turn or page), in Chinese and English. A message
+// is in one language, never "中文。English" glued together: the language is
+// decided once, by one rule (Of), from the request's tag or else from what
+// the teacher wrote.
+package i18n
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+)
+
+// Lang is a language the product writes its own messages in.
+type Lang int
+
+// The languages of the catalogue.
+const (
+	English Lang = iota
+	Chinese
+)
+
+// Of is the one language rule: a BCP 47 tag decides when given (zh, zh-CN,
+// zh-Hant... are Chinese; any other tag is English); without a tag, the
+// teacher's own text decides (any Han character makes it Chinese); with
+// neither, the product speaks Chinese, the language of the seeds' users.
+func Of(tag string, sample ...string) Lang {
+	if tag = strings.TrimSpace(tag); tag != "" {
+		if IsChineseTag(tag) {
+			return Chinese
+		}
+		return English
+	}
+	written := false
+	for _, s := range sample {
+		if HasHan(s) {
+			return Chinese
+		}
+		written = written || strings.TrimSpace(s) != ""
+	}
+	if written {
+		return English
+	}
+	return Chinese
+}
+
+// IsChineseTag reports whether the BCP 47 tag names Chinese.
+func IsChineseTag(tag string) bool {
+	t := strings.ToLower(strings.TrimSpace(tag))
+	return t == "zh" || strings.HasPrefix(t, "zh-") || strings.HasPrefix(t, "zh_")
+}
+
+// HasHan reports whether s contains a Han (Chinese) character.
+func HasHan(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0
+}
+
+// Clip shortens s to at most n runes for display, marking a cut with "…".
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// Tag is the language's BCP 47 tag.
+func (l Lang) Tag() string {
+	if l == Chinese {
+		return "zh-CN"
+	}
+	return "en-US"
+}
+
+// Pick returns zh for Chinese, en otherwise: for the few texts that are
+// labels of a document rather than messages of the catalogue.
+func (l Lang) Pick(zh, en string) string {
+	if l == Chinese {
+		return zh
+	}
+	return en
+}
+
+// Pair is a short text in both languages, for texts that belong to one
+// component (a tool's progress line) rather than to the catalogue.
+type Pair struct{ ZH, EN string }
+
+// In returns the text in l.
+func (p Pair) In(l Lang) string { return l.Pick(p.ZH, p.EN) }
+
+// Msg names a message of the catalogue.
+type Msg int
+
+// The catalogue's messages.
+const (
+	// ServiceUnavailable: the turn could not be run at all.
+	ServiceUnavailable Msg = iota
+	// TurnTimedOut, TurnDataUnavailable, TurnAIUnavailable: a failed turn.
+	TurnTimedOut
+	TurnDataUnavailable
+	TurnAIUnavailable
+	// TurnNotVerified: validation gave up on the answer.
+	TurnNotVerified
+	// PlanFailed, PlanRephrase: the page could not be planned.
+	PlanFailed
+	PlanRephrase
+	// PlanAmbiguous, PlanNotFound take the teacher's mention (%s).
+	PlanAmbiguous
+	PlanNotFound
+	// BuildNotice takes the request (%s): a build request without a plan.
+	BuildNotice
+	// PageFailed, PageTimedOut, PageDataFailed, PageAIUnavailable: a failed page.
+	PageFailed
+	PageTimedOut
+	PageDataFailed
+	PageAIUnavailable
+	// PageServiceUnavailable: the build could not start or went silent.
+	PageServiceUnavailable
+	// PageComposing, PageTextUnavailable: the compose phase.
+	PageComposing
+	PageTextUnavailable
+	// ToolArgsRetry: a tool's arguments were malformed and the model retries.
+	ToolArgsRetry
+	numMsgs
+)
+
+var catalogue = [numMsgs][2]string{
+	ServiceUnavailable:     {"The service is temporarily unavailable; please try again.", "服务暂时不可用，请稍后再试。"},
+	TurnTimedOut:           {"The request timed out; please try again.", "处理超时，请稍后再试。"},
+	TurnDataUnavailable:    {"The data service is unavailable; please try again.", "数据服务暂时无法获取数据，请稍后再试。"},
+	TurnAIUnavailable:      {"The AI service is temporarily unavailable; please try again.", "AI 服务暂时不可用，请稍后再试。"},
+	TurnNotVerified:        {"Sorry, the result could not be verified; please try again or rephrase your request.", "抱歉，这次没能完成您要的内容（结果未通过校验），请稍后重试或换个说法。"},
+	PlanFailed:             {"The page could not be planned; please try again.", "任务规划失败，请稍后再试。"},
+	PlanRephrase:           {"The page could not be planned; please rephrase and try again.", "任务规划失败，请换个说法再试。"},
+	PlanAmbiguous:          {"“%s” matches several options; which one do you mean?", "「%s」对应多个选项，您指的是哪一个？"},
+	PlanNotFound:           {"Nothing matches “%s”; did you mean one of these?", "没有找到「%s」，您是指以下哪一个？"},
+	BuildNotice:            {"This request builds a data-analysis page; use the Build button to generate it. (%s)", "这是一个数据分析页面的请求：请使用「生成页面」按钮来构建它。（%s）"},
+	PageFailed:             {"The page could not be built; please try again.", "页面生成失败，请稍后再试。"},
+	PageTimedOut:           {"Building the page timed out; please try again.", "页面生成超时，请稍后再试。"},
+	PageDataFailed:         {"The data could not be fetched; please try again.", "数据获取失败，请稍后再试。"},
+	PageAIUnavailable:      {"The AI service is temporarily unavailable; please try again.", "AI 服务暂时不可用，请稍后再试。"},
+	PageServiceUnavailable: {"The page service is temporarily unavailable; please try again.", "页面生成服务暂时不可用，请稍后再试。"},
+	PageComposing:          {"Composing the page…", "正在生成页面…"},
+	PageTextUnavailable:    {"(The text could not be written just now; the numbers are not affected.)", "（AI 文字暂时无法生成，以上数据不受影响。）"},
+	ToolArgsRetry:          {"The tool's arguments were invalid; retrying.", "参数有误，正在重试。"},
+}
+
+// Text returns message m in l, formatted with args when it takes any.
+func (l Lang) Text(m Msg, args ...any) string {
+	if m < 0 || m >= numMsgs {
+		return ""
+	}
+	s := catalogue[m][l]
+	if len(args) > 0 {
+		return fmt.Sprintf(s, args...)
+	}
+	return s
+}
+
+// Subject says what failed: a conversation turn or a page build.
+type Subject int
+
+// The subjects of Failure.
+const (
+	Turn Subject = iota
+	Page
+)
+
+// Failure is the message for a failure of subject with code, or a timeout.
+func (l Lang) Failure(subject Subject, code apperr.Code, timedOut bool) string {
+	data := code == apperr.DataError || code == apperr.ServiceUnavailable
+	switch {
+	case subject == Turn && timedOut:
+		return l.Text(TurnTimedOut)
+	case subject == Turn && data:
+		return l.Text(TurnDataUnavailable)
+	case subject == Turn:
+		return l.Text(TurnAIUnavailable)
+	case timedOut:
+		return l.Text(PageTimedOut)
+	case data:
+		return l.Text(PageDataFailed)
+	case code == apperr.AIError:
+		return l.Text(PageAIUnavailable)
+	default:
+		return l.Text(PageFailed)
+	}
+}
