@@ -19,6 +19,7 @@ import (
 	"github.com/insightedge/insightedge/local/searchsvc"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/obs"
@@ -50,6 +51,7 @@ type localServer struct {
 	Files   *blob.FS
 	App     *wire.App
 	Edge    *edge.Server
+	metrics *obs.EMF
 	Build   *buildRuntime
 	// Search is the local search service (nil with TAVILY_API_KEY).
 	Search   *searchsvc.Server
@@ -118,8 +120,12 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	if metrics == nil {
 		metrics = io.Discard
 	}
-	s.App, err = wire.New(cfg, wire.Backends{Store: s.db.Sessions(), Log: s.db.Events(), Tools: append(data, files...),
-		Research: s.db.Research(), Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
+	// Large records in the file store, as the functions keep them in S3
+	// (bbolt itself has no item limit; the same code path runs).
+	store := claimcheck.Wrap(s.db.Sessions(), s.Files, 0)
+	s.metrics = obs.NewEMF(metrics, "InsightEdge")
+	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.db.Events(), Tools: append(data, files...),
+		Research: s.db.Research(), Metrics: s.metrics, Logger: o.Logger, Files: s.Files})
 	if err != nil {
 		return s, err
 	}
@@ -182,7 +188,8 @@ func (s *localServer) serve(o options) error {
 	s.Template.Server.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The turn latencies, as in AWS (wire.CloudApp.EdgeHandler).
+	s.http = &http.Server{Handler: edge.TurnLatency(mux, s.metrics, nil), ReadHeaderTimeout: 10 * time.Second}
 	ln := s.ln
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

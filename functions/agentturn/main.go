@@ -20,5 +20,10 @@ func main() {
 	if err != nil {
 		log.Fatalf("agentturn: %v", err)
 	}
-	lambda.Start(app.Agent.Turn)
+	// The step through the same adapter as locally: its log lines name the turn.
+	task, err := app.Task("AgentTurnFunctionArn")
+	if err != nil {
+		log.Fatalf("agentturn: %v", err)
+	}
+	lambda.Start(task)
 }

@@ -22,5 +22,10 @@ func main() {
 	if err != nil {
 		log.Fatalf("buildstep: %v", err)
 	}
-	lambda.Start(app.BuildStep())
+	// The step through the same adapter as locally: its log lines name the turn.
+	task, err := app.Task("BuildStepFunctionArn")
+	if err != nil {
+		log.Fatalf("buildstep: %v", err)
+	}
+	lambda.Start(task)
 }

@@ -20,5 +20,10 @@ func main() {
 	if err != nil {
 		log.Fatalf("finish: %v", err)
 	}
-	lambda.Start(app.Agent.Finish)
+	// The step through the same adapter as locally: its log lines name the turn.
+	task, err := app.Task("FinishFunctionArn")
+	if err != nil {
+		log.Fatalf("finish: %v", err)
+	}
+	lambda.Start(task)
 }

@@ -20,5 +20,10 @@ func main() {
 	if err != nil {
 		log.Fatalf("router: %v", err)
 	}
-	lambda.Start(app.Agent.Route)
+	// The step through the same adapter as locally: its log lines name the turn.
+	task, err := app.Task("RouterFunctionArn")
+	if err != nil {
+		log.Fatalf("router: %v", err)
+	}
+	lambda.Start(task)
 }

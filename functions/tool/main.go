@@ -20,5 +20,10 @@ func main() {
 	if err != nil {
 		log.Fatalf("tool: %v", err)
 	}
-	lambda.Start(app.Agent.RunTool)
+	// The step through the same adapter as locally: its log lines name the turn.
+	task, err := app.Task("ToolFunctionArn")
+	if err != nil {
+		log.Fatalf("tool: %v", err)
+	}
+	lambda.Start(task)
 }

@@ -20,5 +20,10 @@ func main() {
 	if err != nil {
 		log.Fatalf("validate: %v", err)
 	}
-	lambda.Start(app.Agent.Validate)
+	// The step through the same adapter as locally: its log lines name the turn.
+	task, err := app.Task("ValidateFunctionArn")
+	if err != nil {
+		log.Fatalf("validate: %v", err)
+	}
+	lambda.Start(task)
 }

@@ -3,7 +3,9 @@
 // schedule is named after its app, lives in the stack's schedule group,
 // runs at the app's rate (apps.Schedule.RateExpression) from its next run
 // time, and invokes the replay function with {"appId", "trigger":
-// "schedule"}, assuming a role that may invoke that function only.
+// "schedule"}, assuming a role that may invoke that function only. A
+// delivery that still fails after its retries goes to the dead-letter
+// queue (an SQS queue), where an alarm sees it, instead of vanishing.
 //
 // Locally there is no such client: the local scheduler polls the store for
 // due apps (apps.Scheduler), and the edge runs without a ScheduleSync.
@@ -32,14 +34,19 @@ type API interface {
 	DeleteSchedule(ctx context.Context, in *scheduler.DeleteScheduleInput, opts ...func(*scheduler.Options)) (*scheduler.DeleteScheduleOutput, error)
 }
 
-// Options configure Schedules; Group, Target and Role are required.
+// Options configure Schedules; Group, Target, Role and DeadLetter are
+// required.
 type Options struct {
 	// Group is the schedule group's name (template.yaml: AppSchedules).
 	Group string
 	// Target is the ARN of the replay function.
 	Target string
-	// Role is the ARN of the role the schedules assume to invoke Target.
+	// Role is the ARN of the role the schedules assume to invoke Target
+	// (and to send to DeadLetter).
 	Role string
+	// DeadLetter is the ARN of the SQS queue that receives the deliveries
+	// that failed after their retries (template.yaml: AppScheduleDeadLetters).
+	DeadLetter string
 	// Now is the clock [time.Now].
 	Now func() time.Time
 }
@@ -59,6 +66,7 @@ var (
 	scheduleName = regexp.MustCompile(`^[0-9a-zA-Z._-]{1,64}$`)
 	lambdaARN    = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$`)
 	roleARN      = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:iam::\d{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`)
+	queueARN     = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$`)
 )
 
 // Schedules keeps the schedules of saved apps.
@@ -76,6 +84,8 @@ func New(api API, o Options) (*Schedules, error) {
 		return nil, fmt.Errorf("appschedule: target %q is not a Lambda function ARN", o.Target)
 	case !roleARN.MatchString(o.Role):
 		return nil, fmt.Errorf("appschedule: role %q is not an IAM role ARN", o.Role)
+	case !queueARN.MatchString(o.DeadLetter):
+		return nil, fmt.Errorf("appschedule: dead-letter queue %q is not an SQS queue ARN", o.DeadLetter)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -136,6 +146,7 @@ func (s *Schedules) Sync(ctx context.Context, a apps.App) error {
 				MaximumRetryAttempts:     aws.Int32(retryAttempts),
 				MaximumEventAgeInSeconds: aws.Int32(int32(retryMaxAge / time.Second)),
 			},
+			DeadLetterConfig: &types.DeadLetterConfig{Arn: aws.String(s.o.DeadLetter)},
 		},
 	}
 	_, err = s.api.CreateSchedule(ctx, &in)

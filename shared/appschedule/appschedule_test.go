@@ -26,13 +26,14 @@ const (
 	group  = "insightedge-dev-AppSchedules-1A2B3C"
 	target = "arn:aws:lambda:us-east-1:123456789012:function:insightedge-dev-ReplayFunction-AbC123"
 	role   = "arn:aws:iam::123456789012:role/insightedge-dev-AppScheduleRole-XyZ789"
+	dlq    = "arn:aws:sqs:us-east-1:123456789012:insightedge-dev-AppScheduleDeadLetters-Q1w2E3"
 )
 
 var now = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 
 func newSchedules(t *testing.T, fake *schedtest.Server) *appschedule.Schedules {
 	t.Helper()
-	s, err := appschedule.New(fake.Client(), appschedule.Options{Group: group, Target: target, Role: role,
+	s, err := appschedule.New(fake.Client(), appschedule.Options{Group: group, Target: target, Role: role, DeadLetter: dlq,
 		Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
@@ -226,13 +227,15 @@ func TestRemove(t *testing.T) {
 }
 
 func TestNewRejectsBadOptions(t *testing.T) {
-	ok := appschedule.Options{Group: group, Target: target, Role: role}
+	ok := appschedule.Options{Group: group, Target: target, Role: role, DeadLetter: dlq}
 	for name, o := range map[string]appschedule.Options{
-		"no group":            {Target: target, Role: role},
-		"group with a slash":  {Group: "a/b", Target: target, Role: role},
-		"target not a lambda": {Group: group, Target: "arn:aws:states:us-east-1:123456789012:stateMachine:x", Role: role},
-		"no role":             {Group: group, Target: target},
-		"role not a role":     {Group: group, Target: target, Role: target},
+		"no group":             {Target: target, Role: role, DeadLetter: dlq},
+		"group with a slash":   {Group: "a/b", Target: target, Role: role, DeadLetter: dlq},
+		"target not a lambda":  {Group: group, Target: "arn:aws:states:us-east-1:123456789012:stateMachine:x", Role: role, DeadLetter: dlq},
+		"no role":              {Group: group, Target: target, DeadLetter: dlq},
+		"role not a role":      {Group: group, Target: target, Role: target, DeadLetter: dlq},
+		"no dead letters":      {Group: group, Target: target, Role: role},
+		"dead letters not sqs": {Group: group, Target: target, Role: role, DeadLetter: target},
 	} {
 		if _, err := appschedule.New(nil, o); err == nil {
 			t.Errorf("%s: New succeeded, want an error", name)

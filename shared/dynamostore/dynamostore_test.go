@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 	"github.com/insightedge/insightedge/shared/eventlog"
@@ -22,10 +24,17 @@ import (
 	"github.com/insightedge/insightedge/shared/session/sessiontest"
 )
 
+// TestSessionsContract runs the contract on the store as the functions
+// use it: with large records in the blob store (the claim check; S3 in
+// AWS, a directory here).
 func TestSessionsContract(t *testing.T) {
 	srv := dynamotest.Start(t)
 	sessiontest.Run(t, func(t *testing.T) session.Store {
-		return dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{}).Sessions()
+		blobs, err := blob.NewFS(blob.FSConfig{Dir: t.TempDir(), BaseURL: "http://127.0.0.1:1", Secret: []byte("sixteen-byte-key!")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return claimcheck.Wrap(dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{}).Sessions(), blobs, 0)
 	})
 }
 

@@ -296,6 +296,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		s.resignFiles(ctx, sess.TeacherID, &m) // stored links die with the credentials that signed them
 		msgs = append(msgs, m)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"conversationId": sess.ID, "messages": msgs})

@@ -58,8 +58,11 @@ type Options struct {
 	// ChatMode is the mode of a request that names none (natural).
 	ChatMode workflow.ChatMode
 	Checks   []Check
-	Now      func() time.Time
-	NewID    func(prefix string) string
+	// Files signs the generated files' links again (/messages and
+	// /api/files/); nil leaves links as they were stored.
+	Files FileSigner
+	Now   func() time.Time
+	NewID func(prefix string) string
 }
 
 // Server serves the conversation API.
@@ -110,6 +113,7 @@ func (s *Server) Mount(mux *http.ServeMux) {
 	mux.Handle("POST /api/conversation/{id}/stop", handle(s.o.Logger, s.handleStop))
 	mux.Handle("GET /api/conversation/{id}/messages", handle(s.o.Logger, s.handleMessages))
 	mux.Handle("GET /api/health", handle(s.o.Logger, s.handleHealth))
+	mux.Handle("GET /api/files/{key...}", handle(s.o.Logger, s.handleFileLink))
 	mux.Handle("/api/", handle(s.o.Logger, func(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(apperr.EntityNotFound, "no route %s %s", r.Method, r.URL.Path)
 	}))

@@ -58,15 +58,39 @@ func NewEMF(w io.Writer, namespace string) *EMF {
 
 // Count records value for the metric name with dims.
 func (e *EMF) Count(name string, value float64, dims map[string]string) {
+	e.put(name, value, "Count", dims)
+}
+
+// Duration records d, in milliseconds, for the metric name with dims.
+// CloudWatch keeps the values, so dashboards and alarms read any
+// percentile of them (p50, p90, p99).
+func (e *EMF) Duration(name string, d time.Duration, dims map[string]string) {
+	e.put(name, float64(d.Microseconds())/1000, "Milliseconds", dims)
+}
+
+// put writes one data point. It is published under every dimension key
+// together, under each key alone, and under none: so that a dashboard or
+// an alarm can read "all turns" or "failed turns" without a SEARCH
+// expression (which alarms do not allow).
+func (e *EMF) put(name string, value float64, unit string, dims map[string]string) {
 	keys := slices.AppendSeq([]string{}, maps.Keys(dims)) // [] not null: EMF needs an array
 	slices.Sort(keys)
+	sets := [][]string{keys}
+	if len(keys) > 1 {
+		for _, k := range keys {
+			sets = append(sets, []string{k})
+		}
+	}
+	if len(keys) > 0 {
+		sets = append(sets, []string{})
+	}
 	doc := map[string]any{
 		"_aws": map[string]any{
 			"Timestamp": e.now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
 				"Namespace":  e.namespace,
-				"Dimensions": [][]string{keys},
-				"Metrics":    []any{map[string]string{"Name": name, "Unit": "Count"}},
+				"Dimensions": sets,
+				"Metrics":    []any{map[string]string{"Name": name, "Unit": unit}},
 			}},
 		},
 		name: value,

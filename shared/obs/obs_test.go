@@ -82,8 +82,11 @@ func TestEMFLine(t *testing.T) {
 	if m.Namespace != "InsightEdge" {
 		t.Errorf("Namespace = %q", m.Namespace)
 	}
-	if len(m.Dimensions) != 1 || !slices.Equal(m.Dimensions[0], []string{"intent", "path"}) {
-		t.Errorf("Dimensions = %v, want [[intent path]]", m.Dimensions)
+	// Every key together, each alone, and none: the roll-ups that the
+	// template's alarms read (alarms allow no SEARCH).
+	want := [][]string{{"intent", "path"}, {"intent"}, {"path"}, {}}
+	if !slices.EqualFunc(m.Dimensions, want, slices.Equal) {
+		t.Errorf("Dimensions = %v, want %v", m.Dimensions, want)
 	}
 	if len(m.Metrics) != 1 || m.Metrics[0].Name != "RouterFallback" || m.Metrics[0].Unit != "Count" {
 		t.Errorf("Metrics = %+v", m.Metrics)
@@ -178,5 +181,25 @@ func TestLoggerAddsContextAttrs(t *testing.T) {
 	}
 	if _, ok := lines[2]["turnId"]; ok {
 		t.Errorf("a line without context attrs has turnId: %v", lines[2])
+	}
+}
+
+// TestEMFDuration: latencies are milliseconds, so that CloudWatch's
+// percentiles (p50, p90, p99) read in the unit the dashboard shows.
+func TestEMFDuration(t *testing.T) {
+	var buf bytes.Buffer
+	fixedEMF(&buf).Duration("TurnTime", 1500*time.Millisecond+250*time.Microsecond, nil)
+	var doc emfDoc
+	var flat map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal(buf.Bytes(), &flat)
+	m := doc.AWS.CloudWatchMetrics[0]
+	if len(m.Metrics) != 1 || m.Metrics[0].Name != "TurnTime" || m.Metrics[0].Unit != "Milliseconds" || flat["TurnTime"] != 1500.25 {
+		t.Errorf("EMF line %s, want TurnTime 1500.25 Milliseconds", buf.Bytes())
+	}
+	if !slices.EqualFunc(m.Dimensions, [][]string{{}}, slices.Equal) {
+		t.Errorf("Dimensions = %v, want [[]]", m.Dimensions)
 	}
 }

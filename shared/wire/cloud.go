@@ -28,11 +28,15 @@ import (
 	"github.com/aws/aws-xray-sdk-go/instrumentation/awsv2"
 	"github.com/aws/aws-xray-sdk-go/strategy/ctxmissing"
 	"github.com/aws/aws-xray-sdk-go/xray"
+	// Mozilla's root certificates, used only where the system has none:
+	// the container images (infra/images) have no CA bundle.
+	_ "golang.org/x/crypto/x509roots/fallback"
 
 	"github.com/insightedge/insightedge/shared/apps"
 	"github.com/insightedge/insightedge/shared/appschedule"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/blueprint/launch"
+	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
@@ -55,6 +59,13 @@ const (
 	// EnvBucket names the S3 bucket of generated files (optional: without
 	// it the file tools are not registered).
 	EnvBucket = "BUCKET_NAME"
+	// EnvFileLinks names the bucket of generated files whose links the edge
+	// signs again (/messages, /api/files/): the edge functions read and
+	// sign, never write.
+	EnvFileLinks = "FILE_LINKS_BUCKET"
+	// EnvRecordsBucket names the S3 bucket that holds the session records
+	// too large for a DynamoDB item (shared/claimcheck, under records/).
+	EnvRecordsBucket = "RECORDS_BUCKET"
 	// EnvConversationMachine is the conversation state machine's ARN
 	// (required by the edge functions, which start turns).
 	EnvConversationMachine = "CONVERSATION_STATE_MACHINE_ARN"
@@ -70,13 +81,15 @@ const (
 	// EnvTavilyKeyParameter names the SSM SecureString parameter holding
 	// TAVILY_API_KEY (the research function's web search).
 	EnvTavilyKeyParameter = "TAVILY_API_KEY_PARAMETER"
-	// EnvScheduleGroup, EnvReplayFunction and EnvScheduleRole configure the
-	// saved apps' EventBridge Scheduler schedules (all three or none): the
-	// schedule group, the replay function they invoke, and the role they
-	// assume to invoke it. The function that saves apps needs them.
-	EnvScheduleGroup  = "APP_SCHEDULE_GROUP"
-	EnvReplayFunction = "REPLAY_FUNCTION_ARN"
-	EnvScheduleRole   = "APP_SCHEDULE_ROLE_ARN"
+	// EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole and
+	// EnvScheduleDeadLetter configure the saved apps' EventBridge Scheduler
+	// schedules (all four or none): the schedule group, the replay function
+	// they invoke, the role they assume to invoke it, and the SQS queue of
+	// the deliveries that failed. The function that saves apps needs them.
+	EnvScheduleGroup      = "APP_SCHEDULE_GROUP"
+	EnvReplayFunction     = "REPLAY_FUNCTION_ARN"
+	EnvScheduleRole       = "APP_SCHEDULE_ROLE_ARN"
+	EnvScheduleDeadLetter = "APP_SCHEDULE_DLQ_ARN"
 	// EnvAPIKeyParameter names an SSM SecureString parameter holding
 	// OPENAI_API_KEY, read at cold start when OPENAI_API_KEY is not set.
 	EnvAPIKeyParameter = "OPENAI_API_KEY_PARAMETER"
@@ -115,6 +128,8 @@ const (
 type CloudConfig struct {
 	Table               string
 	Bucket              string
+	RecordsBucket       string
+	FileLinks           string
 	ConversationMachine string
 	ConversationExpress bool
 	BuildMachine        string
@@ -124,6 +139,7 @@ type CloudConfig struct {
 	ScheduleGroup      string
 	ReplayFunction     string
 	ScheduleRole       string
+	ScheduleDeadLetter string
 	APIKeyParameter    string
 	JWTSecretParameter string
 	JavaTokenParameter string
@@ -141,12 +157,15 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 	c := CloudConfig{
 		Table:               strings.TrimSpace(getenv(EnvTable)),
 		Bucket:              strings.TrimSpace(getenv(EnvBucket)),
+		RecordsBucket:       strings.TrimSpace(getenv(EnvRecordsBucket)),
+		FileLinks:           strings.TrimSpace(getenv(EnvFileLinks)),
 		ConversationMachine: strings.TrimSpace(getenv(EnvConversationMachine)),
 		BuildMachine:        strings.TrimSpace(getenv(EnvBuildMachine)),
 		ResearchMachine:     strings.TrimSpace(getenv(EnvResearchMachine)),
 		ScheduleGroup:       strings.TrimSpace(getenv(EnvScheduleGroup)),
 		ReplayFunction:      strings.TrimSpace(getenv(EnvReplayFunction)),
 		ScheduleRole:        strings.TrimSpace(getenv(EnvScheduleRole)),
+		ScheduleDeadLetter:  strings.TrimSpace(getenv(EnvScheduleDeadLetter)),
 		APIKeyParameter:     strings.TrimSpace(getenv(EnvAPIKeyParameter)),
 		JWTSecretParameter:  strings.TrimSpace(getenv(EnvJWTSecretParameter)),
 		JavaTokenParameter:  strings.TrimSpace(getenv(EnvJavaTokenParameter)),
@@ -156,9 +175,10 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 	if c.Table == "" {
 		return c, fmt.Errorf("wire: %s is required (the DynamoDB table)", EnvTable)
 	}
-	if some, all := c.ScheduleGroup != "" || c.ReplayFunction != "" || c.ScheduleRole != "",
-		c.ScheduleGroup != "" && c.ReplayFunction != "" && c.ScheduleRole != ""; some && !all {
-		return c, fmt.Errorf("wire: %s, %s and %s go together (the saved apps' schedules)", EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole)
+	if some, all := c.ScheduleGroup != "" || c.ReplayFunction != "" || c.ScheduleRole != "" || c.ScheduleDeadLetter != "",
+		c.ScheduleGroup != "" && c.ReplayFunction != "" && c.ScheduleRole != "" && c.ScheduleDeadLetter != ""; some && !all {
+		return c, fmt.Errorf("wire: %s, %s, %s and %s go together (the saved apps' schedules)",
+			EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole, EnvScheduleDeadLetter)
 	}
 	switch v := strings.ToUpper(strings.TrimSpace(getenv(EnvConversationMachineType))); v {
 	case "", MachineExpress:
@@ -214,6 +234,9 @@ type CloudApp struct {
 	// Data is the Java data service client; nil without JAVA_API_BASE_URL
 	// or USE_MOCK_DATA.
 	Data *javaapi.Client
+	// Metrics writes the EMF metric lines (the steps' counts, the edge's
+	// latencies).
+	Metrics *obs.EMF
 }
 
 // CloudOptions adjust FromEnv for tests; the zero value is production.
@@ -229,6 +252,7 @@ type CloudOptions struct {
 	SSM           []func(*ssm.Options)
 	StepFunctions []func(*sfn.Options)
 	Scheduler     []func(*scheduler.Options)
+	S3            []func(*s3.Options)
 }
 
 // FromEnv builds the graph from the Lambda environment through getenv
@@ -274,8 +298,22 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, Env: env, sfnOptions: o.StepFunctions, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
-	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
-		Logger: logger, HTTPClient: httpClient, Research: table.Research()}
+	var store session.Store = table.Sessions()
+	var s3c *s3.Client
+	if cc.RecordsBucket != "" || cc.Bucket != "" || cc.FileLinks != "" {
+		s3c = s3.NewFromConfig(awsCfg, o.S3...)
+	}
+	if cc.RecordsBucket != "" {
+		// Records over a DynamoDB item's size go to the bucket.
+		store = claimcheck.Wrap(store, blob.NewS3(s3c, cc.RecordsBucket), 0)
+	}
+	emf := obs.NewEMF(o.Output, "InsightEdge")
+	c.Metrics = emf
+	b := Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient,
+		Research: table.Research()}
+	if cc.FileLinks != "" {
+		b.Files = blob.NewS3(s3c, cc.FileLinks)
+	}
 	if cc.Data {
 		data, client, err := dataTools(env, logger)
 		if err != nil {
@@ -285,7 +323,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 		b.Tools = append(b.Tools, data...)
 	}
 	if cc.Bucket != "" {
-		c.Blob = blob.NewS3(s3.NewFromConfig(awsCfg), cc.Bucket)
+		c.Blob = blob.NewS3(s3c, cc.Bucket)
 		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger})...)
 	}
 	if c.App, err = New(cfg, b); err != nil {
@@ -322,9 +360,9 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	}
 	if cc.ScheduleGroup != "" {
 		c.Schedules, err = appschedule.New(scheduler.NewFromConfig(awsCfg, o.Scheduler...),
-			appschedule.Options{Group: cc.ScheduleGroup, Target: cc.ReplayFunction, Role: cc.ScheduleRole})
+			appschedule.Options{Group: cc.ScheduleGroup, Target: cc.ReplayFunction, Role: cc.ScheduleRole, DeadLetter: cc.ScheduleDeadLetter})
 		if err != nil {
-			return nil, fmt.Errorf("wire: %s, %s, %s: %w", EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole, err)
+			return nil, fmt.Errorf("wire: %s, %s, %s, %s: %w", EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole, EnvScheduleDeadLetter, err)
 		}
 	}
 	return c, nil
@@ -489,7 +527,9 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 	if c.ResearchStarter != nil {
 		c.ResearchRoutes(c.ResearchStarter).Mount(mux)
 	}
-	return mux, nil // every route recovers its own panics (edge.handle)
+	// Every route recovers its own panics (edge.handle); the turn
+	// latencies (time to first text, turn time) as the client sees them.
+	return edge.TurnLatency(mux, c.Metrics, nil), nil
 }
 
 // ReplayMargin is how long before the function's deadline a replay stops

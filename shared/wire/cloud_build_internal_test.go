@@ -13,16 +13,18 @@ import (
 
 func TestCloudConfigSchedules(t *testing.T) {
 	all := map[string]string{EnvTable: "t", EnvScheduleGroup: "g",
-		EnvReplayFunction: "arn:aws:lambda:us-east-1:123456789012:function:replay",
-		EnvScheduleRole:   "arn:aws:iam::123456789012:role/scheduler"}
+		EnvReplayFunction:     "arn:aws:lambda:us-east-1:123456789012:function:replay",
+		EnvScheduleRole:       "arn:aws:iam::123456789012:role/scheduler",
+		EnvScheduleDeadLetter: "arn:aws:sqs:us-east-1:123456789012:dead-letters"}
 	tests := []struct {
 		name    string
 		drop    []string
 		wantErr bool
 	}{
-		{"all three", nil, false},
-		{"none", []string{EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole}, false},
+		{"all four", nil, false},
+		{"none", []string{EnvScheduleGroup, EnvReplayFunction, EnvScheduleRole, EnvScheduleDeadLetter}, false},
 		{"no role", []string{EnvScheduleRole}, true},
+		{"no dead-letter queue", []string{EnvScheduleDeadLetter}, true},
 		{"only the group", []string{EnvReplayFunction, EnvScheduleRole}, true},
 	}
 	for _, tt := range tests {
@@ -41,7 +43,8 @@ func TestCloudConfigSchedules(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || c.ScheduleGroup != env[EnvScheduleGroup] || c.ScheduleRole != env[EnvScheduleRole] {
+			if err != nil || c.ScheduleGroup != env[EnvScheduleGroup] || c.ScheduleRole != env[EnvScheduleRole] ||
+				c.ScheduleDeadLetter != env[EnvScheduleDeadLetter] {
 				t.Fatalf("CloudConfigFromEnv = %+v, %v", c, err)
 			}
 		})

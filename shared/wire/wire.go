@@ -125,6 +125,9 @@ type Backends struct {
 	HTTPClient *http.Client
 	// Research keeps the research sessions (nil: no research flow).
 	Research research.Store
+	// Files signs the generated files' links again at the edge; nil
+	// leaves them as stored.
+	Files edge.FileSigner
 }
 
 // App is the built graph.
@@ -141,6 +144,7 @@ type App struct {
 	Logger  *slog.Logger
 	// Research is the research flow (nil without Backends.Research).
 	Research *research.Flow
+	Files    edge.FileSigner
 
 	authOnce sync.Once
 	auth     edge.Authenticator
@@ -166,7 +170,7 @@ func New(c Config, b Backends) (*App, error) {
 	app := &App{Config: c, Model: model, Tools: reg, Agent: ag,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
-		Store:   b.Store, Log: b.Log, Logger: b.Logger}
+		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files}
 	if b.Research != nil {
 		if app.Research, err = newResearch(c.Research, model, b); err != nil {
 			return nil, err
@@ -194,7 +198,7 @@ func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 // Edge returns the HTTP edge over starter.
 func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	return edge.New(a.Store, a.Log, st, a.Authenticator(), edge.Options{Logger: a.Logger,
-		Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout, ChatMode: a.Config.ChatMode, Checks: checks})
+		Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout, ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files})
 }
 
 // Task is a workflow task handler on raw JSON, as Step Functions calls it.
@@ -242,6 +246,21 @@ func (a *App) ConversationTasks() map[string]Task {
 		"FinishFunctionArn":    Typed(a.Agent.Finish),
 		"BuildStepFunctionArn": a.BuildStep(),
 	}
+}
+
+// Task is the handler of the workflow task named sub (its
+// DefinitionSubstitutions name, e.g. "RouterFunctionArn") for a Lambda
+// main: the same adapter the local run registers with its interpreter, so
+// that every log line of the step carries the turn's sessionId, turnId and
+// traceId in AWS as it does locally.
+func (a *App) Task(sub string) (Task, error) {
+	if t, ok := a.ConversationTasks()[sub]; ok {
+		return t, nil
+	}
+	if t, ok := a.BuildTasks()[sub]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("wire: no workflow task %q", sub)
 }
 
 // BuildTasks are the Build workflow's tasks, keyed by the

@@ -145,7 +145,7 @@ func wantAnalysis() []string {
 // that fails, each recorded as a snapshot.
 func (s *suite) testBuildFunctions(t *testing.T) {
 	rie := rieBinary(t)
-	bins := s.binaries(t)[runtime.GOARCH]
+	bins := s.imageBinaries(t) // taken out of the function images
 	dyn := s.dynalite(t)
 	table := dyn.NewTable(t)
 	tbl := dynamostore.New(dyn.Client, table, dynamostore.Options{})

@@ -55,7 +55,12 @@ const (
 // variable missing here, when a function lacks one it needs, or when the
 // template sets one that no code reads.
 var envTable = map[string]string{
-	wire.EnvTable:                   setAll,
+	wire.EnvTable:         setAll,
+	wire.EnvRecordsBucket: setAll,
+	wire.EnvFileLinks:     setEdge,
+	// The AWS SDK reads it from the process: empty in AWS, DynamoDB Local
+	// under sam local (events/env-local.json).
+	"AWS_ENDPOINT_URL_DYNAMODB":     setAll,
 	"OPENAI_BASE_URL":               setAll,
 	"LLM_MODEL_FAST":                setAll,
 	"LLM_MODEL_STANDARD":            setAll,
@@ -87,6 +92,7 @@ var envTable = map[string]string{
 	wire.EnvScheduleGroup:           setSched,
 	wire.EnvReplayFunction:          setSched,
 	wire.EnvScheduleRole:            setSched,
+	wire.EnvScheduleDeadLetter:      setSched,
 	"TURN_TIMEOUT":                  setEdge,
 	"CHAT_MODE":                     setEdge,
 	wire.EnvBucket:                  setFiles,
@@ -108,7 +114,7 @@ var envTable = map[string]string{
 	"JAVA_API_BREAKER_FAILURES":     setCode,
 	"JAVA_API_BREAKER_RESET":        setCode,
 	"JAVA_API_CLASS_CACHE_TTL":      setCode,
-	"JAVA_API_FALLBACK_TO_MOCK":     setCode,
+	"JAVA_API_FALLBACK_TO_MOCK":     setModel, // off in AWS unless the operator turns it on
 	"JAVA_API_PATHS":                setCode,
 	"JAVA_API_TOKEN":                setNever, // read from JAVA_API_TOKEN_PARAMETER
 	"JAVA_API_REFRESH_TOKEN":        setNever, // a secret, not set by the template
@@ -168,6 +174,7 @@ const (
 	testScheduleGroup  = "insightedge-test-AppSchedules"
 	testReplayARN      = "arn:aws:lambda:us-east-1:123456789012:function:insightedge-test-ReplayFunction"
 	testScheduleRole   = "arn:aws:iam::123456789012:role/insightedge-test-AppScheduleRole"
+	testScheduleDLQ    = "arn:aws:sqs:us-east-1:123456789012:insightedge-test-AppScheduleDeadLetters"
 	testAPIKeyParam    = "/insightedge/test/openai-api-key"
 	testJWTParam       = "/insightedge/test/jwt-secret"
 	testJWTSecret      = "insightedge-sample-secret"
@@ -193,8 +200,9 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"ref:FilesBucket": testBucket, "ref:JavaApiBaseUrl": "", "ref:UseMockData": "true",
 		"ref:JavaApiTokenParameter": testJavaTokenParam, "ref:BuildStateMachine": testBuildARN,
 		"ref:AppSchedules": testScheduleGroup, "getatt:ReplayFunction.Arn": testReplayARN,
-		"getatt:AppScheduleRole.Arn": testScheduleRole,
-		"ref:ResearchStateMachine":   testResearchARN, "ref:TavilyApiKeyParameter": testTavilyParam,
+		"getatt:AppScheduleRole.Arn": testScheduleRole, "getatt:AppScheduleDeadLetters.Arn": testScheduleDLQ,
+		"ref:DataFallbackToMock":   "false",
+		"ref:ResearchStateMachine": testResearchARN, "ref:TavilyApiKeyParameter": testTavilyParam,
 		"ref:ResearchRequestLimit": "15",
 		"ref:TemplateStateMachine": testTemplateARN, "ref:TemplateStateSecretParameter": testTemplateParam,
 		"ref:TemplateApiBaseUrl": "", "ref:TemplateApiAllowedUrls": "",
@@ -458,9 +466,17 @@ func TestTemplatePolicies(t *testing.T) {
 					want[a] = []string{"getatt:Table.Arn"}
 				}
 			}
+			if fn.Env[wire.EnvRecordsBucket] == "ref:FilesBucket" {
+				want["s3:GetObject"] = []string{"sub:${FilesBucket.Arn}/records/*"}
+				want["s3:PutObject"] = []string{"sub:${FilesBucket.Arn}/records/*"}
+			}
+			if fn.Env[wire.EnvFileLinks] == "ref:FilesBucket" {
+				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
+				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
+			}
 			if fn.Env[wire.EnvBucket] == "ref:FilesBucket" {
-				want["s3:GetObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"}
-				want["s3:PutObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"}
+				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
+				want["s3:PutObject"] = append(want["s3:PutObject"], "sub:${FilesBucket.Arn}/teachers/*")
 				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
 			}
 			if m := fn.Env[wire.EnvConversationMachine]; m != "" {

@@ -23,10 +23,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/insightedge/insightedge/infra/sample"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -206,10 +208,7 @@ func (s *suite) sampleEvent(t *testing.T, name string, want any) []byte {
 }
 
 // The sample turn of events/*.json.
-func sampleTurn() workflow.Turn {
-	return workflow.Turn{SessionID: "conv-sample", TurnID: "turn-sample", TeacherID: "t-001",
-		MessageID: "msg-sample", Message: "出 5 道牛顿第一定律的选择题", Language: "zh"}
-}
+func sampleTurn() workflow.Turn { return sample.Turn }
 
 // seedTurn does what the edge does before it starts a workflow: the
 // session, the running turn, and the start chunk of its stream.
@@ -261,7 +260,7 @@ func (s *suite) functionEnv(t *testing.T, resource, table, ssmURL string) map[st
 // function with an HTTP API event.
 func (s *suite) testFunctions(t *testing.T) {
 	rie := rieBinary(t)
-	bins := s.binaries(t)[runtime.GOARCH]
+	bins := s.imageBinaries(t) // taken out of the function images
 	dyn := s.dynalite(t)
 	table := dyn.NewTable(t)
 	tbl := dynamostore.New(dyn.Client, table, dynamostore.Options{})
@@ -271,7 +270,9 @@ func (s *suite) testFunctions(t *testing.T) {
 
 	var started []*emulated
 	start := func(dir, resource string) *emulated {
-		e := emulate(t, rie, filepath.Join(bins, dir), s.functionEnv(t, resource, table, ssmURL))
+		env := s.functionEnv(t, resource, table, ssmURL)
+		env[wire.EnvLogLevel] = "debug" // every line a step may write, checked by checkStepLogs
+		e := emulate(t, rie, filepath.Join(bins, dir), env)
 		started = append(started, e)
 		return e
 	}
@@ -351,6 +352,16 @@ func (s *suite) testFunctions(t *testing.T) {
 	}
 	t.Logf("buildstep planned %q: %+v", build.Message, plan)
 
+	// Every log line a step wrote names the turn, as locally (the mains
+	// start the steps through wire's task adapter).
+	logged := map[string]int{}
+	for _, e := range started {
+		logged[e.name] += checkStepLogs(t, e, turn)
+	}
+	if logged["router"] == 0 || logged["buildstep"] == 0 {
+		t.Errorf("step log lines checked: %v; the router and buildstep steps log at debug, so the check proved nothing", logged)
+	}
+
 	// What the functions did, as the edge will read it.
 	ended, err := tbl.Sessions().GetTurn(context.Background(), turn.SessionID, turn.TurnID)
 	if err != nil || ended.Status != session.TurnCompleted {
@@ -414,4 +425,39 @@ func chunkTypes(t *testing.T, evs []eventlog.Event) []string {
 		out[i] = c.Type
 	}
 	return out
+}
+
+// checkStepLogs checks the JSON log lines (log/slog, with "service") that a
+// step function wrote while invoked under the emulator (between INVOKE
+// START and RTDONE; the lines of its cold start name no turn): each names its session
+// and turn, and carries the trace id attribute. It returns how many lines
+// it checked (a step that went well may log nothing).
+func checkStepLogs(t *testing.T, e *emulated, turn workflow.Turn) int {
+	t.Helper()
+	if e.name == "api" {
+		return 0 // an HTTP function: its lines name requests, not turns
+	}
+	n, invoked := 0, false
+	for _, line := range strings.Split(e.logs.String(), "\n") {
+		switch {
+		// The emulator starts the runtime at the first invoke: its INIT
+		// comes after START, before INVOKE START.
+		case strings.Contains(line, "(rapid) INVOKE START("):
+			invoked = true
+		case strings.Contains(line, "(rapid) INVOKE RTDONE("):
+			invoked = false
+		}
+		var rec map[string]any
+		if !invoked || !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &rec) != nil || rec["service"] == nil || rec["msg"] == nil {
+			continue // the emulator's own lines, the cold start, EMF metric lines
+		}
+		n++
+		sid, _ := rec["sessionId"].(string)
+		tid, _ := rec["turnId"].(string)
+		_, hasTrace := rec["traceId"]
+		if sid != turn.SessionID || !strings.HasPrefix(tid, turn.TurnID) || !hasTrace {
+			t.Errorf("%s logged a line without its turn's ids (sessionId, turnId, traceId): %s", e.name, line)
+		}
+	}
+	return n
 }

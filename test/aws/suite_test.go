@@ -31,6 +31,8 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 )
@@ -58,6 +60,11 @@ type suite struct {
 	buildOnce sync.Once
 	bins      map[string]string // GOARCH → directory with one binary per function
 	buildErr  error
+
+	imageOnce sync.Once
+	images    map[string]map[string]v1.Image // GOARCH → name → image
+	imageBins string                         // the host's function binaries, taken out of their images
+	imageErr  error
 }
 
 func newSuite(t *testing.T) *suite {
@@ -156,7 +163,7 @@ func archs() []string {
 // binaries builds every function for every architecture, once per test
 // run, one `go build` per architecture (the go command builds the packages
 // of one run in parallel, at most 2 at a time here) into a temporary
-// directory: GOOS=linux CGO_ENABLED=0, -tags lambda.norpc, stripped. It
+// directory: GOOS=linux CGO_ENABLED=0, -tags lambda.norpc, as sam build does. It
 // returns GOARCH → directory holding one binary per function, named after
 // it (SAM names it bootstrap in the function's artifact directory).
 func (s *suite) binaries(t *testing.T) map[string]string {
@@ -171,9 +178,11 @@ func (s *suite) binaries(t *testing.T) map[string]string {
 		s.bins = map[string]string{}
 		for _, arch := range archs() {
 			out := filepath.Join(dir, arch)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			cmd := exec.CommandContext(ctx, "go", "build", "-p", "2", "-tags", "lambda.norpc", "-ldflags", "-s -w",
-				"-o", out+string(filepath.Separator), "./functions/...")
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a loaded 2-core machine
+			// As `sam build` builds them (BuildMethod go1.x): not stripped.
+			// ./local too: the product image's binary, in the same build.
+			cmd := exec.CommandContext(ctx, "go", "build", "-p", "2", "-tags", "lambda.norpc",
+				"-o", out+string(filepath.Separator), "./functions/...", "./local")
 			cmd.Dir = s.repo
 			cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+arch, "CGO_ENABLED=0")
 			start := time.Now()
@@ -210,9 +219,11 @@ func discardLogger() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Disca
 func TestEmulators(t *testing.T) {
 	s := newSuite(t)
 	t.Run("Build", s.testBuild)
+	t.Run("Images", s.testImages)
 	t.Run("ASLValidator", s.testASLValidator)
 	t.Run("Functions", s.testFunctions)
 	t.Run("Socket", s.testSocket)
+	t.Run("SamLocal", s.testSamLocal)
 	t.Run("StreamTurn", s.testStreamTurn)
 	t.Run("Workflow", s.testWorkflowEquivalence)
 	t.Run("BuildFunctions", s.testBuildFunctions)

@@ -76,6 +76,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 		{"RecordsPrefix", testRecordsPrefix},
 		{"RecordsIsolated", testRecordsIsolated},
 		{"RecordsNotAliased", testRecordsNotAliased},
+		{"RecordsLarge", testRecordsLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -708,5 +709,34 @@ func testRecordsNotAliased(t *testing.T, s session.Store) {
 	copy(recs[0].Value, "CHANGED!")
 	if again, _ := s.GetRecord(context.Background(), sid, "k"); string(again) != "original" {
 		t.Fatalf("changing a listed value changed the store: %q", again)
+	}
+}
+
+// testRecordsLarge stores the attempt history of a tool-heavy turn: 500 KB,
+// more than a DynamoDB item holds (400 KB). The store must keep it whole
+// (the DynamoDB store does so through the claim check, shared/claimcheck).
+func testRecordsLarge(t *testing.T, s session.Store) {
+	const sid = "s-large"
+	create(t, s, sid)
+	history := func(fill byte) []byte {
+		var b bytes.Buffer
+		b.WriteString(`[{"role":"user","content":"出 5 道题"}`)
+		for b.Len() < 500<<10 {
+			fmt.Fprintf(&b, `,{"role":"tool","tool_call_id":"call-%d","content":"%s"}`, b.Len(), bytes.Repeat([]byte{fill}, 2000))
+		}
+		b.WriteString("]")
+		return b.Bytes()
+	}
+	first, second := history('a'), history('b')
+	putRecord(t, s, sid, "history/t1/1", first)
+	putRecord(t, s, sid, "history/t1/2", []byte(`[]`))
+	got, err := s.GetRecord(context.Background(), sid, "history/t1/1")
+	if err != nil || !bytes.Equal(got, first) {
+		t.Fatalf("GetRecord of %d bytes = %d bytes, %v", len(first), len(got), err)
+	}
+	putRecord(t, s, sid, "history/t1/1", second) // overwritten, as every round does
+	recs := listRecords(t, s, sid, "history/t1/")
+	if len(recs) != 2 || recs[0].Key != "history/t1/1" || !bytes.Equal(recs[0].Value, second) || string(recs[1].Value) != `[]` {
+		t.Fatalf("ListRecords = %d records (first %d bytes), want the 500 KB history and the small one", len(recs), len(recs[0].Value))
 	}
 }
