@@ -23,11 +23,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	setUIHeaders(w.Header())
-	w.Header().Set("X-Conversation-Id", t.SessionID)
-	w.WriteHeader(http.StatusOK)
-	s.relay(r.Context(), w, t, 0)
-	return nil
+	return s.relay(r.Context(), w, t, 0)
 }
 
 // beginFromRequest authenticates, decodes and begins a turn.
@@ -53,6 +49,13 @@ func (s *Server) beginFromRequest(w http.ResponseWriter, r *http.Request) (sessi
 func setUIHeaders(h http.Header) {
 	protocol.SetHeaders(h)
 	h.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
+}
+
+func uiHeaders(conversationID string) func(http.Header) {
+	return func(h http.Header) {
+		setUIHeaders(h)
+		h.Set("X-Conversation-Id", conversationID)
+	}
 }
 
 // begin creates or continues the session, begins the turn, writes its start
@@ -142,9 +145,9 @@ func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...proto
 // relay writes the turn's events after seq as a UI message stream: the text
 // parts a stopped turn left open are closed before its finish, and [DONE]
 // follows the closing event.
-func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) {
+func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) error {
 	parts := s.openParts(ctx, t.ID, after)
-	s.relayer().relay(ctx, w, stream{key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
+	return s.relayer().relay(ctx, w, stream{header: uiHeaders(t.SessionID), key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
 		abandon: func(ctx context.Context) { s.abandon(ctx, t, "no event within the turn timeout") },
 		before:  func(ev eventlog.Event) [][]byte { return parts.CloseBefore(ev.Data) },
 		done:    protocol.Done}, after)
@@ -189,11 +192,7 @@ func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	setUIHeaders(w.Header())
-	w.Header().Set("X-Conversation-Id", sess.ID)
-	w.WriteHeader(http.StatusOK)
-	s.relay(r.Context(), w, t, after)
-	return nil
+	return s.relay(r.Context(), w, t, after)
 }
 
 func resumePoint(r *http.Request) (int64, error) {

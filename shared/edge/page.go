@@ -16,7 +16,6 @@ import (
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/eventlog"
-	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -210,8 +209,7 @@ func (p *Pages) start(w http.ResponseWriter, r *http.Request, id auth.Identity, 
 	if err != nil {
 		return err
 	}
-	p.relay(w, r, buildID, 0)
-	return nil
+	return p.relay(w, r, buildID, 0)
 }
 
 func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
@@ -227,17 +225,13 @@ func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p.relay(w, r, buildID, after)
-	return nil
+	return p.relay(w, r, buildID, after)
 }
 
 // relay writes the build's events after seq as SSE until the closing event.
-func (p *Pages) relay(w http.ResponseWriter, r *http.Request, buildID string, after int64) {
-	protocol.SetHeaders(w.Header())
-	w.Header().Set("X-Build-Id", buildID)
-	w.WriteHeader(http.StatusOK)
+func (p *Pages) relay(w http.ResponseWriter, r *http.Request, buildID string, after int64) error {
 	rl := relayer{log: p.log, logger: p.o.Logger, heartbeat: p.o.Heartbeat, pollMin: p.o.PollMin, pollMax: p.o.PollMax}
-	rl.relay(r.Context(), w, stream{key: workflow.BuildStream(buildID), kind: "build", id: buildID, maxWait: p.builds.MaxWait(),
+	return rl.relay(r.Context(), w, stream{header: func(h http.Header) { h.Set("X-Build-Id", buildID) }, key: workflow.BuildStream(buildID), kind: "build", id: buildID, maxWait: p.builds.MaxWait(),
 		abandon: func(ctx context.Context) { p.builds.Abandon(ctx, buildID, "no event within the wait bound") }}, after)
 }
 
