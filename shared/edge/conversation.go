@@ -66,13 +66,23 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 		return session.Turn{}, err
 	}
 	now := s.o.Now()
-	t, err := s.store.BeginTurn(ctx, session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
-		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now})
+	turn := session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
+		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now}
+	t, err := s.store.BeginTurn(ctx, turn)
+	if errors.Is(err, session.ErrConflict) && s.recoverTurn(ctx, sess.ID) {
+		t, err = s.store.BeginTurn(ctx, turn) // the running turn was dead
+	}
 	if errors.Is(err, session.ErrConflict) {
 		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running; stop it or wait for it to finish")
 	}
 	if err != nil {
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	if s.o.Leases != nil {
+		if err := s.o.Leases.HoldLease(ctx, session.Lease{Kind: session.LeaseTurn, ID: t.ID, Owner: sess.ID, Until: now.Add(session.LeaseTTL)}); err != nil {
+			s.abandon(ctx, t, "the lease could not be taken")
+			return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		}
 	}
 	start, err := protocol.MarshalChunk(protocol.Start{MessageID: t.MessageID,
 		MessageMetadata: &protocol.MessageMetadata{ConversationID: sess.ID, TurnID: t.ID}})
@@ -93,6 +103,23 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	}
 	s.o.Logger.InfoContext(ctx, "turn started", "sessionId", sess.ID, "turnId", t.ID, "teacherId", id.TeacherID, "traceId", TraceID(ctx))
 	return t, nil
+}
+
+// recoverTurn closes the session's active turn if its process died, and
+// reports whether it did.
+func (s *Server) recoverTurn(ctx context.Context, sessionID string) bool {
+	if s.o.Recover == nil {
+		return false
+	}
+	sess, err := s.store.GetSession(ctx, sessionID)
+	if err != nil || sess.ActiveTurn == "" {
+		return false
+	}
+	dead, err := s.o.Recover.IfDead(ctx, session.LeaseTurn, sess.ActiveTurn)
+	if err != nil {
+		s.o.Logger.WarnContext(ctx, "could not check the running turn", "turnId", sess.ActiveTurn, "err", err)
+	}
+	return dead
 }
 
 // sessionFor returns the caller's session for the request, creating it when
@@ -213,6 +240,10 @@ func resumePoint(r *http.Request) (int64, error) {
 // resumable picks the turn to resume: the running one, or the last one when
 // the client still misses some of its events.
 func (s *Server) resumable(ctx context.Context, sess session.Session, after int64) (session.Turn, bool, error) {
+	if sess.ActiveTurn != "" && s.recoverTurn(ctx, sess.ID) {
+		// The turn's process died: it is closed now, and resumed as ended.
+		return s.resumable(ctx, session.Session{ID: sess.ID, TeacherID: sess.TeacherID}, max(after, 1))
+	}
 	if sess.ActiveTurn != "" {
 		t, err := s.store.GetTurn(ctx, sess.ID, sess.ActiveTurn)
 		if err == nil {

@@ -35,6 +35,11 @@ type Starter interface {
 	Stop(ctx context.Context, name string) error
 }
 
+// Recoverer closes the work of an expired lease (recovery.Recoverer).
+type Recoverer interface {
+	IfDead(ctx context.Context, kind session.LeaseKind, id string) (bool, error)
+}
+
 // Check is a named dependency check for /api/health.
 type Check struct {
 	Name  string
@@ -56,7 +61,12 @@ type Options struct {
 	// SessionTTL sets Session.ExpiresAt (30 days).
 	SessionTTL time.Duration
 	Checks     []Check
-	Now        func() time.Time
+	// Leases, when set, gets a lease for every turn begun (its steps renew
+	// it); Recover then closes a turn whose lease ran out when a client
+	// meets it, so that a crash never blocks a conversation.
+	Leases  session.Leases
+	Recover Recoverer
+	Now     func() time.Time
 	NewID      func(prefix string) string
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -59,6 +60,8 @@ type PagesOptions struct {
 	Tools []string
 	// PollMin and PollMax pace the tail when the log cannot notify.
 	PollMin, PollMax time.Duration
+	// Recover, when set, closes a resumed build whose process died.
+	Recover Recoverer
 }
 
 // Pages serves the Build runtime's routes.
@@ -224,6 +227,11 @@ func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
 	after, err := resumePoint(r)
 	if err != nil {
 		return err
+	}
+	if p.o.Recover != nil {
+		if _, err := p.o.Recover.IfDead(r.Context(), session.LeaseBuild, buildID); err != nil {
+			p.o.Logger.WarnContext(r.Context(), "could not check the build", "buildId", buildID, "err", err)
+		}
 	}
 	return p.relay(w, r, buildID, after)
 }

@@ -119,6 +119,9 @@ const (
 	PageAIUnavailable
 	// PageServiceUnavailable: the build could not start or went silent.
 	PageServiceUnavailable
+	// Interrupted: the process running the turn, build or run died; it was
+	// closed when that was found.
+	Interrupted
 	// PageComposing, PageTextUnavailable: the compose phase.
 	PageComposing
 	PageTextUnavailable
@@ -143,6 +146,7 @@ var catalogue = [numMsgs][2]string{
 	PageDataFailed:         {"The data could not be fetched; please try again.", "数据获取失败，请稍后再试。"},
 	PageAIUnavailable:      {"The AI service is temporarily unavailable; please try again.", "AI 服务暂时不可用，请稍后再试。"},
 	PageServiceUnavailable: {"The page service is temporarily unavailable; please try again.", "页面生成服务暂时不可用，请稍后再试。"},
+	Interrupted:            {"This was interrupted because the service restarted; please try again.", "服务重启，本次处理已中断，请重试。"},
 	PageComposing:          {"Composing the page…", "正在生成页面…"},
 	PageTextUnavailable:    {"(The text could not be written just now; the numbers are not affected.)", "（AI 文字暂时无法生成，以上数据不受影响。）"},
 	ToolArgsRetry:          {"The tool's arguments were invalid; retrying.", "参数有误，正在重试。"},

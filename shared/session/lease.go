@@ -64,3 +64,37 @@ func LeaseOrder(a, b Lease) int {
 	}
 	return a.Until.Compare(b.Until)
 }
+
+// LeaseTTL is how long a lease lasts without renewal. KeepLease renews it
+// three times within that, so one missed renewal does not kill live work.
+const LeaseTTL = 90 * time.Second
+
+// KeepLease holds l (its Until set to now+LeaseTTL) and renews it every
+// LeaseTTL/3 until stop is called or ctx ends. A failed renewal is only
+// retried at the next tick: the lease's TTL is the bound.
+func KeepLease(ctx context.Context, ls Leases, l Lease, now func() time.Time) (stop func()) {
+	if ls == nil || l.ID == "" {
+		return func() {}
+	}
+	hold := func() {
+		l.Until = now().Add(LeaseTTL)
+		_ = ls.HoldLease(context.WithoutCancel(ctx), l)
+	}
+	hold()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(LeaseTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				hold()
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
