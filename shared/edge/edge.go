@@ -67,7 +67,7 @@ type Options struct {
 	Leases  session.Leases
 	Recover Recoverer
 	Now     func() time.Time
-	NewID      func(prefix string) string
+	NewID   func(prefix string) string
 }
 
 // Server serves the conversation API.
