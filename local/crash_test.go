@@ -219,7 +219,9 @@ func crashMidAppRun(t *testing.T, rig *crashRig) {
 			resp.Body.Close()
 		}
 	}()
-	type snaps struct{ Snapshots []struct{ RunID, Status, ErrorCode, BuildID string } }
+	type snaps struct {
+		Snapshots []struct{ RunID, Status, ErrorCode, BuildID string }
+	}
 	var s snaps
 	for range 100 { // until the run is recorded with its build (≤ 10 s)
 		if getJSON(t, p.URL+"/api/apps/"+app.ID+"/snapshots", &s); len(s.Snapshots) == 1 && s.Snapshots[0].BuildID != "" {
