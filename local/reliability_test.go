@@ -27,7 +27,9 @@ func TestAppRunOutlivesItsCaller(t *testing.T) {
 		resp.Body.Close()
 		t.Fatal("the run answered before the client gave up; the test needs a slower data service")
 	}
-	var snaps struct{ Snapshots []struct{ Status, Error string } }
+	var snaps struct {
+		Snapshots []struct{ Status, Error string }
+	}
 	for range 300 { // the run ends within its build's bound; poll ≤ 30 s
 		snaps.Snapshots = nil
 		if getJSON(t, s.URL+"/api/apps/"+app.ID+"/snapshots", &snaps); len(snaps.Snapshots) == 1 && snaps.Snapshots[0].Status != "running" {
