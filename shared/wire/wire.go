@@ -42,10 +42,13 @@ type Config struct {
 	JWTSecret   string
 	JWTIssuer   string
 	JWTAudience string
-	DevTeacher  string
-	Heartbeat   time.Duration
-	TurnTimeout time.Duration
-	TextFlush   time.Duration
+	// JWTMaxLife and JWTSkew bound a token's life and the clock skew
+	// (AUTH_JWT_MAX_LIFE, AUTH_JWT_CLOCK_SKEW).
+	JWTMaxLife, JWTSkew time.Duration
+	DevTeacher          string
+	Heartbeat           time.Duration
+	TurnTimeout         time.Duration
+	TextFlush           time.Duration
 }
 
 // ConfigFromEnv reads the configuration; errors name the variable at fault.
@@ -56,6 +59,17 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.JWTSecret, c.JWTIssuer, c.JWTAudience = getenv("AUTH_JWT_SECRET"), getenv("AUTH_JWT_ISSUER"), getenv("AUTH_JWT_AUDIENCE")
+	if c.JWTSecret != "" {
+		if _, err := auth.NewJWT(auth.JWT{Secret: []byte(c.JWTSecret)}); err != nil {
+			return c, fmt.Errorf("AUTH_JWT_SECRET: %w", err)
+		}
+	}
+	if c.JWTMaxLife, err = durationEnv(getenv, "AUTH_JWT_MAX_LIFE", auth.DefaultMaxLife); err != nil {
+		return c, err
+	}
+	if c.JWTSkew, err = durationEnv(getenv, "AUTH_JWT_CLOCK_SKEW", auth.DefaultSkew); err != nil {
+		return c, err
+	}
 	c.DevTeacher = getenv("DEV_TEACHER_ID")
 	if c.MaxRounds, err = intEnv(getenv, "AGENT_MAX_ROUNDS", 6, 1, 20); err != nil {
 		return c, err
@@ -159,7 +173,8 @@ func (a *App) Authenticator() edge.Authenticator {
 // authenticator is made once, so the development-mode warning is logged once.
 func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 	if c.JWTSecret != "" {
-		return auth.JWT{Secret: []byte(c.JWTSecret), Issuer: c.JWTIssuer, Audience: c.JWTAudience}
+		return auth.JWT{Secret: []byte(c.JWTSecret), Issuer: c.JWTIssuer, Audience: c.JWTAudience,
+			MaxLife: c.JWTMaxLife, Skew: c.JWTSkew}
 	}
 	return auth.NewDev(c.DevTeacher, log)
 }
