@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -143,8 +145,8 @@ func TraceID(ctx context.Context) string {
 func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		trace := r.Header.Get("X-Trace-ID")
-		if trace == "" || len(trace) > 128 {
-			trace = uuid.NewString()
+		if !validTraceID(trace) {
+			trace = uuid.NewString() // never echo what the client wrote unchecked
 		}
 		w.Header().Set("X-Trace-ID", trace)
 		ctx := context.WithValue(r.Context(), traceKey{}, trace)
@@ -170,6 +172,60 @@ func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) 
 			}
 		}
 	})
+}
+
+// validTraceID accepts 1–128 characters of letters, digits and "-_.:=;",
+// which covers UUIDs, W3C trace ids and X-Ray ids.
+func validTraceID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:=;", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// CleanPaths answers a request whose path is not clean ("..", ".", "//")
+// with a JSON 400 before it reaches the mux, whose path cleaning would
+// answer a text/html redirect. The same rule holds for every route,
+// /files/ included.
+func CleanPaths(log *slog.Logger, next http.Handler) http.Handler {
+	bad := handle(log, func(w http.ResponseWriter, r *http.Request) error {
+		return apperr.New(apperr.ValidationError, "the path must not hold empty, '.' or '..' segments")
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if r.URL.RawPath != "" {
+			p = r.URL.RawPath // %2e%2e is a ".." too, once decoded by a proxy
+		}
+		if !cleanPath(r.URL.Path) || !cleanPath(p) {
+			bad.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return p == "" || p == "*"
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	if c != p {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if low := strings.ToLower(seg); low == "%2e%2e" || low == "%2e" || low == ".%2e" || low == "%2e." {
+			return false
+		}
+	}
+	return true
 }
 
 func writeError(w http.ResponseWriter, e *apperr.Error) {

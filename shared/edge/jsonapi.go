@@ -51,6 +51,7 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
+	longWait(w, s.o.TurnTimeout)
 	if err := s.await(ctx, t); err != nil {
 		return err
 	}

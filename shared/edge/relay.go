@@ -23,6 +23,10 @@ type relayer struct {
 	pollMin, pollMax time.Duration
 }
 
+// streamWriteBound is how long one write of a stream may block on a client
+// that does not read.
+const streamWriteBound = 30 * time.Second
+
 // stream is what differs between the relayed streams.
 type stream struct {
 	// key is the stream's name in the event log.
@@ -81,10 +85,20 @@ func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, aft
 		s.header(w.Header())
 	}
 	w.WriteHeader(http.StatusOK)
+	// A stream outlives the server's read and write timeouts (which bound
+	// the other routes): it lifts the read deadline (whose expiry would
+	// cancel the request) and gives each write its own deadline, so that a
+	// client that stops reading is let go. Under lambdaurl these are not
+	// supported and the Function URL's own limits apply.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound)) }
+	extend()
 	sse := protocol.NewSSEWriter(w)
 	_ = sse.Flush() // headers out now: the client sees the stream open at once
 	send := func(ev eventlog.Event) error {
 		after = ev.Seq
+		extend()
 		if s.before != nil {
 			for _, f := range s.before(ev) {
 				if err := sse.Event(0, "", f); err != nil {
@@ -101,7 +115,7 @@ func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, aft
 		return nil
 	}
 	opts := eventlog.TailOptions{PollMin: r.pollMin, PollMax: r.pollMax, IdleEvery: r.heartbeat,
-		MaxWait: s.maxWait, Idle: func() error { return sse.Comment("ping") }}
+		MaxWait: s.maxWait, Idle: func() error { extend(); return sse.Comment("ping") }}
 	err = eventlog.Tail(ctx, r.log, s.key, after, opts, send)
 	if errors.Is(err, eventlog.ErrTailTimeout) && s.abandon != nil {
 		s.abandon(ctx)
@@ -120,4 +134,14 @@ func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, aft
 		_ = sse.Event(0, "", s.done)
 	}
 	return nil
+}
+
+// longWait readies a JSON route that waits on work for up to d (a whole
+// turn, an app run) for the server's timeouts: its answer may be written
+// after d, and the read deadline, whose expiry would cancel the request, is
+// lifted.
+func longWait(w http.ResponseWriter, d time.Duration) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Now().Add(d + streamWriteBound))
 }

@@ -425,7 +425,7 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 		c.Pages(l).Mount(mux)
 		c.App.Apps(c.AppStore, c.Replayer(c.AppStore, l), c.Schedules).Mount(mux)
 	}
-	return mux, nil // every route recovers its own panics (edge.handle)
+	return edge.CleanPaths(c.Logger, mux), nil // every route recovers its own panics (edge.handle)
 }
 
 // ReplayMargin is how long before the function's deadline a replay stops

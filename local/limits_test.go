@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawRequest writes req on a fresh connection and returns the answer's
+// status line, headers and body.
+func rawRequest(t *testing.T, base, req string) (*http.Response, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+// TestUncleanPathsAnswerJSON: a ".." in any path is a JSON 400, not the
+// mux's text/html redirect (F9).
+func TestUncleanPathsAnswerJSON(t *testing.T) {
+	s := newLocal(t, nil)
+	for _, p := range []string{"/api/conversation/../health", "/api/apps/x/../../health", "/files/../api/health",
+		"/files/a/../../etc/passwd", "/api//health", "/api/%2e%2e/health", "/api/./health"} {
+		resp, body := rawRequest(t, s.URL, "GET "+p+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		var e struct{ Error struct{ Code string } }
+		if resp.StatusCode != 400 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+			json.Unmarshal([]byte(body), &e) != nil || e.Error.Code != "VALIDATION_ERROR" {
+			t.Errorf("GET %s: %d %s %q", p, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+}
+
+// TestTraceIDIsChecked: a sane X-Trace-ID is echoed, anything else is
+// replaced by a new one.
+func TestTraceIDIsChecked(t *testing.T) {
+	s := newLocal(t, nil)
+	for in, echoed := range map[string]bool{"<script>alert(1)</script>": false, strings.Repeat("a", 129): false,
+		"a b": false, "0af7651916cd43dd8448eb211c80319c": true, "Root=1-5759e988-bd862e3fe1be46a994272793": true} {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/health", nil)
+		req.Header.Set("X-Trace-ID", in)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Get("X-Trace-ID")
+		if (got == in) != echoed || got == "" {
+			t.Errorf("X-Trace-ID %q answered %q", in, got)
+		}
+	}
+}
+
+// TestConnectionBounds: a body that never arrives and an idle keep-alive
+// connection are closed by the server's timeouts (F8), while a stream that
+// runs longer than them is not cut.
+func TestConnectionBounds(t *testing.T) {
+	s := newLocal(t, map[string]string{"HTTP_READ_TIMEOUT": "1s", "HTTP_WRITE_TIMEOUT": "1s", "HTTP_IDLE_TIMEOUT": "1s"})
+	closed := func(name, req string) {
+		t.Helper()
+		conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
+		if _, err := io.WriteString(conn, req); err != nil {
+			t.Fatal(err)
+		}
+		// Read until the server closes: EOF (or a reset) before our deadline.
+		_, err = io.Copy(io.Discard, conn)
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Errorf("%s: the server kept the connection open", name)
+		}
+	}
+	closed("slow body", "POST /api/conversation HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"mess")
+	closed("idle keep-alive", "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+
+	st := postStream(t, s.URL, `{"message":"出 5 道牛顿第一定律的选择题 [[offline:slow]]"}`)
+	if ty := st.types(t); st.Status != 200 || len(ty) < 2 || ty[len(ty)-2] != "finish" || ty[len(ty)-1] != "[DONE]" {
+		t.Errorf("a stream longer than the write timeout: %d %v", st.Status, ty)
+	}
+}
