@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -95,5 +96,66 @@ func TestConnectionBounds(t *testing.T) {
 	st := postStream(t, s.URL, `{"message":"出 5 道牛顿第一定律的选择题 [[offline:slow]]"}`)
 	if ty := st.types(t); st.Status != 200 || len(ty) < 2 || ty[len(ty)-2] != "finish" || ty[len(ty)-1] != "[DONE]" {
 		t.Errorf("a stream longer than the write timeout: %d %v", st.Status, ty)
+	}
+}
+
+// TestMessagesArePaged: /messages answers a page of the latest turns with
+// a cursor to the earlier ones (F7), and refuses a bad limit or cursor.
+func TestMessagesArePaged(t *testing.T) {
+	s := newLocal(t, nil)
+	first := postStream(t, s.URL, `{"message":"What is photosynthesis? (1)"}`)
+	conv := first.Header.Get("X-Conversation-Id")
+	for i := 2; i <= 5; i++ {
+		st := postStream(t, s.URL, fmt.Sprintf(`{"message":"What is photosynthesis? (%d)","conversationId":%q}`, i, conv))
+		if st.Status != 200 {
+			t.Fatalf("turn %d: %d", i, st.Status)
+		}
+	}
+	type page struct {
+		Messages []struct {
+			Role  string
+			Parts []struct{ Type, Text string }
+		}
+		NextCursor string
+	}
+	var users []string
+	cursor, pages := "", 0
+	for ; pages < 10; pages++ {
+		var p page
+		url := s.URL + "/api/conversation/" + conv + "/messages?limit=2"
+		if cursor != "" {
+			url += "&before=" + cursor
+		}
+		if code := getJSON(t, url, &p); code != 200 {
+			t.Fatalf("page %d: %d", pages, code)
+		}
+		if len(p.Messages) == 0 || len(p.Messages) > 4 {
+			t.Fatalf("page %d has %d messages", pages, len(p.Messages))
+		}
+		var these []string
+		for i, m := range p.Messages {
+			if want := []string{"user", "assistant"}[i%2]; m.Role != want || len(m.Parts) == 0 {
+				t.Fatalf("page %d message %d: %+v", pages, i, m)
+			}
+			if m.Role == "user" {
+				these = append(these, m.Parts[0].Text)
+			}
+		}
+		users = append(these, users...)
+		if cursor = p.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if pages != 2 || len(users) != 5 || users[0] != "What is photosynthesis? (1)" || users[4] != "What is photosynthesis? (5)" {
+		t.Errorf("%d pages, user messages %q", pages+1, users)
+	}
+	var all page
+	if getJSON(t, s.URL+"/api/conversation/"+conv+"/messages", &all); len(all.Messages) != 10 || all.NextCursor != "" {
+		t.Errorf("default page: %d messages, cursor %q", len(all.Messages), all.NextCursor)
+	}
+	for _, q := range []string{"limit=0", "limit=201", "limit=x", "before=0", "before=abc"} {
+		if code := getJSON(t, s.URL+"/api/conversation/"+conv+"/messages?"+q, nil); code != 400 {
+			t.Errorf("?%s: %d", q, code)
+		}
 	}
 }

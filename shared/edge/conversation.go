@@ -2,9 +2,12 @@ package edge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"sort"
 	"strconv"
 
 	"github.com/insightedge/insightedge/shared/apperr"
@@ -300,11 +303,26 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// Paging of GET …/messages: a page holds at most maxPageTurns turns (two
+// messages each), defaultPageTurns when the client names no limit.
+const (
+	defaultPageTurns = 50
+	maxPageTurns     = 200
+)
+
 // handleMessages is GET /api/conversation/{id}/messages: the conversation as
-// UIMessages, rebuilt from each turn's event log.
+// UIMessages, rebuilt from each turn's event log, a page at a time. A page
+// is the latest ?limit= turns (before the turn ?before= names, which is the
+// previous page's nextCursor), oldest first; nextCursor is there when older
+// turns remain. Each message is written as it is assembled, so that a
+// client that reads slowly holds one message of memory, not the answer.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	sess, err := s.pathSession(r)
+	if err != nil {
+		return err
+	}
+	limit, before, err := pageOf(r)
 	if err != nil {
 		return err
 	}
@@ -312,17 +330,64 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
-	msgs := make([]protocol.UIMessage, 0, 2*len(turns))
-	for _, t := range turns {
-		msgs = append(msgs, protocol.UIMessage{ID: "user-" + t.ID, Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
-		m, err := s.assemble(ctx, t)
-		if err != nil {
+	end := len(turns)
+	if before > 0 {
+		end = sort.Search(len(turns), func(i int) bool { return turns[i].Index >= before })
+	}
+	page := turns[max(0, end-limit):end]
+	// The first message is assembled before anything is written, so that
+	// an unreadable log is still a JSON error.
+	var first protocol.UIMessage
+	if len(page) > 0 {
+		if first, err = s.assemble(ctx, page[0]); err != nil {
 			return err
 		}
-		msgs = append(msgs, m)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"conversationId": sess.ID, "messages": msgs})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	head, _ := json.Marshal(sess.ID)
+	_, _ = fmt.Fprintf(w, `{"conversationId":%s,"messages":[`, head)
+	for i, t := range page {
+		m := first
+		if i > 0 {
+			if m, err = s.assemble(ctx, t); err != nil {
+				// Headers are out: end the JSON so that the client sees a
+				// well-formed, shorter page, and log why.
+				s.o.Logger.ErrorContext(ctx, "messages page cut short", "turnId", t.ID, "err", err)
+				break
+			}
+			_, _ = io.WriteString(w, ",")
+		}
+		_ = enc.Encode(protocol.UIMessage{ID: "user-" + t.ID, Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
+		_, _ = io.WriteString(w, ",")
+		if err := enc.Encode(m); err != nil {
+			return nil // the client went away
+		}
+	}
+	_, _ = io.WriteString(w, "]")
+	if start := max(0, end-limit); start > 0 {
+		_, _ = fmt.Fprintf(w, `,"nextCursor":"%d"`, page[0].Index)
+	}
+	_, _ = io.WriteString(w, "}\n")
 	return nil
+}
+
+// pageOf reads ?limit= and ?before= of a messages page.
+func pageOf(r *http.Request) (limit, before int, err error) {
+	limit = defaultPageTurns
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxPageTurns {
+			return 0, 0, apperr.New(apperr.ValidationError, "limit must be a whole number from 1 to %d", maxPageTurns)
+		}
+	}
+	if v := q.Get("before"); v != "" {
+		if before, err = strconv.Atoi(v); err != nil || before < 1 {
+			return 0, 0, apperr.New(apperr.ValidationError, "before must be a nextCursor of an earlier page")
+		}
+	}
+	return limit, before, nil
 }
 
 // maxAssembleEvents bounds the events read for one message.
