@@ -159,3 +159,52 @@ func TestMessagesArePaged(t *testing.T) {
 		}
 	}
 }
+
+// TestLanguageIsBoundedEverywhere: a Blueprint's language (and a request's)
+// is held to the same rule by generate, patch, apps and the conversation
+// (F10).
+func TestLanguageIsBoundedEverywhere(t *testing.T) {
+	s := newLocal(t, nil)
+	bp, _ := planViaConversation(t, s, "分析 1A 班英语成绩")
+	long := strings.Repeat("x", 200)
+	var m map[string]any
+	if err := json.Unmarshal(bp, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["language"] = long
+	badBP, _ := json.Marshal(m)
+	cases := []struct {
+		path, body, code string
+	}{
+		{"/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, badBP), "BLUEPRINT_ERROR"},
+		{"/api/page/patch", fmt.Sprintf(`{"blueprint":%s,"patchPlan":{"scope":"rebuild"}}`, badBP), "BLUEPRINT_ERROR"},
+		{"/api/apps", fmt.Sprintf(`{"name":"x","blueprint":%s}`, badBP), "BLUEPRINT_ERROR"},
+		{"/api/page/generate", fmt.Sprintf(`{"blueprint":%s,"language":%q}`, bp, long), "VALIDATION_ERROR"},
+		{"/api/workflow/generate", fmt.Sprintf(`{"message":"分析 1A 班英语成绩","language":%q}`, long), "VALIDATION_ERROR"},
+		{"/api/conversation", fmt.Sprintf(`{"message":"hi","language":%q}`, long), "VALIDATION_ERROR"},
+		{"/api/conversation", `{"message":"hi","language":"<b>"}`, "VALIDATION_ERROR"},
+	}
+	for _, c := range cases {
+		var e struct{ Error struct{ Code string } }
+		if code := postJSON(t, s.URL+c.path, c.body, &e); code < 400 || code >= 500 || e.Error.Code != c.code {
+			t.Errorf("POST %s: %d %s, want %s", c.path, code, e.Error.Code, c.code)
+		}
+	}
+}
+
+// TestIDSpacesApart: a build id is not a conversation id.
+func TestIDSpacesApart(t *testing.T) {
+	s := newLocal(t, nil)
+	bp, _ := planViaConversation(t, s, "分析 1A 班英语成绩")
+	st := postSSE(t, s.URL+"/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, bp))
+	build := st.Header.Get("X-Build-Id")
+	for _, p := range []string{"/messages", "/stream"} {
+		if code := getJSON(t, s.URL+"/api/conversation/"+build+p, nil); code != 404 {
+			t.Errorf("GET /api/conversation/{build id}%s: %d", p, code)
+		}
+	}
+	var e struct{ Error struct{ Code string } }
+	if code := postJSON(t, s.URL+"/api/conversation", fmt.Sprintf(`{"message":"hi","conversationId":%q}`, build), &e); code != 404 {
+		t.Errorf("a turn in a build's session: %d %v", code, e)
+	}
+}

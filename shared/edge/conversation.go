@@ -130,7 +130,7 @@ func (s *Server) recoverTurn(ctx context.Context, sessionID string) bool {
 // the first time it is seen; a seed conversationId must exist.
 func (s *Server) sessionFor(ctx context.Context, id auth.Identity, req ConversationRequest) (session.Session, error) {
 	now := s.o.Now()
-	newSess := session.Session{TeacherID: id.TeacherID, Kind: "conversation", Title: i18n.Clip(req.Message, 40),
+	newSess := session.Session{TeacherID: id.TeacherID, Kind: conversationSessionKind, Title: i18n.Clip(req.Message, 40),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.o.SessionTTL)}
 	if req.ConversationID == nil || *req.ConversationID == "" {
 		newSess.ID = s.o.NewID("conv")

@@ -271,7 +271,9 @@ func (s *Server) pathSession(r *http.Request) (session.Session, error) {
 // teacher's session is reported as not found, so ids cannot be probed.
 func (s *Server) ownedSession(ctx context.Context, id auth.Identity, sessionID string) (session.Session, error) {
 	sess, err := s.store.GetSession(ctx, sessionID)
-	if errors.Is(err, session.ErrNotFound) || (err == nil && sess.TeacherID != id.TeacherID) {
+	// A build is a session too (of another kind): its id is not a
+	// conversation's, so the id spaces stay apart.
+	if errors.Is(err, session.ErrNotFound) || (err == nil && (sess.TeacherID != id.TeacherID || !conversationKind(sess.Kind))) {
 		return session.Session{}, apperr.New(apperr.EntityNotFound, "conversation %q not found", sessionID)
 	}
 	if err != nil {
@@ -279,3 +281,10 @@ func (s *Server) ownedSession(ctx context.Context, id auth.Identity, sessionID s
 	}
 	return sess, nil
 }
+
+// conversationKind reports whether a session of kind is a conversation
+// (sessions stored before kinds were set have none).
+func conversationKind(kind string) bool { return kind == "" || kind == conversationSessionKind }
+
+// conversationSessionKind is the kind of a conversation's session.
+const conversationSessionKind = "conversation"

@@ -16,6 +16,7 @@ import (
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -151,6 +152,9 @@ func (p *Pages) decodePage(w http.ResponseWriter, r *http.Request, body any, pb 
 	if err != nil {
 		return id, blueprint.Blueprint{}, err
 	}
+	if !i18n.ValidTag(pb.Language) {
+		return id, blueprint.Blueprint{}, badLanguage()
+	}
 	bp, err := parseBlueprint(pb.Blueprint, p.o.Tools)
 	return id, bp, err
 }
@@ -252,6 +256,9 @@ func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if !i18n.ValidTag(body.Language) {
+		return badLanguage()
+	}
 	body.Message = strings.TrimSpace(body.Message)
 	if body.Message == "" || len([]rune(body.Message)) > MaxMessageRunes {
 		return apperr.New(apperr.ValidationError, "message is required, at most %d characters", MaxMessageRunes)
@@ -265,6 +272,10 @@ func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, bp)
 	return nil
+}
+
+func badLanguage() error {
+	return apperr.New(apperr.ValidationError, "language must be a tag such as en or zh-CN, at most %d characters", i18n.MaxTagLen)
 }
 
 // identity authenticates the caller; in development mode a body's

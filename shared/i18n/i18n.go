@@ -193,3 +193,30 @@ func (l Lang) Failure(subject Subject, code apperr.Code, timedOut bool) string {
 		return l.Text(PageFailed)
 	}
 }
+
+// MaxTagLen bounds a language tag wherever one enters (a request's
+// language, a Blueprint's).
+const MaxTagLen = 16
+
+// ValidTag reports whether tag is empty or shaped like a BCP 47 tag ("en",
+// "zh-CN", "zh-Hant-HK") of at most MaxTagLen characters: the one rule for
+// every language field a client sends.
+func ValidTag(tag string) bool {
+	if tag == "" {
+		return true
+	}
+	if len(tag) > MaxTagLen {
+		return false
+	}
+	for i, sub := range strings.Split(tag, "-") {
+		if len(sub) == 0 || len(sub) > 8 || i == 0 && len(sub) < 2 {
+			return false
+		}
+		for _, c := range sub {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
