@@ -597,7 +597,11 @@ func interpret(status int, body []byte, what string, dec decoder) error {
 // rejected maps a status or Result code for which the service did answer.
 func rejected(code int, msg string, cause error) error {
 	switch code {
-	case http.StatusUnauthorized, http.StatusForbidden:
+	case http.StatusUnauthorized:
+		// The service refused the product's own token: an outage of the
+		// data link, not the teacher's permission.
+		return apperr.Wrap(cause, apperr.DataError, "the data service refused the service credentials: %s", msg)
+	case http.StatusForbidden:
 		return apperr.Wrap(cause, apperr.AuthError,
 			"permission denied by the data service (a teacher may only see their own classes): %s", msg).WithStatus(http.StatusForbidden)
 	case http.StatusNotFound:

@@ -358,7 +358,7 @@ func TestRetries(t *testing.T) {
 		{"500 once then success", mockserver.Fault{Status: 500, Times: 1}, 2, []time.Duration{500 * time.Millisecond}, ""},
 		{"502 twice then success", mockserver.Fault{Status: 502, Times: 2}, 3, []time.Duration{500 * time.Millisecond, time.Second}, ""},
 		{"403 is not retried", mockserver.Fault{Status: 403}, 1, nil, apperr.AuthError},
-		{"401 is not retried", mockserver.Fault{Status: 401}, 1, nil, apperr.AuthError},
+		{"401 is not retried, and not the teacher's permission", mockserver.Fault{Status: 401}, 1, nil, apperr.DataError},
 		{"404 is not retried", mockserver.Fault{Status: 404}, 1, nil, apperr.EntityNotFound},
 		{"400 is not retried", mockserver.Fault{Status: 400}, 1, nil, apperr.ValidationError},
 		{"429 is not retried", mockserver.Fault{Status: 429}, 1, nil, apperr.DataError},
@@ -445,10 +445,15 @@ func TestTeacherScope(t *testing.T) {
 	}
 }
 
+// TestBearerTokenRejected: the service refusing the product's own token is
+// a data-link failure (DATA_ERROR 502), not the teacher's permission.
 func TestBearerTokenRejected(t *testing.T) {
 	e := newEnv(t, setup{cfg: func(c *javaapi.Config) { c.Token = "wrong" }})
 	_, err := e.client.Classes(context.Background(), "t-001")
-	wantCode(t, err, apperr.AuthError)
+	wantCode(t, err, apperr.DataError)
+	if strings.Contains(apperr.As(err).Message, "own classes") {
+		t.Errorf("a rejected service token reads as the teacher's permission: %v", err)
+	}
 }
 
 func TestIdentifiersArePathEscaped(t *testing.T) {
