@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
+	"github.com/insightedge/insightedge/shared/session"
 )
 
 // TestAppRunOutlivesItsCaller: a client that drops during POST …/run does
@@ -39,5 +40,42 @@ func TestAppRunOutlivesItsCaller(t *testing.T) {
 	}
 	if len(snaps.Snapshots) != 1 || snaps.Snapshots[0].Status != "succeeded" {
 		t.Errorf("the run whose caller left: %+v", snaps.Snapshots)
+	}
+}
+
+// TestDeadTurnFoundOnDemand: the AWS path of crash recovery, where no
+// start-up sweep runs: a turn whose lease ran out is closed when the next
+// turn of its conversation meets it, instead of a 409 until TURN_TIMEOUT.
+func TestDeadTurnFoundOnDemand(t *testing.T) {
+	s := newLocal(t, nil)
+	first := postStream(t, s.URL, `{"message":"What is photosynthesis?"}`)
+	conv := first.Header.Get("X-Conversation-Id")
+	ctx := context.Background()
+	store := s.db.Sessions()
+	if _, err := store.BeginTurn(ctx, session.Turn{SessionID: conv, ID: "turn-dead", Message: "x", MessageID: "msg-dead"}); err != nil {
+		t.Fatal(err)
+	}
+	// Its process died a while ago: the lease was last renewed long ago.
+	lease := session.Lease{Kind: session.LeaseTurn, ID: "turn-dead", Owner: conv, Until: time.Now().Add(-time.Minute)}
+	if err := store.HoldLease(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	next := postStream(t, s.URL, fmt.Sprintf(`{"message":"What is gravity?","conversationId":%q}`, conv))
+	if ty := next.types(t); next.Status != 200 || ty[len(ty)-2] != "finish" {
+		t.Fatalf("the next turn: %d %v", next.Status, ty)
+	}
+	if dead, _ := store.GetTurn(ctx, conv, "turn-dead"); dead.Status != session.TurnFailed {
+		t.Errorf("the dead turn: %+v", dead)
+	}
+	// A live lease still means 409.
+	if _, err := store.BeginTurn(ctx, session.Turn{SessionID: conv, ID: "turn-live", Message: "x", MessageID: "msg-live"}); err != nil {
+		t.Fatal(err)
+	}
+	lease = session.Lease{Kind: session.LeaseTurn, ID: "turn-live", Owner: conv, Until: time.Now().Add(time.Minute)}
+	if err := store.HoldLease(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	if busy := postStream(t, s.URL, fmt.Sprintf(`{"message":"What is light?","conversationId":%q}`, conv)); busy.Status != 409 {
+		t.Errorf("a turn beside a live one: %d", busy.Status)
 	}
 }
