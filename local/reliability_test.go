@@ -79,3 +79,21 @@ func TestDeadTurnFoundOnDemand(t *testing.T) {
 		t.Errorf("a turn beside a live one: %d", busy.Status)
 	}
 }
+
+// TestFinishedWorkLeavesNoLease: a turn and a build that end normally drop
+// their leases, so that the lease table holds running work only.
+func TestFinishedWorkLeavesNoLease(t *testing.T) {
+	s := newLocal(t, nil)
+	postStream(t, s.URL, `{"message":"What is photosynthesis?"}`)
+	bp, _ := planViaConversation(t, s, "分析 1A 班英语成绩")
+	postSSE(t, s.URL+"/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, bp))
+	var left []session.Lease
+	for range 50 { // the last step drops its lease just after the stream closes
+		left, _ = s.db.Sessions().ExpiredLeases(context.Background(), time.Now().Add(time.Hour), 10)
+		if len(left) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("leases left: %+v", left)
+}

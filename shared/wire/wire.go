@@ -223,6 +223,7 @@ func (a *App) renewing(task Task) Task {
 			Build struct {
 				BuildID string `json:"buildId"`
 			} `json:"build"`
+			Phase string `json:"phase"`
 		}
 		_ = json.Unmarshal(raw, &head) // a task that cannot decode its input fails on its own
 		l := session.Lease{Kind: session.LeaseTurn, ID: head.Turn.TurnID, Owner: head.Turn.SessionID}
@@ -232,9 +233,13 @@ func (a *App) renewing(task Task) Task {
 		stop := session.KeepLease(ctx, ls, l, time.Now)
 		out, err := task(ctx, raw)
 		stop()
-		// A turn that has ended needs its lease no more (a build's is
-		// dropped by the next sweep, or expires).
-		if l.Kind == session.LeaseTurn && l.ID != "" {
+		// Work that has ended needs its lease no more: a turn no longer
+		// running, a build whose Finish phase closed its stream.
+		switch {
+		case l.ID == "":
+		case l.Kind == session.LeaseBuild && head.Phase == workflow.PhaseFinish && err == nil:
+			_ = ls.DropLease(context.WithoutCancel(ctx), l.Kind, l.ID)
+		case l.Kind == session.LeaseTurn:
 			if t, gerr := a.Store.GetTurn(ctx, l.Owner, l.ID); gerr == nil && t.Status != session.TurnRunning {
 				_ = ls.DropLease(context.WithoutCancel(ctx), l.Kind, l.ID)
 			}
