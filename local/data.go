@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -20,7 +21,9 @@ import (
 func (s *localServer) startData(ctx context.Context, o options, env *envOverlay) ([]tools.Tool, error) {
 	if env.get("JAVA_API_BASE_URL") == "" && env.get("USE_MOCK_DATA") != "true" {
 		token := randomToken()
-		s.Java = javamock.New(mockdata.Default(), javamock.Options{Token: token})
+		// The mock serves under the prefix the client will use ("/" is none).
+		prefix := cmp.Or(env.get("JAVA_API_PREFIX"), env.get(javaapi.Alias("JAVA_API_PREFIX")))
+		s.Java = javamock.New(mockdata.Default(), javamock.Options{Token: token, Prefix: prefix})
 		mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		base, done, err := s.Java.Start(mctx, "127.0.0.1:0")
 		if err != nil {

@@ -5,6 +5,7 @@
 //
 //	go run ./local                 serve on 127.0.0.1:8000
 //	go run ./local chat "…"        run one turn and print it readably
+//	go run ./local eval            run the evaluation suite (docs/eval.md)
 package main
 
 import (
@@ -30,7 +31,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "eval") {
 		cmd, args = args[0], args[1:]
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
@@ -42,6 +43,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	conv := fs.String("conversation", "", "chat: continue this conversation id")
 	verbose := fs.Bool("v", false, "debug logs")
 	appID := fs.String("app", "", "replay: run this app now (default: every due app)")
+	var ev evalOptions
+	if cmd == "eval" {
+		evalFlags(fs, &ev)
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,6 +57,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch cmd {
+	case "eval":
+		ev.Getenv, ev.Out1, ev.Err = getenv, stdout, stderr
+		ev.Logger = obs.NewLogger(io.Discard, level, "local")
+		if *verbose {
+			ev.Logger = obs.NewLogger(stderr, level, "local")
+		}
+		_, err := runEval(ctx, ev)
+		return err
 	case "replay":
 		return replay(ctx, replayOptions{DataDir: *dataDir, App: *appID, Out: stdout, Getenv: getenv,
 			Logger: obs.NewLogger(stderr, level, "local")})

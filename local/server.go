@@ -193,12 +193,7 @@ func (s *localServer) checks() []edge.Check {
 	if s.Offline != nil {
 		cs = append(cs, edge.Check{Name: "model", Check: func(context.Context) error { return nil }})
 	}
-	return append(cs, edge.Check{Name: "dataService", Check: func(context.Context) error {
-		if st := s.Data.BreakerState(); st == "open" {
-			return fmt.Errorf("circuit breaker %s", st)
-		}
-		return nil
-	}})
+	return append(cs, wire.DataCheck(s.Data))
 }
 
 // closeFailed runs the Finish step for an execution that failed outside

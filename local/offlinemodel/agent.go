@@ -260,6 +260,9 @@ func toolFailed(content string) (bool, string) {
 	var obj map[string]any
 	if json.Unmarshal([]byte(content), &obj) == nil {
 		if e, ok := obj["error"]; ok && e != nil && e != "" && e != false {
+			if code, _ := obj["code"].(string); code != "" {
+				return true, code + ": " + errString(e)
+			}
 			return true, errString(e)
 		}
 		if ok, isBool := obj["success"].(bool); isBool && !ok {
@@ -294,6 +297,18 @@ func errString(v any) string {
 }
 
 func toolFailedMessage(l lang, tool, errText string) string {
+	// A data service failure is said as what it is, in the teacher's words.
+	code, msg, coded := strings.Cut(errText, ": ")
+	switch {
+	case coded && code == "SERVICE_UNAVAILABLE":
+		return l.pick("抱歉，数据服务暂时不可用，这次没能查到数据。请稍后再试。",
+			"Sorry, the data service is temporarily unavailable, so I couldn't look that up. Please try again later.")
+	case coded && code == "DATA_ERROR":
+		return l.pick("抱歉，数据获取失败：数据服务这次没有返回可用的数据。请稍后再试；如果一直如此，请联系管理员。",
+			"Sorry, the data could not be fetched: the data service did not return usable data. Please try again later, or tell your administrator if it keeps happening.")
+	case coded && strings.ToUpper(code) == code && !strings.Contains(code, " "):
+		errText = msg
+	}
 	if errText == "" {
 		errText = l.pick("没有返回结果", "it returned no result")
 	}

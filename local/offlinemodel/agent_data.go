@@ -1,6 +1,7 @@
 package offlinemodel
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -53,6 +54,42 @@ func dataScenarioFrom(text string) *dataScenario {
 }
 
 func (d *dataScenario) next(st *agentState) action {
+	return withNotices(st, d.answerOf(st))
+}
+
+// withNotices puts what the tools said about their data (dataNotices:
+// sample data, stale, incomplete, ungraded work) before an answer, as a
+// careful assistant would: the teacher must not take sample data for theirs.
+func withNotices(st *agentState, a action) action {
+	if a.final == nil || a.final.Status != statusAnswer {
+		return a
+	}
+	var lines []string
+	seen := map[string]bool{}
+	for _, s := range st.steps {
+		if !s.answered || s.failed {
+			continue
+		}
+		var obj map[string]any
+		if json.Unmarshal([]byte(s.result), &obj) != nil {
+			continue
+		}
+		for _, n := range list(obj, "dataNotices") {
+			if msg := str(n, "message"); msg != "" && !seen[msg] {
+				seen[msg] = true
+				lines = append(lines, "> ⚠️ "+msg)
+			}
+		}
+	}
+	if len(lines) > 0 {
+		fr := *a.final
+		fr.Message = strings.Join(lines, "\n") + "\n\n" + fr.Message
+		a.final = &fr
+	}
+	return a
+}
+
+func (d *dataScenario) answerOf(st *agentState) action {
 	l := st.c.lang
 	switch d.ask {
 	case askRubrics:
@@ -150,6 +187,8 @@ func classesAnswer(l lang, res map[string]any) string {
 		}
 		if n, ok := num(cl, "studentCount"); ok {
 			parts = append(parts, l.pick(fmtNum(n)+" 名学生", fmtNum(n)+" students"))
+		} else {
+			parts = append(parts, l.pick("学生人数未知", "number of students unknown"))
 		}
 		fmt.Fprintf(&sb, l.pick("- **%s**（%s）\n", "- **%s** (%s)\n"), str(cl, "name", "classId"), strings.Join(parts, " · "))
 	}
@@ -269,21 +308,43 @@ func scoresAnswer(l lang, class string, assignment any, res map[string]any) stri
 		}
 		return 0
 	})
-	// The lowest scores below the mean, at most three.
+	// The lowest scores below the mean, at most three; work not graded
+	// yet (score null) has no score to compare.
 	var lowest []string
 	for _, s := range subs {
-		score, _ := num(s, "score")
+		score, graded := num(s, "score")
+		if !graded {
+			continue
+		}
 		if len(lowest) == 3 || score >= mean {
 			break
 		}
 		lowest = append(lowest, fmt.Sprintf(l.pick("%s（%s 分）", "%s (%s)"), str(s, "studentName", "name", "studentId"), fmtNum(score)))
 	}
 	due := str(assignment, "dueDate")
+	ungraded, _ := num(stats, "ungraded")
+	unusable, _ := num(stats, "unusable")
+	counted := l.pick(fmtNum(count)+" 份提交", fmtNum(count)+" submissions")
+	if ungraded+unusable > 0 {
+		counted = l.pick(fmt.Sprintf("%d 份提交，其中 %s 份计入统计", len(subs), fmtNum(count)),
+			fmt.Sprintf("%d submissions, %s of them in the figures", len(subs), fmtNum(count)))
+	}
 	msg := l.pick(
-		fmt.Sprintf("**%s**最近一次作业「%s」（截止 %s）共有 %s 份提交：平均分 **%s**，中位数 %s，最高 %s，最低 %s（满分 %s）。",
-			className(l, class), title, due, fmtNum(count), fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)),
-		fmt.Sprintf("For **%s**'s latest assignment, \"%s\" (due %s), there are %s submissions: mean **%s**, median %s, highest %s, lowest %s (out of %s).",
-			className(l, class), title, due, fmtNum(count), fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)))
+		fmt.Sprintf("**%s**最近一次作业「%s」（截止 %s）共有 %s：平均分 **%s**，中位数 %s，最高 %s，最低 %s（满分 %s）。",
+			className(l, class), title, due, counted, fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)),
+		fmt.Sprintf("For **%s**'s latest assignment, \"%s\" (due %s), there are %s: mean **%s**, median %s, highest %s, lowest %s (out of %s).",
+			className(l, class), title, due, counted, fmtNum(mean), fmtNum(median), fmtNum(hi), fmtNum(lo), fmtNum(maxScore)))
+	var zh, en []string
+	if ungraded > 0 {
+		zh, en = append(zh, fmtNum(ungraded)+" 份未评分"), append(en, fmtNum(ungraded)+" not graded yet")
+	}
+	if unusable > 0 {
+		zh, en = append(zh, fmtNum(unusable)+" 份缺少满分"), append(en, fmtNum(unusable)+" without a max score")
+	}
+	if len(zh) > 0 {
+		msg += l.pick("另有 "+strings.Join(zh, "、")+"，未计入以上统计。",
+			" Not in these figures: "+strings.Join(en, ", ")+".")
+	}
 	if len(lowest) > 0 {
 		msg += l.pick("\n\n低于平均分、得分最低的是："+strings.Join(lowest, "、")+"，建议重点关注。",
 			"\n\nThe lowest scores, below the mean, were "+strings.Join(lowest, ", ")+"; they may need a closer look.")

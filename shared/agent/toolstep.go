@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -74,6 +75,15 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	if err := a.progress(ctx, em, in.Call, protocol.ToolStatus(rec.Status), msg); err != nil {
 		return workflow.ToolOutput{}, err
 	}
+	if err == nil {
+		// What the teacher must know about the data (sample data, stale,
+		// incomplete, ungraded work); one part per code on the client.
+		for _, n := range res.Notices {
+			if err := em.Emit(ctx, n.Chunk()); err != nil {
+				return workflow.ToolOutput{}, err
+			}
+		}
+	}
 	return workflow.ToolOutput{Status: rec.Status}, nil
 }
 
@@ -89,7 +99,7 @@ func (a *Agent) progress(ctx context.Context, em emitter, c workflow.ToolCallRef
 func (a *Agent) toolOutcome(ctx context.Context, c workflow.ToolCallRef, res tools.Result, err error) (string, string) {
 	if err != nil {
 		a.Logger.WarnContext(ctx, "tool failed", "tool", c.Name, "call", c.ID, "err", err)
-		b, _ := json.Marshal(map[string]string{"error": err.Error()})
+		b, _ := json.Marshal(modelToolError(err))
 		return string(protocol.ToolError), string(b)
 	}
 	status := res.Status
@@ -104,13 +114,29 @@ func (a *Agent) toolOutcome(ctx context.Context, c workflow.ToolCallRef, res too
 	return string(status), string(b)
 }
 
+// modelToolError is what the model reads of a failed call: the code and
+// message of an *apperr.Error (the data tools' errors), never its causes,
+// which may hold internal addresses or ids (the log has them); other
+// errors, such as an argument error the model must fix, in full.
+func modelToolError(err error) map[string]string {
+	var ae *tools.ArgumentError
+	if errors.As(err, &ae) {
+		return map[string]string{"error": err.Error()}
+	}
+	var e *apperr.Error
+	if errors.As(err, &e) {
+		return map[string]string{"error": e.Message, "code": string(e.Code)}
+	}
+	return map[string]string{"error": err.Error()}
+}
+
 // userToolError is the progress message of a failed tool: short, no internals.
 func userToolError(err error, l i18n.Lang) string {
 	var ae *tools.ArgumentError
 	if errors.As(err, &ae) {
 		return l.Text(i18n.ToolArgsRetry)
 	}
-	msg := err.Error()
+	msg := modelToolError(err)["error"]
 	if len([]rune(msg)) > 160 {
 		msg = string([]rune(msg)[:160]) + "…"
 	}

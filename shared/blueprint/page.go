@@ -3,6 +3,8 @@ package blueprint
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/insightedge/insightedge/shared/protocol"
 )
 
 // Page is what a build produces and the frontend renders: the blueprint's
@@ -20,6 +22,10 @@ type PageMeta struct {
 	GeneratedAt string `json:"generatedAt"`
 	DataSource  string `json:"dataSource,omitempty"`
 	BlueprintID string `json:"blueprintId,omitempty"`
+	// Notices are what the teacher must know about the page's data (sample
+	// data, incomplete records, ungraded work), as the data-notice chunk's
+	// payload: {code, message}.
+	Notices []protocol.Notice `json:"notices,omitempty"`
 }
 
 // PageTab is a tab of the page.

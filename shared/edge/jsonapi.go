@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -24,6 +26,10 @@ type ConversationResponse struct {
 	ClarifyOptions   *ClarifyOptions `json:"clarifyOptions"`
 	ConversationID   *string         `json:"conversationId"`
 	ResolvedEntities json.RawMessage `json:"resolvedEntities"`
+	// Notices are the turn's data-notice payloads (PROTOCOL.md §1), one per
+	// code: what the teacher must know about the answer's data (MOCK_DATA
+	// ...). Absent when there are none.
+	Notices []protocol.Notice `json:"notices,omitempty"`
 }
 
 // ClarifyOptions is the interactive choice shown for a clarify action.
@@ -52,7 +58,8 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	longWait(w, s.o.TurnTimeout)
-	if err := s.await(ctx, t); err != nil {
+	notices, err := s.await(ctx, t)
+	if err != nil {
 		return err
 	}
 	done, err := s.store.GetTurn(ctx, t.SessionID, t.ID)
@@ -66,19 +73,35 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 		}
 		return apperr.New(code, "%s", done.Outcome.Error).WithDetails(map[string]string{"conversationId": t.SessionID, "turnId": t.ID})
 	}
-	writeJSON(w, http.StatusOK, responseOf(done, req.followup()))
+	resp := responseOf(done, req.followup())
+	resp.Notices = notices
+	writeJSON(w, http.StatusOK, resp)
 	return nil
 }
 
-// await waits for the turn's closing event.
-func (s *Server) await(ctx context.Context, t session.Turn) error {
+// await waits for the turn's closing event, and returns the turn's
+// data-notice payloads, one per code.
+func (s *Server) await(ctx context.Context, t session.Turn) ([]protocol.Notice, error) {
 	opts := eventlog.TailOptions{PollMin: s.o.PollMin, PollMax: s.o.PollMax, IdleEvery: s.o.Heartbeat, MaxWait: s.o.TurnTimeout}
-	err := eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), 0, opts, func(eventlog.Event) error { return nil })
+	var notices []protocol.Notice
+	seen := map[string]bool{}
+	err := eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), 0, opts, func(ev eventlog.Event) error {
+		var c struct {
+			Type string          `json:"type"`
+			Data protocol.Notice `json:"data"`
+		}
+		if bytes.Contains(ev.Data, []byte(`"data-notice"`)) && json.Unmarshal(ev.Data, &c) == nil &&
+			c.Type == "data-"+protocol.DataNotice && !seen[c.Data.Code] {
+			seen[c.Data.Code] = true
+			notices = append(notices, c.Data)
+		}
+		return nil
+	})
 	if errors.Is(err, eventlog.ErrTailTimeout) {
 		s.abandon(ctx, t, "no event within the turn timeout")
-		return apperr.New(apperr.AIError, "the turn did not finish in time")
+		return nil, apperr.New(apperr.AIError, "the turn did not finish in time")
 	}
-	return err
+	return notices, err
 }
 
 func responseOf(t session.Turn, followup bool) ConversationResponse {

@@ -127,6 +127,21 @@ const (
 	PageTextUnavailable
 	// ToolArgsRetry: a tool's arguments were malformed and the model retries.
 	ToolArgsRetry
+	// NoticeMockFallback, NoticeMockConfigured: data-notice MOCK_DATA, after
+	// a failure of the data service / with USE_MOCK_DATA.
+	NoticeMockFallback
+	NoticeMockConfigured
+	// NoticeStale takes the list's age in minutes (%d): STALE_DATA.
+	NoticeStale
+	// NoticeIncomplete takes the missing fields (%s); NoticeIncompleteDropped
+	// also the number of records left out (%d): INCOMPLETE_DATA.
+	NoticeIncomplete
+	NoticeIncompleteDropped
+	// NoticeLeftOut takes what the statistics leave out (%s): UNGRADED_WORK.
+	NoticeLeftOut
+	// Ungraded and NoMaxScore take a number of submissions (%d).
+	Ungraded
+	NoMaxScore
 	numMsgs
 )
 
@@ -150,6 +165,15 @@ var catalogue = [numMsgs][2]string{
 	PageComposing:          {"Composing the page…", "正在生成页面…"},
 	PageTextUnavailable:    {"(The text could not be written just now; the numbers are not affected.)", "（AI 文字暂时无法生成，以上数据不受影响。）"},
 	ToolArgsRetry:          {"The tool's arguments were invalid; retrying.", "参数有误，正在重试。"},
+	NoticeMockFallback:     {"The data service is unavailable: this is sample data, not your classes' real data.", "数据服务暂时不可用，以下为示例数据，并非您班级的真实数据。"},
+	NoticeMockConfigured:   {"This is sample data (no data service is connected), not your classes' real data.", "当前使用示例数据（未连接数据服务），以下并非您班级的真实数据。"},
+	NoticeStale:            {"The data service is unavailable: this class list was saved %d minutes ago and may be out of date.", "数据服务暂时不可用，班级列表是 %d 分钟前保存的，可能不是最新。"},
+	NoticeIncomplete:       {"Some records from the data service are incomplete (missing: %s).", "数据服务返回的部分记录不完整（缺少：%s）。"},
+	NoticeIncompleteDropped: {"Some records from the data service are incomplete (missing: %s); %d unusable records were left out.",
+		"数据服务返回的部分记录不完整（缺少：%s），%d 条记录无法使用，已略去。"},
+	NoticeLeftOut: {"The statistics leave out: %s.", "统计未包括：%s。"},
+	Ungraded:      {"%d not graded yet", "%d 份未评分"},
+	NoMaxScore:    {"%d without a max score", "%d 份缺少满分"},
 }
 
 // Text returns message m in l, formatted with args when it takes any.

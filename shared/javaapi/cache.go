@@ -6,10 +6,12 @@ import (
 	"time"
 )
 
-// classCache keeps teachers' class lists for a while. It is bounded: when
-// full, expired entries go first, then the one closest to expiry.
+// classCache keeps teachers' class lists for a while: fresh for ttl, then,
+// for stale more, only for when the service is down. It is bounded: when
+// full, entries past both go first, then the one closest to expiry.
 type classCache struct {
 	ttl     time.Duration
+	stale   time.Duration
 	max     int
 	mu      sync.Mutex
 	entries map[string]cacheEntry
@@ -17,24 +19,27 @@ type classCache struct {
 
 type cacheEntry struct {
 	classes []ClassInfo
-	expires time.Time
+	stored  time.Time
+	expires time.Time // stored + ttl + stale: gone after
 }
 
-func newClassCache(ttl time.Duration, max int) *classCache {
-	return &classCache{ttl: ttl, max: max, entries: map[string]cacheEntry{}}
+func newClassCache(ttl, stale time.Duration, max int) *classCache {
+	return &classCache{ttl: ttl, stale: stale, max: max, entries: map[string]cacheEntry{}}
 }
 
-func (c *classCache) get(teacherID string, now time.Time) ([]ClassInfo, bool) {
+// get returns the teacher's list, whether it is still fresh, and its age.
+func (c *classCache) get(teacherID string, now time.Time) (cs []ClassInfo, fresh bool, age time.Duration, found bool) {
 	if c.ttl <= 0 {
-		return nil, false
+		return nil, false, 0, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[teacherID]
 	if !ok || !now.Before(e.expires) {
-		return nil, false
+		return nil, false, 0, false
 	}
-	return slices.Clone(e.classes), true
+	age = now.Sub(e.stored)
+	return slices.Clone(e.classes), age < c.ttl, age, true
 }
 
 func (c *classCache) put(teacherID string, classes []ClassInfo, now time.Time) {
@@ -46,7 +51,7 @@ func (c *classCache) put(teacherID string, classes []ClassInfo, now time.Time) {
 	if _, ok := c.entries[teacherID]; !ok && len(c.entries) >= c.max {
 		c.evict(now)
 	}
-	c.entries[teacherID] = cacheEntry{classes: slices.Clone(classes), expires: now.Add(c.ttl)}
+	c.entries[teacherID] = cacheEntry{classes: slices.Clone(classes), stored: now, expires: now.Add(c.ttl + c.stale)}
 }
 
 // evict makes room for one entry; the caller holds mu.

@@ -20,11 +20,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/sony/gobreaker/v2"
@@ -54,6 +58,10 @@ var (
 	errMalformed = errors.New("malformed answer")
 	// errCanceled: the caller gave up. Neither success nor failure.
 	errCanceled = errors.New("request canceled by caller")
+	// errUnauthorized: the service refused this product's token (401). An
+	// operator's problem: refreshed once where a refresh token is set, then
+	// a service error to the teacher and an alarm; not a breaker failure.
+	errUnauthorized = errors.New("service token rejected")
 )
 
 // Options are the client's dependencies beyond its configuration.
@@ -84,9 +92,12 @@ type Client struct {
 	classes  *classCache
 	now      func() time.Time
 	sleep    func(ctx context.Context, d time.Duration) error
-	auth     string    // the Authorization header
-	bufs     sync.Pool // *bytes.Buffer for reading answers
+	auth     atomic.Pointer[string] // the Authorization header
+	rtoken   atomic.Pointer[string] // the refresh token (rotated by refreshes)
+	refresh  sync.Mutex             // one token refresh at a time
+	bufs     sync.Pool              // *bytes.Buffer for reading answers
 	counters counters
+	health   healthCache
 }
 
 // New returns a client for cfg.
@@ -97,14 +108,18 @@ func New(cfg Config, opts Options) (*Client, error) {
 	if cfg.UseMock && opts.Fallback == nil {
 		return nil, errors.New("javaapi: USE_MOCK_DATA=true needs a fallback handler (mockserver.Fallback)")
 	}
+	cfg.Prefix = NormalizePrefix(cfg.Prefix)
 	c := &Client{
 		cfg:   cfg,
 		base:  strings.TrimRight(cfg.BaseURL, "/") + cfg.Prefix,
 		log:   opts.Logger,
 		now:   opts.Now,
 		sleep: opts.Sleep,
-		auth:  "Bearer " + cfg.Token,
 	}
+	c.setToken(cfg.Token)
+	rt := cfg.RefreshToken
+	c.rtoken.Store(&rt)
+	c.counters.violations = map[string]int64{}
 	c.bufs.New = func() any { return new(bytes.Buffer) }
 	var transport http.RoundTripper = &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
@@ -135,7 +150,7 @@ func New(cfg Config, opts Options) (*Client, error) {
 	if cfg.UseMock {
 		c.log.Info("USE_MOCK_DATA=true: every request is served from mock data, falling back to mock without calling the service")
 	}
-	c.classes = newClassCache(cfg.ClassCacheTTL, 1024)
+	c.classes = newClassCache(cfg.ClassCacheTTL, cfg.StaleFor, 1024)
 	c.breaker = gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
 		Name:        "javaapi",
 		MaxRequests: 1, // one probe in half-open
@@ -166,25 +181,46 @@ func New(cfg Config, opts Options) (*Client, error) {
 func (c *Client) BreakerState() string { return c.breaker.State().String() }
 
 // Classes returns the teacher's classes. A list from the service is reused
-// for Config.ClassCacheTTL (seed 004 FAQ: five minutes); mock data is not
-// cached, so that recovery is seen at once.
+// for Config.ClassCacheTTL (seed 004 FAQ: five minutes) unless ctx asks for
+// fresh data (WithFreshData); while the service is down, a list up to
+// Config.StaleFor older is served, marked stale in ctx's Report, before any
+// mock data. Mock data is not cached, so that recovery is seen at once.
 func (c *Client) Classes(ctx context.Context, teacherID string) ([]ClassInfo, error) {
 	path, err := c.path(c.cfg.Paths.Classes, teacherID)
 	if err != nil {
 		return nil, err
 	}
-	if cs, ok := c.classes.get(teacherID, c.now()); ok {
+	cached, fresh, age, found := c.classes.get(teacherID, c.now())
+	if found && fresh && !wantsFresh(ctx) {
+		// Not a service answer in this scope: a scope that then falls back
+		// may still serve all its data from the sample set.
 		c.counters.cacheHits.Add(1)
-		return cs, nil
+		return cached, nil
 	}
 	c.counters.cacheMisses.Add(1)
-	dtos, mocked, err := fetch[[]classDTO](ctx, c, path, "class list")
+	fctx := ctx
+	if found {
+		fctx = context.WithValue(ctx, noFallbackKey{}, true) // the cached list beats mock data
+	}
+	dtos, mocked, err := fetch[[]classDTO](fctx, c, path, "class list")
+	if found && serviceUnusable(err) {
+		c.counters.staleServed.Add(1)
+		c.log.LogAttrs(ctx, slog.LevelWarn, "serving a stale class list", slog.String("traceId", TraceID(ctx)),
+			slog.Duration("age", age), slog.String("code", string(apperr.CodeOf(err))),
+			emfCount(c.now(), "JavaClientStaleServed"), slog.Int("JavaClientStaleServed", 1))
+		ReportFrom(ctx).staleAnswer(age)
+		return cached, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	cs, err := mapAll(dtos, classDTO.model)
-	if err != nil {
-		return nil, err
+	is := newIssues()
+	cs := mapValid(dtos, func(d classDTO, is *issues) (ClassInfo, bool) { return d.model(teacherID, is) }, is)
+	c.record(ctx, path, is)
+	if mocked && !c.cfg.UseMock && len(dtos) == 0 {
+		// The sample data has nothing for this teacher: saying "you have no
+		// classes" would turn an outage into empty data.
+		return nil, apperr.New(apperr.ServiceUnavailable, "the data service is unavailable")
 	}
 	if !mocked {
 		c.classes.put(teacherID, cs, c.now())
@@ -202,13 +238,16 @@ func (c *Client) ClassDetail(ctx context.Context, teacherID, classID string) (Cl
 	if err != nil {
 		return ClassDetail{}, err
 	}
-	info, err := dto.model()
-	if err != nil {
-		return ClassDetail{}, err
+	is := newIssues()
+	if dto.UID == "" && dto.ClassID == "" && dto.ID == "" {
+		dto.UID = flexID(classID) // the class asked for; its identifier is known
 	}
-	students, err := mapAll(dto.Students, studentDTO.model)
-	if err != nil {
-		return ClassDetail{}, err
+	info, ok := dto.model(teacherID, is)
+	students := mapValid(dto.Students, studentDTO.model, is)
+	c.record(ctx, path, is)
+	if !ok {
+		return ClassDetail{}, apperr.New(apperr.DataError, "the data service sent class %s without the fields the product needs (%s)",
+			classID, strings.Join(slices.Sorted(maps.Keys(is.fields)), ", "))
 	}
 	return ClassDetail{Class: info, Students: students}, nil
 }
@@ -223,7 +262,10 @@ func (c *Client) ClassAssignments(ctx context.Context, teacherID, classID string
 	if err != nil {
 		return nil, err
 	}
-	return mapAll(dtos, assignmentDTO.model)
+	is := newIssues()
+	out := mapValid(dtos, assignmentDTO.model, is)
+	c.record(ctx, path, is)
+	return out, nil
 }
 
 // AssignmentSubmissions returns the submissions of an assignment.
@@ -243,10 +285,9 @@ func (c *Client) AssignmentSubmissions(ctx context.Context, teacherID, assignmen
 	if err != nil {
 		return AssignmentSubmissions{}, err
 	}
-	subs, err := mapAll(dto.Submissions, submissionDTO.model)
-	if err != nil {
-		return AssignmentSubmissions{}, err
-	}
+	is := newIssues()
+	subs := mapValid(dto.Submissions, func(d submissionDTO, is *issues) (SubmissionRecord, bool) { return d.model(false, is) }, is)
+	c.record(ctx, path, is)
 	return AssignmentSubmissions{AssignmentID: id, Title: dto.Title, Submissions: subs}, nil
 }
 
@@ -263,10 +304,9 @@ func (c *Client) StudentSubmissions(ctx context.Context, teacherID, studentID st
 	if list != nil {
 		dto.Submissions = list
 	}
-	subs, err := mapAll(dto.Submissions, submissionDTO.model)
-	if err != nil {
-		return StudentGrades{}, err
-	}
+	is := newIssues()
+	subs := mapValid(dto.Submissions, func(d submissionDTO, is *issues) (SubmissionRecord, bool) { return d.model(true, is) }, is)
+	c.record(ctx, path, is)
 	g := StudentGrades{StudentID: string(dto.StudentID), StudentName: dto.StudentName, Submissions: subs}
 	if g.StudentID == "" {
 		g.StudentID = studentID
@@ -275,6 +315,28 @@ func (c *Client) StudentSubmissions(ctx context.Context, teacherID, studentID st
 		g.StudentName = subs[0].StudentName
 	}
 	return g, nil
+}
+
+// record reports the contract violations of one answer: to ctx's Report,
+// the counters by field, a log line and an EMF metric.
+func (c *Client) record(ctx context.Context, path string, is *issues) {
+	if is.empty() {
+		return
+	}
+	ReportFrom(ctx).add(is)
+	c.counters.mu.Lock()
+	for f, n := range is.fields {
+		c.counters.violations[f] += int64(n)
+	}
+	c.counters.mu.Unlock()
+	// One line per field, the field a dimension of the metric: the
+	// operator's graph shows which part of the contract broke.
+	for _, f := range slices.Sorted(maps.Keys(is.fields)) {
+		c.log.LogAttrs(ctx, slog.LevelWarn, "data service contract violation",
+			slog.String("path", path), slog.String("traceId", TraceID(ctx)),
+			slog.String("field", f), slog.Any("dropped", is.dropped),
+			emfCount(c.now(), "JavaContractViolation", "field"), slog.Int("JavaContractViolation", is.fields[f]))
+	}
 }
 
 // SearchDocuments returns the teacher's documents that match query.
@@ -405,14 +467,27 @@ func checkID(name, v string) error {
 	return nil
 }
 
+type noFallbackKey struct{}
+
 // get runs one logical request: through the breaker and the retries to the
 // service, or to the mock data (USE_MOCK_DATA, or as the fallback). mocked
-// tells which answered.
+// tells which answered; ctx's Report hears it too.
 func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocked bool, err error) {
 	c.counters.requests.Add(1)
-	if c.cfg.UseMock {
+	rep := ReportFrom(ctx)
+	real, mock := rep.source()
+	if c.cfg.UseMock || (mock && !real && c.mock != nil) {
+		// All mock data, or a scope that already fell back: stay with mock
+		// data so that one answer never blends the two.
 		c.counters.mockResponses.Add(1)
-		return true, c.attempt(ctx, c.mock, mockOrigin+c.cfg.Prefix+path, what, dec)
+		if err := c.attempt(ctx, c.mock, mockOrigin+c.cfg.Prefix+path, what, dec); err != nil {
+			return true, err
+		}
+		rep.answered(true)
+		if c.cfg.UseMock {
+			rep.mockConfigured()
+		}
+		return true, nil
 	}
 	start := time.Now()
 	_, err = c.breaker.Execute(func() (struct{}, error) { return struct{}{}, c.withRetries(ctx, path, what, dec) })
@@ -425,14 +500,20 @@ func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocke
 			c.log.LogAttrs(ctx, slog.LevelDebug, "JavaClient GET", slog.String("path", path),
 				slog.String("traceId", TraceID(ctx)), slog.Int64("durationMs", time.Since(start).Milliseconds()))
 		}
+		rep.answered(false)
 		return false, nil
 	}
 	c.counters.failures.Add(1)
 	c.log.LogAttrs(ctx, slog.LevelWarn, "JavaClient GET failed", slog.String("path", path),
 		slog.String("traceId", TraceID(ctx)), slog.String("code", string(apperr.CodeOf(err))),
 		slog.Int64("durationMs", time.Since(start).Milliseconds()), slog.String("error", err.Error()))
-	if c.cfg.FallbackToMock && c.mock != nil && fallbackWorthy(err) {
-		return true, c.fallBack(ctx, path, what, dec, err)
+	noFallback, _ := ctx.Value(noFallbackKey{}).(bool)
+	if c.cfg.FallbackToMock && c.mock != nil && fallbackWorthy(err) && !real && !noFallback {
+		if ferr := c.fallBack(ctx, path, what, dec, err); ferr != nil {
+			return false, err // the sample data has no answer either: the outage is the news
+		}
+		rep.answered(true)
+		return true, nil
 	}
 	return false, err
 }
@@ -457,8 +538,23 @@ func (c *Client) fallBack(ctx context.Context, path, what string, dec decoder, c
 // between them; only transient failures are retried (no retry on 4xx).
 func (c *Client) withRetries(ctx context.Context, path, what string, dec decoder) error {
 	var err error
+	refreshed := false
 	for attempt := range c.cfg.Attempts {
+		used := c.authHeader()
 		err = c.attempt(ctx, c.http, c.base+path, what, dec)
+		if errors.Is(err, errUnauthorized) && !refreshed && *c.rtoken.Load() != "" {
+			// One refresh per request, then the same attempt again.
+			refreshed = true
+			if rerr := c.refreshToken(ctx, used); rerr == nil {
+				err = c.attempt(ctx, c.http, c.base+path, what, dec)
+			} else {
+				c.log.LogAttrs(ctx, slog.LevelError, "data service token refresh failed",
+					slog.String("traceId", TraceID(ctx)), slog.String("error", rerr.Error()))
+			}
+		}
+		if errors.Is(err, errUnauthorized) {
+			c.alarmUnauthorized(ctx, path)
+		}
 		if err == nil {
 			return nil
 		}
@@ -487,7 +583,7 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, rawURL, what stri
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "cannot build the data service request")
 	}
-	req.Header.Set("Authorization", c.auth)
+	req.Header.Set("Authorization", c.authHeader())
 	req.Header.Set("Accept", "application/json")
 	if id := TraceID(ctx); id != "" {
 		req.Header.Set("X-Trace-ID", id)
@@ -531,6 +627,12 @@ func (c *Client) putBuffer(buf *bytes.Buffer) {
 }
 
 func (c *Client) transportErr(ctx, actx context.Context, err error) error {
+	// A transport error names the service's internal address (and a
+	// *url.Error the whole URL, with a teacher's ids): the operator's log
+	// gets it in full, the error chain only what kind of failure it was.
+	c.log.LogAttrs(ctx, slog.LevelWarn, "JavaClient transport error", slog.String("traceId", TraceID(ctx)),
+		slog.String("error", err.Error()))
+	err = redacted{err}
 	switch {
 	case ctx.Err() != nil:
 		return apperr.Wrap(fmt.Errorf("%w: %w", errCanceled, err), apperr.DataError, "the data request was canceled")
@@ -540,6 +642,28 @@ func (c *Client) transportErr(ctx, actx context.Context, err error) error {
 	default:
 		return apperr.Wrap(fmt.Errorf("%w: %w", errTransient, err), apperr.DataError, "the data service is unreachable")
 	}
+}
+
+// redacted is a transport error whose text says only what kind of failure
+// it was; errors.Is and errors.As still see the original.
+type redacted struct{ err error }
+
+func (r redacted) Unwrap() error { return r.err }
+
+func (r redacted) Error() string {
+	var ne net.Error
+	var dns *net.DNSError
+	switch {
+	case errors.Is(r.err, context.DeadlineExceeded), errors.As(r.err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(r.err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(r.err, syscall.ECONNRESET), errors.Is(r.err, io.ErrUnexpectedEOF), errors.Is(r.err, io.EOF):
+		return "connection reset"
+	case errors.As(r.err, &dns):
+		return "name resolution failed"
+	}
+	return "transport error"
 }
 
 // envelope is Result<T> with its data left undecoded: for error answers,
@@ -598,9 +722,12 @@ func interpret(status int, body []byte, what string, dec decoder) error {
 func rejected(code int, msg string, cause error) error {
 	switch code {
 	case http.StatusUnauthorized:
-		// The service refused the product's own token: an outage of the
-		// data link, not the teacher's permission.
-		return apperr.Wrap(cause, apperr.DataError, "the data service refused the service credentials: %s", msg)
+		// The service refused this product's token, not the teacher: a
+		// service error for the teacher (never AUTH_ERROR, which sends the
+		// teacher to the login page) and an alarm for the operator.
+		// The operator's alarm names the cause; the teacher needs only this.
+		return apperr.Wrap(fmt.Errorf("%w: %w: %s", errUnauthorized, cause, msg), apperr.ServiceUnavailable,
+			"the data service is temporarily unavailable")
 	case http.StatusForbidden:
 		return apperr.Wrap(cause, apperr.AuthError,
 			"permission denied by the data service (a teacher may only see their own classes): %s", msg).WithStatus(http.StatusForbidden)
@@ -618,9 +745,22 @@ func serviceDown(err error) bool {
 	return errors.Is(err, errTransient) || errors.Is(err, errMalformed)
 }
 
-// fallbackWorthy: the seed falls back when retries fail or the breaker is open.
+// fallbackWorthy: the seed falls back when retries fail or the breaker is
+// open. A malformed answer is not one: the service is up and sent something
+// wrong, which the teacher must hear as a data error (seed 004 §2.5: not
+// retried, a breaker failure). Nor is a refused token (an operator's matter).
 func fallbackWorthy(err error) bool {
-	return serviceDown(err) || apperr.CodeOf(err) == apperr.ServiceUnavailable
+	if errors.Is(err, errUnauthorized) {
+		return false
+	}
+	return errors.Is(err, errTransient) || errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests)
+}
+
+// serviceUnusable: the service could not give an answer at all (down,
+// broken answer, breaker open, token refused), as opposed to answering
+// "not found" or "forbidden".
+func serviceUnusable(err error) bool {
+	return serviceDown(err) || errors.Is(err, errUnauthorized) || apperr.CodeOf(err) == apperr.ServiceUnavailable
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -698,27 +838,45 @@ type Stats struct {
 	BreakerOpens      int64 `json:"breakerOpens"`
 	CacheHits         int64 `json:"cacheHits"`
 	CacheMisses       int64 `json:"cacheMisses"`
+	// StaleServed counts class lists served past their TTL while the service was down.
+	StaleServed int64 `json:"staleServed"`
+	// AuthFailures counts answers that refused the service token (401).
+	AuthFailures int64 `json:"authFailures"`
+	// TokenRefreshes counts new access tokens got with the refresh token.
+	TokenRefreshes int64 `json:"tokenRefreshes"`
+	// Violations counts records by the field they lacked ("class.student_count").
+	Violations map[string]int64 `json:"violations,omitempty"`
 }
 
 type counters struct {
 	requests, attempts, retries, failures, fallbacks, mockResponses,
-	breakerRejections, breakerOpens, cacheHits, cacheMisses atomic.Int64
+	breakerRejections, breakerOpens, cacheHits, cacheMisses,
+	staleServed, authFailures, tokenRefreshes atomic.Int64
+	mu         sync.Mutex
+	violations map[string]int64
 }
 
 // Stats returns a snapshot of the counters.
 func (c *Client) Stats() Stats {
 	n := &c.counters
-	return Stats{
+	out := Stats{
 		Requests: n.requests.Load(), Attempts: n.attempts.Load(), Retries: n.retries.Load(),
 		Failures: n.failures.Load(), Fallbacks: n.fallbacks.Load(), MockResponses: n.mockResponses.Load(),
 		BreakerRejections: n.breakerRejections.Load(), BreakerOpens: n.breakerOpens.Load(),
 		CacheHits: n.cacheHits.Load(), CacheMisses: n.cacheMisses.Load(),
+		StaleServed: n.staleServed.Load(), AuthFailures: n.authFailures.Load(), TokenRefreshes: n.tokenRefreshes.Load(),
 	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.violations) > 0 {
+		out.Violations = maps.Clone(n.violations)
+	}
+	return out
 }
 
 // emfCount is the _aws member of a CloudWatch Embedded Metric Format line
 // that counts metric once; the line must also carry metric: 1.
-func emfCount(now time.Time, metric string) slog.Attr {
+func emfCount(now time.Time, metric string, dims ...string) slog.Attr {
 	type metricDef struct {
 		Name string `json:"Name"`
 		Unit string `json:"Unit"`
@@ -732,7 +890,7 @@ func emfCount(now time.Time, metric string) slog.Attr {
 		slog.Int64("Timestamp", now.UnixMilli()),
 		slog.Any("CloudWatchMetrics", []directive{{
 			Namespace:  "InsightEdge",
-			Dimensions: [][]string{{"component"}},
+			Dimensions: [][]string{append([]string{"component"}, dims...)},
 			Metrics:    []metricDef{{Name: metric, Unit: "Count"}},
 		}}),
 	)

@@ -3,7 +3,9 @@ package javaapi
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +26,11 @@ type Paths struct {
 	Rubrics       string // GET the rubrics the teacher may use
 	Rubric        string // GET one rubric with its criteria
 	ErrorPatterns string // GET a student's recurring error patterns
+	// Refresh is POSTed {"refresh_token": …} to get a new access token
+	// (data: {access_token, refresh_token?}); seed 004 names the refresh
+	// token but not the endpoint, so this is the contract docs/javaapi.md
+	// proposes.
+	Refresh string
 }
 
 // DefaultPaths returns the paths of seed 004 §2.2 and the extension paths.
@@ -38,6 +45,7 @@ func DefaultPaths() Paths {
 		Rubrics:               "/dify/teacher/{teacherId}/rubrics",
 		Rubric:                "/dify/teacher/{teacherId}/rubrics/{rubricId}",
 		ErrorPatterns:         "/dify/teacher/{teacherId}/students/{studentId}/error-patterns",
+		Refresh:               "/auth/refresh",
 	}
 }
 
@@ -53,6 +61,7 @@ func (p *Paths) fields() map[string]*string {
 		"rubrics":               &p.Rubrics,
 		"rubric":                &p.Rubric,
 		"errorPatterns":         &p.ErrorPatterns,
+		"refresh":               &p.Refresh,
 	}
 }
 
@@ -64,6 +73,17 @@ type Config struct {
 	Prefix string
 	// Token is the service's bearer token (a secret).
 	Token string
+	// RefreshToken, if set, is exchanged for a new Token when the service
+	// answers 401 (seed 004 §2.1: SPRING_BOOT_REFRESH_TOKEN), at
+	// Paths.Refresh.
+	RefreshToken string
+	// HealthTeacherID is the teacher whose class list the health check
+	// asks for: any answer but 401 and an outage proves that the service
+	// answers and accepts the token.
+	HealthTeacherID string
+	// StaleFor is how long past its TTL a cached class list may still be
+	// served, marked stale, while the service is down (0: never).
+	StaleFor time.Duration
 	// Timeout bounds one HTTP attempt.
 	Timeout time.Duration
 	// MaxConns bounds the connections to the service.
@@ -99,76 +119,127 @@ func DefaultConfig() Config {
 		BreakerFailures: 5,
 		BreakerReset:    60 * time.Second,
 		ClassCacheTTL:   5 * time.Minute,
+		StaleFor:        24 * time.Hour,
+		HealthTeacherID: "health-check",
 		FallbackToMock:  true,
 		Paths:           DefaultPaths(),
 	}
 }
 
+// aliases are the seed's own names for settings (seed 004 §2.1), accepted
+// when the JAVA_API_ name is not set.
+var aliases = map[string]string{
+	"JAVA_API_BASE_URL":      "SPRING_BOOT_BASE_URL",
+	"JAVA_API_PREFIX":        "SPRING_BOOT_API_PREFIX",
+	"JAVA_API_TOKEN":         "SPRING_BOOT_ACCESS_TOKEN",
+	"JAVA_API_REFRESH_TOKEN": "SPRING_BOOT_REFRESH_TOKEN",
+	"JAVA_API_TIMEOUT":       "SPRING_BOOT_TIMEOUT",
+}
+
+// Alias returns the seed's name for a JAVA_API_ variable, or "".
+func Alias(name string) string { return aliases[name] }
+
 // ConfigFromEnv reads the configuration through getenv (os.Getenv in
-// production). Variables, all optional unless said otherwise:
+// production); a variable set to "" counts as unset. ConfigFromLookup tells
+// the two apart. Variables, all optional unless said otherwise (the seed's
+// SPRING_BOOT_ names in brackets are accepted as aliases):
 //
-//	JAVA_API_BASE_URL          service origin; required unless USE_MOCK_DATA=true
-//	JAVA_API_PREFIX            path prefix (default /api)
-//	JAVA_API_TOKEN             bearer token; required with JAVA_API_BASE_URL
-//	JAVA_API_TIMEOUT           per-attempt timeout, "15s" or seconds (default 15s)
+//	JAVA_API_BASE_URL          service origin; required unless USE_MOCK_DATA=true [SPRING_BOOT_BASE_URL]
+//	JAVA_API_PREFIX            path prefix (default /api; "/" for none) [SPRING_BOOT_API_PREFIX]
+//	JAVA_API_TOKEN             bearer token; required with JAVA_API_BASE_URL [SPRING_BOOT_ACCESS_TOKEN]
+//	JAVA_API_REFRESH_TOKEN     refresh token, used after a 401 [SPRING_BOOT_REFRESH_TOKEN]
+//	JAVA_API_TIMEOUT           per-attempt timeout, "15s" or seconds (default 15s) [SPRING_BOOT_TIMEOUT]
 //	JAVA_API_MAX_CONNS         connection pool size (default 50)
 //	JAVA_API_ATTEMPTS          tries per request (default 3)
 //	JAVA_API_RETRY_BASE        first backoff (default 500ms; doubles)
 //	JAVA_API_BREAKER_FAILURES  consecutive failures that open the breaker (default 5)
 //	JAVA_API_BREAKER_RESET     open period before a probe (default 60s)
 //	JAVA_API_CLASS_CACHE_TTL   class-list cache (default 5m; 0 disables)
+//	JAVA_API_STALE_FOR         serve a class list this long past its TTL, marked stale, while the service is down (default 24h; 0 never)
+//	JAVA_API_HEALTH_TEACHER_ID teacher id of the health probe (default health-check)
 //	USE_MOCK_DATA              true: serve the mock data set, no service calls
 //	JAVA_API_FALLBACK_TO_MOCK  false: never fall back to mock data (default true)
 //	JAVA_API_PATHS             overrides, "name=template,..." with names
 //	                           classes, class, classAssignments, assignmentSubmissions,
-//	                           studentSubmissions, documents, rubrics, rubric, errorPatterns
+//	                           studentSubmissions, documents, rubrics, rubric, errorPatterns, refresh
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	return ConfigFromLookup(func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	})
+}
+
+// ConfigFromLookup is ConfigFromEnv with a lookup that tells a variable set
+// to "" from an unset one (os.LookupEnv): JAVA_API_PREFIX="" is refused
+// instead of becoming /api. Every setting is checked; the error names each
+// variable that is wrong, and nothing panics.
+func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 	c := DefaultConfig()
 	var errs []error
+	// get returns the variable or its seed alias, and the name it came from.
+	get := func(name string) (v, from string, set bool) {
+		if v, ok := lookup(name); ok {
+			return strings.TrimSpace(v), name, true
+		}
+		if a := aliases[name]; a != "" {
+			if v, ok := lookup(a); ok {
+				return strings.TrimSpace(v), a, true
+			}
+		}
+		return "", name, false
+	}
 	str := func(name string, dst *string) {
-		if v := strings.TrimSpace(getenv(name)); v != "" {
+		if v, _, set := get(name); set && v != "" {
 			*dst = v
 		}
 	}
 	dur := func(name string, dst *time.Duration) {
-		v := strings.TrimSpace(getenv(name))
+		v, from, _ := get(name)
 		if v == "" {
 			return
 		}
 		d, err := parseDuration(v)
 		if err != nil || d < 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: want a duration such as 15s or a number of seconds", name, v))
+			errs = append(errs, fmt.Errorf("%s=%q: want a duration such as 15s or a number of seconds", from, v))
 			return
 		}
 		*dst = d
 	}
 	num := func(name string, dst *int) {
-		v := strings.TrimSpace(getenv(name))
+		v, from, _ := get(name)
 		if v == "" {
 			return
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: want an integer", name, v))
+			errs = append(errs, fmt.Errorf("%s=%q: want an integer", from, v))
 			return
 		}
 		*dst = n
 	}
 	flag := func(name string, dst *bool) {
-		v := strings.TrimSpace(getenv(name))
+		v, from, _ := get(name)
 		if v == "" {
 			return
 		}
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: want true or false", name, v))
+			errs = append(errs, fmt.Errorf("%s=%q: want true or false", from, v))
 			return
 		}
 		*dst = b
 	}
 	str("JAVA_API_BASE_URL", &c.BaseURL)
-	str("JAVA_API_PREFIX", &c.Prefix)
+	if v, from, set := get("JAVA_API_PREFIX"); set {
+		if v == "" {
+			errs = append(errs, fmt.Errorf(`%s is set but empty: unset it for the default /api, or set it to "/" for no prefix`, from))
+		} else {
+			c.Prefix = v
+		}
+	}
 	str("JAVA_API_TOKEN", &c.Token)
+	str("JAVA_API_REFRESH_TOKEN", &c.RefreshToken)
+	str("JAVA_API_HEALTH_TEACHER_ID", &c.HealthTeacherID)
 	dur("JAVA_API_TIMEOUT", &c.Timeout)
 	num("JAVA_API_MAX_CONNS", &c.MaxConns)
 	num("JAVA_API_ATTEMPTS", &c.Attempts)
@@ -176,9 +247,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	num("JAVA_API_BREAKER_FAILURES", &c.BreakerFailures)
 	dur("JAVA_API_BREAKER_RESET", &c.BreakerReset)
 	dur("JAVA_API_CLASS_CACHE_TTL", &c.ClassCacheTTL)
+	dur("JAVA_API_STALE_FOR", &c.StaleFor)
 	flag("USE_MOCK_DATA", &c.UseMock)
 	flag("JAVA_API_FALLBACK_TO_MOCK", &c.FallbackToMock)
-	if v := strings.TrimSpace(getenv("JAVA_API_PATHS")); v != "" {
+	if v, _, _ := get("JAVA_API_PATHS"); v != "" {
 		if err := c.Paths.override(v); err != nil {
 			errs = append(errs, fmt.Errorf("JAVA_API_PATHS: %w", err))
 		}
@@ -186,46 +258,100 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
+	c.Prefix = NormalizePrefix(c.Prefix)
 	return c, c.Validate()
 }
 
-// Validate reports the first setting that cannot work, naming its variable.
+// NormalizePrefix returns prefix without trailing slashes: "/" and "" mean
+// no prefix (""), "/api/" is "/api".
+func NormalizePrefix(prefix string) string {
+	return strings.TrimRight(strings.TrimSpace(prefix), "/")
+}
+
+// Validate reports every setting that cannot work, naming its variable.
 func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if !c.UseMock {
 		if c.BaseURL == "" {
-			return errors.New("JAVA_API_BASE_URL is required unless USE_MOCK_DATA=true")
-		}
-		u, err := url.Parse(c.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("JAVA_API_BASE_URL=%q: want an http(s) origin", c.BaseURL)
+			bad("JAVA_API_BASE_URL (or SPRING_BOOT_BASE_URL) is required unless USE_MOCK_DATA=true")
+		} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			bad("JAVA_API_BASE_URL=%q: want an http(s) origin such as https://api.example.com (the path goes in JAVA_API_PREFIX)", redactURL(c.BaseURL))
 		}
 		if c.Token == "" {
-			return errors.New("JAVA_API_TOKEN is required with JAVA_API_BASE_URL")
+			bad("JAVA_API_TOKEN (or SPRING_BOOT_ACCESS_TOKEN) is required with JAVA_API_BASE_URL")
 		}
 	}
-	if c.Prefix != "" && !strings.HasPrefix(c.Prefix, "/") {
-		return fmt.Errorf("JAVA_API_PREFIX=%q: want a path starting with /", c.Prefix)
-	}
+	p := NormalizePrefix(c.Prefix)
 	switch {
-	case c.Timeout <= 0:
-		return errors.New("JAVA_API_TIMEOUT must be positive")
-	case c.MaxConns < 1:
-		return errors.New("JAVA_API_MAX_CONNS must be at least 1")
-	case c.Attempts < 1 || c.Attempts > 10:
-		return errors.New("JAVA_API_ATTEMPTS must be between 1 and 10")
-	case c.RetryBase <= 0:
-		return errors.New("JAVA_API_RETRY_BASE must be positive")
-	case c.BreakerFailures < 1:
-		return errors.New("JAVA_API_BREAKER_FAILURES must be at least 1")
-	case c.BreakerReset <= 0:
-		return errors.New("JAVA_API_BREAKER_RESET must be positive")
+	case p != "" && !strings.HasPrefix(p, "/"):
+		bad("JAVA_API_PREFIX=%q: want a path starting with /", c.Prefix)
+	case strings.ContainsAny(p, "{}?# \t") || strings.Contains(p, "//"):
+		bad("JAVA_API_PREFIX=%q: want a plain path such as /api", c.Prefix)
 	}
-	for name, p := range c.Paths.fields() {
-		if !strings.HasPrefix(*p, "/") {
-			return fmt.Errorf("JAVA_API_PATHS: path %s=%q must start with /", name, *p)
+	if c.Timeout <= 0 {
+		bad("JAVA_API_TIMEOUT must be positive")
+	}
+	if c.MaxConns < 1 {
+		bad("JAVA_API_MAX_CONNS must be at least 1")
+	}
+	if c.Attempts < 1 || c.Attempts > 10 {
+		bad("JAVA_API_ATTEMPTS must be between 1 and 10")
+	}
+	if c.RetryBase <= 0 {
+		bad("JAVA_API_RETRY_BASE must be positive")
+	}
+	if c.BreakerFailures < 1 {
+		bad("JAVA_API_BREAKER_FAILURES must be at least 1")
+	}
+	if c.BreakerReset <= 0 {
+		bad("JAVA_API_BREAKER_RESET must be positive")
+	}
+	if c.ClassCacheTTL < 0 || c.StaleFor < 0 {
+		bad("JAVA_API_CLASS_CACHE_TTL and JAVA_API_STALE_FOR must not be negative")
+	}
+	if err := checkID("JAVA_API_HEALTH_TEACHER_ID", c.HealthTeacherID); err != nil {
+		bad("JAVA_API_HEALTH_TEACHER_ID=%q: want a plain identifier", c.HealthTeacherID)
+	}
+	names := make([]string, 0, 10)
+	fields := c.Paths.fields()
+	for name := range fields {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		tmpl := *fields[name]
+		if !strings.HasPrefix(tmpl, "/") || strings.Contains(tmpl, "//") {
+			bad("JAVA_API_PATHS: path %s=%q must start with / and have no empty segment", name, tmpl)
+		}
+		if !pattern(p + tmpl) {
+			bad("JAVA_API_PATHS: path %s=%q is not a valid route", name, tmpl)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// pattern reports whether path works as a net/http route pattern (the mock
+// server routes by the same templates): tried in a throw-away mux, whose
+// panic on a bad pattern is turned into false.
+func pattern(path string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	http.NewServeMux().Handle("GET "+path, http.NotFoundHandler())
+	return true
+}
+
+// redactURL drops a user:password part from a URL for messages.
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		u.User = url.User("redacted")
+		return u.String()
+	}
+	return raw
 }
 
 func (p *Paths) override(spec string) error {

@@ -108,6 +108,10 @@ func fullJSON(t reflect.Type, name string, numericIDs bool) string {
 	switch {
 	case t == reflect.TypeFor[flexID]() && numericIDs:
 		return fmt.Sprint(len(name) * 1001)
+	case t == reflect.TypeFor[optStr]():
+		return fmt.Sprintf("%q", name+" value é")
+	case t == reflect.TypeFor[optNum]():
+		return "12.5"
 	case t.Kind() == reflect.String:
 		return fmt.Sprintf("%q", name+" value é")
 	case t.Kind() == reflect.Float64:

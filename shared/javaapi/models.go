@@ -13,19 +13,24 @@ import (
 
 // ClassInfo is a class the teacher teaches.
 type ClassInfo struct {
-	ClassID      string `json:"classId"`
-	Name         string `json:"name"`
-	Grade        string `json:"grade"`
-	Subject      string `json:"subject"`
-	StudentCount int    `json:"studentCount"`
+	ClassID string `json:"classId"`
+	Name    string `json:"name"`
+	Grade   string `json:"grade"`
+	Subject string `json:"subject"`
+	// StudentCount is null when the service did not send it: unknown, not 0.
+	StudentCount *int   `json:"studentCount"`
 	TeacherID    string `json:"teacherId"`
 	AcademicYear string `json:"academicYear,omitempty"`
+	// Incomplete names the fields the service left out (camelCase).
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 // Student is a member of a class.
 type Student struct {
 	StudentID string `json:"studentId"`
 	Name      string `json:"name"`
+	// Incomplete names the fields the service left out (camelCase).
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 // ClassDetail is a class with its students.
@@ -36,11 +41,14 @@ type ClassDetail struct {
 
 // Assignment is a piece of work set for a class.
 type Assignment struct {
-	AssignmentID string  `json:"assignmentId"`
-	Title        string  `json:"title"`
-	Subject      string  `json:"subject"`
-	DueDate      string  `json:"dueDate"`
-	MaxScore     float64 `json:"maxScore"`
+	AssignmentID string `json:"assignmentId"`
+	Title        string `json:"title"`
+	Subject      string `json:"subject"`
+	DueDate      string `json:"dueDate"`
+	// MaxScore is null when the service did not send it.
+	MaxScore *float64 `json:"maxScore"`
+	// Incomplete names the fields the service left out (camelCase).
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 // Skills are per-skill sub-scores of a language submission, each a
@@ -75,14 +83,38 @@ type SubmissionRecord struct {
 	StudentID   string `json:"studentId"`
 	StudentName string `json:"studentName"`
 	// AssignmentID and AssignmentTitle are set in a student's grade list.
-	AssignmentID    string  `json:"assignmentId,omitempty"`
-	AssignmentTitle string  `json:"assignmentTitle,omitempty"`
-	Score           float64 `json:"score"`
-	MaxScore        float64 `json:"maxScore"`
-	SubmittedAt     string  `json:"submittedAt"`
-	Status          string  `json:"status"`
-	Feedback        string  `json:"feedback,omitempty"`
-	Skills          *Skills `json:"skills,omitempty"`
+	AssignmentID    string `json:"assignmentId,omitempty"`
+	AssignmentTitle string `json:"assignmentTitle,omitempty"`
+	// Score is null for work not graded yet (seed 004 sends score: null):
+	// it is left out of every statistic, never counted as 0.
+	Score *float64 `json:"score"`
+	// MaxScore is null when the service did not send a usable one (absent,
+	// null, or not above 0): the score cannot be put on a scale, and the
+	// submission is left out of the statistics as unusable.
+	MaxScore    *float64 `json:"maxScore"`
+	SubmittedAt string   `json:"submittedAt"`
+	Status      string   `json:"status"`
+	Feedback    string   `json:"feedback,omitempty"`
+	Skills      *Skills  `json:"skills,omitempty"`
+	// Incomplete names the fields the service left out (camelCase).
+	Incomplete []string `json:"incomplete,omitempty"`
+}
+
+// Graded reports whether the submission has a score.
+func (s SubmissionRecord) Graded() bool { return s.Score != nil }
+
+// Usable reports whether the submission's score can be put on its scale:
+// graded, with a max score above 0.
+func (s SubmissionRecord) Usable() bool {
+	return s.Score != nil && s.MaxScore != nil && *s.MaxScore > 0
+}
+
+// Percent is the score as a percentage of the max score, if Usable.
+func (s SubmissionRecord) Percent() (float64, bool) {
+	if !s.Usable() {
+		return 0, false
+	}
+	return *s.Score / *s.MaxScore * 100, true
 }
 
 // AssignmentSubmissions are the submissions of one assignment.
@@ -210,77 +242,186 @@ type classDTO struct {
 	UID          flexID       `json:"uid"`
 	ClassID      flexID       `json:"class_id"`
 	ID           flexID       `json:"id"`
-	Name         string       `json:"name"`
-	Grade        string       `json:"grade"`
-	Subject      string       `json:"subject"`
-	StudentCount int          `json:"student_count"`
+	Name         optStr       `json:"name"`
+	Grade        optStr       `json:"grade"`
+	Subject      optStr       `json:"subject"`
+	StudentCount optNum       `json:"student_count"`
 	TeacherID    flexID       `json:"teacher_id"`
 	AcademicYear string       `json:"academic_year"`
 	Students     []studentDTO `json:"students"`
 }
 
-func (d classDTO) model() (ClassInfo, error) {
-	id, err := pickID("class", d.Name, d.UID, d.ClassID, d.ID)
+// model maps a class (seed 004 §2.4.1: name, grade, subject, student_count
+// and teacher_id are required). A class without an identifier or a name,
+// or of another teacher than the one asked about, is left out (ok false).
+func (d classDTO) model(teacherID string, is *issues) (ClassInfo, bool) {
+	name, hasName := d.Name.get()
+	id, err := pickID("class", name, d.UID, d.ClassID, d.ID)
 	if err != nil {
-		return ClassInfo{}, err
+		is.missing("class.uid")
 	}
-	return ClassInfo{
-		ClassID: id, Name: d.Name, Grade: d.Grade, Subject: d.Subject,
-		StudentCount: d.StudentCount, TeacherID: string(d.TeacherID), AcademicYear: d.AcademicYear,
-	}, nil
+	if !hasName {
+		is.missing("class.name")
+	}
+	if err != nil || !hasName {
+		is.drop("class")
+		return ClassInfo{}, false
+	}
+	if d.TeacherID != "" && string(d.TeacherID) != teacherID {
+		// Another teacher's class must never be shown as this teacher's.
+		is.missing("class.teacher_id(other teacher)")
+		is.drop("class")
+		return ClassInfo{}, false
+	}
+	c := ClassInfo{ClassID: id, Name: name, TeacherID: teacherID, AcademicYear: strings.TrimSpace(d.AcademicYear)}
+	var ok bool
+	if c.Grade, ok = d.Grade.get(); !ok {
+		is.missing("class.grade")
+		c.Incomplete = append(c.Incomplete, "grade")
+	}
+	if c.Subject, ok = d.Subject.get(); !ok {
+		is.missing("class.subject")
+		c.Incomplete = append(c.Incomplete, "subject")
+	}
+	if n := d.StudentCount; n.valid && n.v >= 0 && n.v == float64(int(n.v)) {
+		v := int(n.v)
+		c.StudentCount = &v
+	} else {
+		is.missing("class.student_count")
+		c.Incomplete = append(c.Incomplete, "studentCount")
+	}
+	if d.TeacherID == "" {
+		is.missing("class.teacher_id")
+		c.Incomplete = append(c.Incomplete, "teacherId")
+	}
+	return c, true
 }
 
 type studentDTO struct {
 	UID       flexID `json:"uid"`
 	StudentID flexID `json:"student_id"`
 	ID        flexID `json:"id"`
-	Name      string `json:"name"`
+	Name      optStr `json:"name"`
+	// StudentName is the name as SubmissionDTO spells it (seed 004 §2.4.2);
+	// the seed leaves a class's student shape open, so either is taken.
+	StudentName optStr `json:"student_name"`
 }
 
-func (d studentDTO) model() (Student, error) {
-	id, err := pickID("student", d.Name, d.UID, d.StudentID, d.ID)
-	return Student{StudentID: id, Name: d.Name}, err
+// model maps a class's student (the seed leaves the shape open; the
+// product needs an identifier and a name): without an identifier the
+// student is left out; without a name, kept and marked incomplete.
+func (d studentDTO) model(is *issues) (Student, bool) {
+	name, hasName := d.Name.get()
+	if !hasName {
+		name, hasName = d.StudentName.get()
+	}
+	id, err := pickID("student", name, d.UID, d.StudentID, d.ID)
+	if err != nil {
+		is.missing("student.uid")
+		is.drop("student")
+		return Student{}, false
+	}
+	s := Student{StudentID: id, Name: name}
+	if !hasName {
+		is.missing("student.name")
+		s.Incomplete = []string{"name"}
+	}
+	return s, true
 }
 
 type assignmentDTO struct {
-	UID          flexID  `json:"uid"`
-	AssignmentID flexID  `json:"assignment_id"`
-	ID           flexID  `json:"id"`
-	Title        string  `json:"title"`
-	Subject      string  `json:"subject"`
-	DueDate      string  `json:"due_date"`
-	MaxScore     float64 `json:"max_score"`
+	UID          flexID `json:"uid"`
+	AssignmentID flexID `json:"assignment_id"`
+	ID           flexID `json:"id"`
+	Title        optStr `json:"title"`
+	// Name is taken for a title: the seed leaves the assignment shape open.
+	Name     optStr `json:"name"`
+	Subject  string `json:"subject"`
+	DueDate  string `json:"due_date"`
+	MaxScore optNum `json:"max_score"`
 }
 
-func (d assignmentDTO) model() (Assignment, error) {
-	id, err := pickID("assignment", d.Title, d.UID, d.AssignmentID, d.ID)
-	return Assignment{AssignmentID: id, Title: d.Title, Subject: d.Subject, DueDate: d.DueDate, MaxScore: d.MaxScore}, err
+// model maps an assignment: without an identifier it is left out; without
+// a title or a max score above 0, kept and marked incomplete.
+func (d assignmentDTO) model(is *issues) (Assignment, bool) {
+	title, hasTitle := d.Title.get()
+	if !hasTitle {
+		title, hasTitle = d.Name.get()
+	}
+	id, err := pickID("assignment", title, d.UID, d.AssignmentID, d.ID)
+	if err != nil {
+		is.missing("assignment.uid")
+		is.drop("assignment")
+		return Assignment{}, false
+	}
+	a := Assignment{AssignmentID: id, Title: title, Subject: d.Subject, DueDate: d.DueDate}
+	if !hasTitle {
+		is.missing("assignment.title")
+		a.Incomplete = append(a.Incomplete, "title")
+	}
+	if d.MaxScore.valid && d.MaxScore.v > 0 {
+		a.MaxScore = d.MaxScore.ptr()
+	} else {
+		is.missing("assignment.max_score")
+		a.Incomplete = append(a.Incomplete, "maxScore")
+	}
+	return a, true
 }
 
 type submissionDTO struct {
 	StudentID       flexID  `json:"student_id"`
-	StudentName     string  `json:"student_name"`
+	StudentName     optStr  `json:"student_name"`
 	AssignmentID    flexID  `json:"assignment_id"`
 	AssignmentTitle string  `json:"assignment_title"`
-	Score           float64 `json:"score"`
-	MaxScore        float64 `json:"max_score"`
+	Score           optNum  `json:"score"`
+	MaxScore        optNum  `json:"max_score"`
 	SubmittedAt     string  `json:"submitted_at"`
 	Status          string  `json:"status"`
 	Feedback        string  `json:"feedback"`
 	Skills          *Skills `json:"skills"`
 }
 
-func (d submissionDTO) model() (SubmissionRecord, error) {
+// model maps a submission (seed 004 §2.4.2). score: null is work not yet
+// graded, which is data, not a violation; a score left out is both. Without
+// student_id (or, in a student's list, assignment_id: needAssignment) the
+// submission is left out.
+func (d submissionDTO) model(needAssignment bool, is *issues) (SubmissionRecord, bool) {
 	if d.StudentID == "" {
-		return SubmissionRecord{}, apperr.New(apperr.DataError,
-			"the data service returned a submission without student_id (student %q)", d.StudentName)
+		is.missing("submission.student_id")
+		is.drop("submission")
+		return SubmissionRecord{}, false
 	}
-	return SubmissionRecord{
-		StudentID: string(d.StudentID), StudentName: d.StudentName,
-		AssignmentID: string(d.AssignmentID), AssignmentTitle: d.AssignmentTitle,
-		Score: d.Score, MaxScore: d.MaxScore, SubmittedAt: d.SubmittedAt,
+	if needAssignment && d.AssignmentID == "" {
+		is.missing("submission.assignment_id")
+		is.drop("submission")
+		return SubmissionRecord{}, false
+	}
+	name, hasName := d.StudentName.get()
+	r := SubmissionRecord{
+		StudentID: string(d.StudentID), StudentName: name,
+		AssignmentID: string(d.AssignmentID), AssignmentTitle: strings.TrimSpace(d.AssignmentTitle),
+		Score: d.Score.ptr(), SubmittedAt: d.SubmittedAt,
 		Status: d.Status, Feedback: d.Feedback, Skills: d.Skills,
-	}, nil
+	}
+	if !hasName {
+		is.missing("submission.student_name")
+		r.Incomplete = append(r.Incomplete, "studentName")
+	}
+	if !d.Score.set {
+		is.missing("submission.score")
+		r.Incomplete = append(r.Incomplete, "score")
+	}
+	if d.MaxScore.valid && d.MaxScore.v > 0 {
+		r.MaxScore = d.MaxScore.ptr()
+	} else {
+		is.missing("submission.max_score")
+		r.Incomplete = append(r.Incomplete, "maxScore")
+	}
+	if needAssignment && r.AssignmentTitle == "" {
+		is.missing("submission.assignment_title")
+		r.Incomplete = append(r.Incomplete, "assignmentTitle")
+	}
+	return r, true
 }
 
 // assignmentSubmissionsDTO is the object form of the submissions endpoint;
@@ -359,6 +500,18 @@ type errorPatternDTO struct {
 	Skill   string `json:"skill"`
 	Count   int    `json:"count"`
 	Example string `json:"example"`
+}
+
+// mapValid maps every DTO, leaving out those f refuses (and records); the
+// result is never nil, so an empty list encodes as [].
+func mapValid[D any, M any](ds []D, f func(D, *issues) (M, bool), is *issues) []M {
+	out := make([]M, 0, len(ds))
+	for _, d := range ds {
+		if m, ok := f(d, is); ok {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // mapAll maps every DTO, stopping at the first that cannot be mapped; the

@@ -11,9 +11,9 @@ import (
 
 func teacherClasses() []javaapi.ClassInfo {
 	return []javaapi.ClassInfo{
-		{ClassID: "class-hk-f1a", Name: "Form 1A", Grade: "Form 1", Subject: "English", StudentCount: 35, TeacherID: "t-001"},
-		{ClassID: "class-hk-f1b", Name: "Form 1B", Grade: "Form 1", Subject: "English", StudentCount: 33, TeacherID: "t-001"},
-		{ClassID: "class-hk-f3c", Name: "Form 3C", Grade: "Form 3", Subject: "Physics", StudentCount: 32, TeacherID: "t-001"},
+		{ClassID: "class-hk-f1a", Name: "Form 1A", Grade: "Form 1", Subject: "English", StudentCount: new(35), TeacherID: "t-001"},
+		{ClassID: "class-hk-f1b", Name: "Form 1B", Grade: "Form 1", Subject: "English", StudentCount: new(33), TeacherID: "t-001"},
+		{ClassID: "class-hk-f3c", Name: "Form 3C", Grade: "Form 3", Subject: "Physics", StudentCount: new(32), TeacherID: "t-001"},
 	}
 }
 

@@ -162,7 +162,40 @@ const (
 	DataQuizComplete       = "quiz-complete"
 	DataInteractiveContent = "interactive-content"
 	DataClarify            = "clarify"
+	DataNotice             = "notice"
 )
+
+// Notice is the payload of data-notice (PROTOCOL.md §1): an answer the
+// teacher must know is degraded, e.g. built on sample data.
+type Notice struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Notice codes.
+const (
+	// NoticeMockData: the data service was down (or USE_MOCK_DATA is set)
+	// and sample data was used: it is not the teacher's.
+	NoticeMockData = "MOCK_DATA"
+	// NoticeStaleData: the data service was down and a class list kept
+	// from earlier was used.
+	NoticeStaleData = "STALE_DATA"
+	// NoticeIncompleteData: the data service left out fields or records;
+	// what is shown lacks them.
+	NoticeIncompleteData = "INCOMPLETE_DATA"
+	// NoticeUngraded: some work is not graded yet and is left out of the
+	// statistics.
+	NoticeUngraded = "UNGRADED_WORK"
+	// NoticePDFUnavailable: the PDF could not be made.
+	NoticePDFUnavailable = "PDF_UNAVAILABLE"
+)
+
+// Chunk returns the data-notice chunk of n. Its id is the code, so that the
+// same notice from several tool calls is one part on the client.
+func (n Notice) Chunk() Data {
+	raw, _ := marshal(n) // two strings: cannot fail
+	return Data{Name: DataNotice, ID: "notice-" + n.Code, Data: raw}
+}
 
 // ArtifactEventTypes are the chunk types that prove an artifact exists
 // (seed 000 §7.3.1, ARTIFACT_EVENT_TYPES).

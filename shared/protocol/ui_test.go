@@ -48,6 +48,7 @@ func sample(t *testing.T) []Chunk {
 		must(NewData(DataQuizComplete, "call_1", QuizComplete{Total: 1, Topic: "牛顿第一定律"})),
 		must(NewData(DataToolProgress, "call_1", ToolProgress{Tool: "generate_quiz_questions", Status: ToolSuccess, Message: "已生成 1 道题"})),
 		must(NewData(DataClarify, "", Clarify{Question: "哪个班？", Options: []string{"Form 1A", "Form 1B"}, Hint: "needClassId"})),
+		Notice{Code: NoticeMockData, Message: "数据服务暂时不可用，以下为示例数据，并非您班级的真实数据。"}.Chunk(),
 		FinishStep{},
 		TextStart{ID: "text-1-2"},
 		TextDelta{ID: "text-1-2", Delta: "已为您生成 <5> 道题 & \"引号\"\n"},
@@ -139,7 +140,7 @@ func TestSSEWithoutFlusher(t *testing.T) {
 
 func TestAssembler(t *testing.T) {
 	a := NewAssembler("fallback")
-	for _, c := range sample(t)[:11] {
+	for _, c := range sample(t)[:12] {
 		b, _ := MarshalChunk(c)
 		if err := a.Add(b); err != nil {
 			t.Fatal(err)

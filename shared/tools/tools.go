@@ -51,6 +51,10 @@ type Result struct {
 	// call, as text (seed 000 §7.3.2.1: never the raw tool call), e.g. the
 	// outline a teacher is asked to confirm. Keep it short.
 	Memory string
+	// Notices are what the teacher must know about the answer's data (sample
+	// data, a stale list, incomplete records): sent as data-notice chunks,
+	// and to the model inside Output.
+	Notices []protocol.Notice
 }
 
 // Tool is one callable tool.

@@ -141,7 +141,7 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 		APIKeyParameter:     strings.TrimSpace(getenv(EnvAPIKeyParameter)),
 		JWTSecretParameter:  strings.TrimSpace(getenv(EnvJWTSecretParameter)),
 		JavaTokenParameter:  strings.TrimSpace(getenv(EnvJavaTokenParameter)),
-		Data:                strings.TrimSpace(getenv(EnvJavaBaseURL)) != "" || strings.TrimSpace(getenv(EnvUseMockData)) != "",
+		Data:                javaBaseURL(getenv) != "" || strings.TrimSpace(getenv(EnvUseMockData)) != "",
 	}
 	if c.Table == "" {
 		return c, fmt.Errorf("wire: %s is required (the DynamoDB table)", EnvTable)
@@ -192,6 +192,9 @@ type CloudApp struct {
 	// Schedules keeps the saved apps' EventBridge Scheduler schedules; nil
 	// without APP_SCHEDULE_GROUP.
 	Schedules edge.ScheduleSync
+	// Data is the Java data service client; nil without JAVA_API_BASE_URL
+	// or USE_MOCK_DATA.
+	Data *javaapi.Client
 }
 
 // CloudOptions adjust FromEnv for tests; the zero value is production.
@@ -255,10 +258,11 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
 		Logger: logger, HTTPClient: httpClient}
 	if cc.Data {
-		data, err := dataTools(env, logger)
+		data, client, err := dataTools(env, logger)
 		if err != nil {
 			return nil, err
 		}
+		c.Data = client
 		b.Tools = append(b.Tools, data...)
 	}
 	if cc.Bucket != "" {
@@ -301,19 +305,46 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 // dataTools are the teacher-data tools over the Java data service client,
 // configured as locally (javaapi.ConfigFromEnv), with X-Ray subsegments for
 // its calls within traced invocations.
-func dataTools(getenv func(string) string, logger *slog.Logger) ([]tools.Tool, error) {
-	cfg, err := javaapi.ConfigFromEnv(getenv)
+func dataTools(getenv func(string) string, logger *slog.Logger) ([]tools.Tool, *javaapi.Client, error) {
+	// Set-but-empty variables are told from unset ones where the process
+	// environment has them (JAVA_API_PREFIX="" is an error, not /api).
+	cfg, err := javaapi.ConfigFromLookup(func(k string) (string, bool) {
+		if v := getenv(k); v != "" {
+			return v, true
+		}
+		return os.LookupEnv(k)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("wire: data service: %w", err)
+		return nil, nil, fmt.Errorf("wire: data service: %w", err)
 	}
 	client, err := javaapi.New(cfg, javaapi.Options{Logger: logger, Fallback: mockserver.Fallback(cfg),
 		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
 			return tracedTransport{traced: xray.RoundTripper(rt), plain: rt}
 		}})
 	if err != nil {
-		return nil, fmt.Errorf("wire: data service client: %w", err)
+		return nil, nil, fmt.Errorf("wire: data service client: %w", err)
 	}
-	return datatools.New(client, logger), nil
+	return datatools.New(client, logger), client, nil
+}
+
+// DataCheck is the health check of the data service: that it answers and
+// accepts the token (javaapi.Client.Check), with the breaker's state.
+func DataCheck(c *javaapi.Client) edge.Check {
+	return edge.Check{Name: "dataService", Check: func(ctx context.Context) error {
+		h := c.Check(ctx)
+		if h.OK() {
+			return nil
+		}
+		return fmt.Errorf("%s: %s (breaker %s)", h.Status, h.Detail, h.Breaker)
+	}}
+}
+
+// javaBaseURL is JAVA_API_BASE_URL, or the seed's SPRING_BOOT_BASE_URL.
+func javaBaseURL(getenv func(string) string) string {
+	if v := strings.TrimSpace(getenv(EnvJavaBaseURL)); v != "" {
+		return v
+	}
+	return strings.TrimSpace(getenv(javaapi.Alias(EnvJavaBaseURL)))
 }
 
 // parameterGetter reads one SSM parameter (*ssm.Client is one).
@@ -334,9 +365,9 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudCon
 		{"OPENAI_API_KEY", cc.APIKeyParameter, true},
 		{"AUTH_JWT_SECRET", cc.JWTSecretParameter, true},
 		// Mock data needs no token: the parameter need not exist.
-		{"JAVA_API_TOKEN", cc.JavaTokenParameter, strings.TrimSpace(getenv(EnvJavaBaseURL)) != ""},
+		{"JAVA_API_TOKEN", cc.JavaTokenParameter, javaBaseURL(getenv) != ""},
 	} {
-		if s.parameter == "" || !s.needed || getenv(s.name) != "" {
+		if s.parameter == "" || !s.needed || getenv(s.name) != "" || javaapi.Alias(s.name) != "" && getenv(javaapi.Alias(s.name)) != "" {
 			continue
 		}
 		if ssmc == nil {
@@ -404,13 +435,17 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 		return nil, fmt.Errorf("wire: the edge needs AUTH_JWT_SECRET or %s (or %s=true for a sandbox without identities)",
 			EnvJWTSecretParameter, EnvAllowDevAuth)
 	}
-	srv := c.Edge(c.Starter, []edge.Check{{Name: "store", Check: func(ctx context.Context) error {
+	checks := []edge.Check{{Name: "store", Check: func(ctx context.Context) error {
 		_, err := c.Store.GetSession(ctx, "health-probe")
 		if errors.Is(err, session.ErrNotFound) {
 			return nil
 		}
 		return err
-	}}})
+	}}}
+	if c.Data != nil {
+		checks = append(checks, DataCheck(c.Data))
+	}
+	srv := c.Edge(c.Starter, checks)
 	srv.SetReady(true)
 	mux := http.NewServeMux()
 	srv.Mount(mux)

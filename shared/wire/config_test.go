@@ -98,6 +98,8 @@ func TestCloudConfigFromEnv(t *testing.T) {
 			want: wire.CloudConfig{Table: "t", ConversationExpress: true}},
 		{name: "standard machine, dev auth", vars: map[string]string{"TABLE_NAME": "t", "CONVERSATION_STATE_MACHINE_TYPE": "standard", "AUTH_ALLOW_DEV": "true", "BUCKET_NAME": " b "},
 			want: wire.CloudConfig{Table: "t", Bucket: "b", AllowDevAuth: true}},
+		{name: "the seed's data service setting", vars: map[string]string{"TABLE_NAME": "t", "SPRING_BOOT_BASE_URL": "https://java.example"},
+			want: wire.CloudConfig{Table: "t", ConversationExpress: true, Data: true}},
 		{name: "table missing", vars: map[string]string{}, wantErr: "TABLE_NAME"},
 		{name: "machine type unknown", vars: map[string]string{"TABLE_NAME": "t", "CONVERSATION_STATE_MACHINE_TYPE": "fast"}, wantErr: "CONVERSATION_STATE_MACHINE_TYPE"},
 		{name: "dev auth not a boolean", vars: map[string]string{"TABLE_NAME": "t", "AUTH_ALLOW_DEV": "yes"}, wantErr: "AUTH_ALLOW_DEV"},

@@ -126,7 +126,9 @@ func wantAnalysis() []string {
 	for range 4 {
 		want = append(want, "TOOL_CALL", "TOOL_RESULT")
 	}
-	want = append(want, "PHASE", "PHASE")
+	// The functions run with USE_MOCK_DATA=true: the data phase says so
+	// (a PHASE with the MOCK_DATA notice), then compute and compose.
+	want = append(want, "PHASE", "PHASE", "PHASE")
 	for _, b := range blueprinttest.Analysis(sampleClass).Blocks() {
 		want = append(want, "BLOCK_START")
 		for range b.Slots {
@@ -295,7 +297,7 @@ func jsonBody(t *testing.T, r *response, v any) {
 // store and the event log and the Build workflow started through the Step
 // Functions API: a build streamed to its end, a resume with Last-Event-ID,
 // a bad blueprint (422 before any streaming), an unknown class (the
-// stream's DATA_ERROR and ERROR), and a saved app with a schedule: its
+// stream's closing DATA_ERROR), and a saved app with a schedule: its
 // EventBridge Scheduler schedule, a run now, its snapshots, its deletion.
 // It prints the counts and the cost model of a build and of a replay.
 func (s *suite) testPageStream(t *testing.T) {
@@ -322,6 +324,9 @@ func (s *suite) testPageStream(t *testing.T) {
 		evs := checkPageStream(t, page)
 		if got := eventTypes(evs); !slices.Equal(got, wantAnalysis()) {
 			t.Fatalf("events\n got %v\nwant %v", got, wantAnalysis())
+		}
+		if msg := fmt.Sprint(evs[11]["message"]); !strings.Contains(msg, "示例数据") && !strings.Contains(msg, "sample data") {
+			t.Errorf("the page stream does not say its data is sample data: %v", evs[11])
 		}
 		res, _ := evs[len(evs)-1]["result"].(map[string]any)
 		if res["page"] == nil || res["dataContext"] == nil || res["computeResults"] == nil {
@@ -376,8 +381,9 @@ func (s *suite) testPageStream(t *testing.T) {
 		evs := checkPageStream(t, resp.all(t))
 		got := eventTypes(evs)
 		last := evs[len(evs)-1]
-		if !slices.Contains(got, "DATA_ERROR") || last["type"] != "ERROR" || last["code"] != "ENTITY_NOT_FOUND" {
-			t.Fatalf("events %v, last %v; want a DATA_ERROR and ERROR ENTITY_NOT_FOUND", got, last)
+		// DATA_ERROR is terminal (PROTOCOL.md §2): no ERROR after it.
+		if last["type"] != "DATA_ERROR" || last["entity"] == "" || slices.Contains(got, "ERROR") {
+			t.Fatalf("events %v, last %v; want a closing DATA_ERROR and no ERROR", got, last)
 		}
 	})
 
@@ -470,7 +476,7 @@ func (s *suite) testBuildWorkflowEquivalence(t *testing.T) {
 	}
 	for _, sc := range []struct{ name, class, last string }{
 		{"analysis", sampleClass, "COMPLETE"},
-		{"unknown class", unknownClass, "ERROR"},
+		{"unknown class", unknownClass, "DATA_ERROR"}, // terminal: no ERROR after it
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			js := runBuild(t, sc.class, func(app *wire.CloudApp, input []byte) run {

@@ -81,16 +81,26 @@ var envTable = map[string]string{
 	"JAVA_API_FALLBACK_TO_MOCK":     setCode,
 	"JAVA_API_PATHS":                setCode,
 	"JAVA_API_TOKEN":                setNever, // read from JAVA_API_TOKEN_PARAMETER
-	"LLM_MAX_RETRIES":               setCode,
-	"AGENT_MAX_ROUNDS":              setCode,
-	"SSE_HEARTBEAT":                 setCode,
-	"TEXT_FLUSH_INTERVAL":           setCode,
-	wire.EnvXRayContextMissing:      setCode,
-	wire.EnvFunctionName:            setLambda,
-	"OPENAI_API_KEY":                setNever, // read from OPENAI_API_KEY_PARAMETER
-	"AUTH_JWT_SECRET":               setNever, // read from AUTH_JWT_SECRET_PARAMETER
-	wire.EnvAllowDevAuth:            setNever,
-	"DEV_TEACHER_ID":                setNever,
+	"JAVA_API_REFRESH_TOKEN":        setNever, // a secret, not set by the template
+	"JAVA_API_STALE_FOR":            setCode,
+	"JAVA_API_HEALTH_TEACHER_ID":    setCode,
+	// The seed's own names (seed 004 §2.1), accepted as aliases; the
+	// template sets the JAVA_API_ names.
+	"SPRING_BOOT_BASE_URL":      setNever,
+	"SPRING_BOOT_API_PREFIX":    setNever,
+	"SPRING_BOOT_ACCESS_TOKEN":  setNever,
+	"SPRING_BOOT_REFRESH_TOKEN": setNever,
+	"SPRING_BOOT_TIMEOUT":       setNever,
+	"LLM_MAX_RETRIES":           setCode,
+	"AGENT_MAX_ROUNDS":          setCode,
+	"SSE_HEARTBEAT":             setCode,
+	"TEXT_FLUSH_INTERVAL":       setCode,
+	wire.EnvXRayContextMissing:  setCode,
+	wire.EnvFunctionName:        setLambda,
+	"OPENAI_API_KEY":            setNever, // read from OPENAI_API_KEY_PARAMETER
+	"AUTH_JWT_SECRET":           setNever, // read from AUTH_JWT_SECRET_PARAMETER
+	wire.EnvAllowDevAuth:        setNever,
+	"DEV_TEACHER_ID":            setNever,
 }
 
 // roles are the kinds of each function of the template.

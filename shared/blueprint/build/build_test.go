@@ -282,7 +282,9 @@ func TestUnknownClassIsDataError(t *testing.T) {
 	e := newEnv(t)
 	e.run(t, e.start(t, "build-2", analysisRequest("1X")))
 	evs := e.events(t, "build-2")
-	if got := types(evs); !slices.Equal(got, []string{"PHASE", "TOOL_CALL", "TOOL_RESULT", "DATA_ERROR", "ERROR"}) {
+	// DATA_ERROR is terminal (PROTOCOL.md §2): the seed's frontend opens a
+	// dialog for it and a toast for ERROR, so nothing follows it.
+	if got := types(evs); !slices.Equal(got, []string{"PHASE", "TOOL_CALL", "TOOL_RESULT", "DATA_ERROR"}) {
 		t.Fatalf("events %v", got)
 	}
 	var de struct {
@@ -292,11 +294,6 @@ func TestUnknownClassIsDataError(t *testing.T) {
 	_ = json.Unmarshal(evs[3].raw, &de)
 	if de.Entity != "1X" || de.EntityType != "class" || len(de.Suggestions) == 0 || !strings.HasPrefix(de.Suggestions[0].Value, "class-") {
 		t.Errorf("DATA_ERROR %s", evs[3].raw)
-	}
-	var er struct{ Code, Message string }
-	_ = json.Unmarshal(evs[4].raw, &er)
-	if er.Code != "ENTITY_NOT_FOUND" || er.Message == "" {
-		t.Errorf("ERROR %s", evs[4].raw)
 	}
 	if e.model.count() != 0 {
 		t.Error("no page is composed for a failed build")
@@ -440,7 +437,9 @@ func TestTeacherReadsNoInternals(t *testing.T) {
 		evs := e.events(t, "build-x")
 		var er struct{ Code, Message string }
 		_ = json.Unmarshal(evs[len(evs)-1].raw, &er)
-		if er.Code != "DATA_ERROR" || er.Message != "数据获取失败，请稍后再试。" {
+		// A rejected service token is SERVICE_UNAVAILABLE (shared/javaapi),
+		// the others DATA_ERROR; the teacher reads the same words.
+		if (er.Code != "DATA_ERROR" && er.Code != "SERVICE_UNAVAILABLE") || er.Message != "数据获取失败，请稍后再试。" {
 			t.Errorf("fault %+v: ERROR %s %q", f, er.Code, er.Message)
 		}
 	}

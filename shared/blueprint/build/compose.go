@@ -102,7 +102,7 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 // skeleton is the page of bp with every block named and nothing filled in.
 func skeleton(bp blueprint.Blueprint, data blueprint.DataContext) blueprint.Page {
 	p := blueprint.Page{Meta: blueprint.PageMeta{PageTitle: bp.Name, Summary: bp.Description, BlueprintID: bp.ID,
-		DataSource: dataSource(data)}, Layout: bp.UIComposition.Layout}
+		DataSource: dataSource(data), Notices: dataNotices(data)}, Layout: bp.UIComposition.Layout}
 	for _, t := range bp.UIComposition.Tabs {
 		pt := blueprint.PageTab{ID: t.ID, Label: t.Label, Blocks: []blueprint.PageBlock{}}
 		for _, bl := range t.Blocks {
@@ -111,6 +111,42 @@ func skeleton(bp blueprint.Blueprint, data blueprint.DataContext) blueprint.Page
 		p.Tabs = append(p.Tabs, pt)
 	}
 	return p
+}
+
+// dataNotices are the notices the data tools put in their outputs
+// ("dataNotices"), one per code, in the order of the bindings.
+func dataNotices(data blueprint.DataContext) []protocol.Notice {
+	var out []protocol.Notice
+	seen := map[string]bool{}
+	add := func(raw json.RawMessage) {
+		var v struct {
+			DataNotices []protocol.Notice `json:"dataNotices"`
+		}
+		if json.Unmarshal(raw, &v) != nil {
+			return
+		}
+		for _, n := range v.DataNotices {
+			if !seen[n.Code] {
+				seen[n.Code] = true
+				out = append(out, n)
+			}
+		}
+	}
+	for _, k := range blueprint.Keys(data) {
+		raw := bytes.TrimSpace(data[k])
+		switch {
+		case len(raw) > 0 && raw[0] == '{':
+			add(raw)
+		case len(raw) > 0 && raw[0] == '[':
+			var items []json.RawMessage
+			if json.Unmarshal(raw, &items) == nil {
+				for _, it := range items {
+					add(it)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // dataSource names the classes the data is about ("Form 1A · English"),

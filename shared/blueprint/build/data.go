@@ -34,6 +34,10 @@ func (b *Builder) Data(ctx context.Context, in workflow.BuildStepInput) (workflo
 		Message: pick(lang, "正在获取数据…", "Fetching the data…")}); err != nil {
 		return workflow.BuildStepOutput{}, err
 	}
+	// One Report for every binding: the page's data comes from one source
+	// (a partial outage never blends mock rows into real ones), and what
+	// it found is told on the page.
+	ctx, rep := javaapi.WithReport(ctx)
 	data := blueprint.DataContext{}
 	decoded := map[string]any{} // the same data, decoded, for $data references
 	dctx, cancel := context.WithTimeout(ctx, b.o.DataBound)
@@ -63,6 +67,16 @@ func (b *Builder) Data(ctx context.Context, in workflow.BuildStepInput) (workflo
 	}
 	if err := b.put(ctx, id, blueprint.RecordData, data); err != nil {
 		return workflow.BuildStepOutput{}, err
+	}
+	// The stream tells the teacher at once; the page keeps the notices
+	// (meta.notices).
+	for _, n := range dataNotices(data) {
+		if err := em.Emit(ctx, protocol.PagePhase{Phase: protocol.PhaseData, Message: n.Message}); err != nil {
+			return workflow.BuildStepOutput{}, err
+		}
+	}
+	if s := rep.Summary(); s.Mock || s.Incomplete() {
+		b.o.Logger.WarnContext(ctx, "build data degraded", "buildId", id, "mock", s.Mock, "violations", s.Violations)
 	}
 	return ok, nil
 }
@@ -212,7 +226,9 @@ func (b *Builder) dataFailure(ctx context.Context, em emitter, buildID, lang str
 			for _, s := range nf.Suggestions {
 				ev.Suggestions = append(ev.Suggestions, protocol.PageSuggestion{Label: s.Label, Value: s.Value})
 			}
-			if err := em.Emit(ctx, ev); err != nil {
+			// DATA_ERROR is terminal (PROTOCOL.md §2): it closes the stream,
+			// and Finish finds it closed and adds no ERROR.
+			if err := em.Close(ctx, ev); err != nil {
 				return workflow.BuildStepOutput{}, err
 			}
 			f = blueprint.Failure{Code: string(apperr.EntityNotFound), Message: ev.Message,

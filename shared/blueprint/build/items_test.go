@@ -1,9 +1,11 @@
 package build
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/blueprint/compute"
 )
 
 func TestParseItems(t *testing.T) {
@@ -35,5 +37,19 @@ func TestParseItems(t *testing.T) {
 				t.Errorf("%s: item %d = %+v, want %+v", c.name, i, got[i], c.want[i])
 			}
 		}
+	}
+}
+
+// With nothing graded there is no figure to show, not a 0; work left out
+// of the statistics is said on the count card.
+func TestKPIsOfUngradedWork(t *testing.T) {
+	empty := kpis(compute.Stats{Metric: blueprint.MetricPercent, Ungraded: 6}, labels("zh-CN"))
+	if empty[0].Value != "—" || empty[1].Value != "—" || empty[2].Value != "— / —" || empty[3].Value != "0" ||
+		!strings.HasPrefix(empty[3].Subtext, "6 份未评分 · ") || empty[3].Status != "warning" {
+		t.Errorf("no graded work: %+v", empty)
+	}
+	some := kpis(compute.Stats{Metric: blueprint.MetricPercent, Count: 4, Mean: 67.5, Ungraded: 2, Unusable: 1}, labels("en"))
+	if some[0].Value != "67.5%" || !strings.HasPrefix(some[3].Subtext, "2 not graded yet · 1 without a max score · ") {
+		t.Errorf("some graded: %+v", some)
 	}
 }

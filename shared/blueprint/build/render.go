@@ -9,6 +9,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/blueprint/compute"
+	"github.com/insightedge/insightedge/shared/i18n"
 )
 
 // render fills a data block (kpi_grid, chart, table) from its compute
@@ -99,6 +100,9 @@ func render(pb *blueprint.PageBlock, block blueprint.Block, bp blueprint.Bluepri
 func kpis(s compute.Stats, l lang) []blueprint.KPIItem {
 	pct := s.Metric != blueprint.MetricScore
 	v := func(x float64) string {
+		if s.Count == 0 {
+			return "—" // nothing to average: no figure, rather than a 0 that reads as one
+		}
 		if pct {
 			return FormatPercent(x)
 		}
@@ -122,12 +126,43 @@ func kpis(s compute.Stats, l lang) []blueprint.KPIItem {
 	}
 	return []blueprint.KPIItem{
 		{Label: l.mean(s.Metric), Value: v(s.Mean), Status: meanStatus, Subtext: l.median + " " + v(s.Median)},
-		{Label: l.passRate, Value: FormatPercent(s.PassRate * 100), Status: passStatus,
+		{Label: l.passRate, Value: passValue(s), Status: passStatus,
 			Subtext: fmt.Sprintf("%d / %d ≥ %s", s.PassCount, s.Count, v(s.PassMark))},
 		{Label: l.max + " / " + l.min, Value: v(s.Max) + " / " + v(s.Min), Status: "neutral", Subtext: l.stdDev + " " + Format1(s.StdDev)},
-		{Label: l.students(s.Per), Value: strconv.Itoa(s.Count), Status: "neutral",
-			Subtext: "P25 " + v(s.P25) + " · P75 " + v(s.P75) + " · P90 " + v(s.P90)},
+		{Label: l.students(s.Per), Value: strconv.Itoa(s.Count), Status: countStatus(s),
+			Subtext: l.leftOut(s) + "P25 " + v(s.P25) + " · P75 " + v(s.P75) + " · P90 " + v(s.P90)},
 	}
+}
+
+func passValue(s compute.Stats) string {
+	if s.Count == 0 {
+		return "—"
+	}
+	return FormatPercent(s.PassRate * 100)
+}
+
+// countStatus warns when submissions were left out of the statistics.
+func countStatus(s compute.Stats) string {
+	if s.Ungraded+s.Unusable > 0 {
+		return "warning"
+	}
+	return "neutral"
+}
+
+// leftOut says which submissions the statistics leave out ("2 份未评分 · ").
+func (l lang) leftOut(s compute.Stats) string {
+	il := i18n.English
+	if l.zh {
+		il = i18n.Chinese
+	}
+	out := ""
+	if s.Ungraded > 0 {
+		out += il.Text(i18n.Ungraded, s.Ungraded) + " · "
+	}
+	if s.Unusable > 0 {
+		out += il.Text(i18n.NoMaxScore, s.Unusable) + " · "
+	}
+	return out
 }
 
 func rowStatus(mean, pass float64, metric string) string {

@@ -53,6 +53,10 @@ type Stats struct {
 	PassMark  float64 `json:"passMark"`
 	PassCount int     `json:"passCount"`
 	PassRate  float64 `json:"passRate"` // 0..1
+	// Ungraded and Unusable count the submissions left out: not graded yet,
+	// or without a usable max score (per submission, before any averaging).
+	Ungraded int `json:"ungraded"`
+	Unusable int `json:"unusable"`
 }
 
 // Distribution is the result of a distribution node.
@@ -151,7 +155,9 @@ func Node(n blueprint.ComputeNode, subs []Submission) (any, error) {
 	}
 	switch n.Op {
 	case blueprint.OpStats:
-		return stats(units(subs, metric, per), metric, per, pass), nil
+		st := stats(units(subs, metric, per), metric, per, pass)
+		st.Ungraded, st.Unusable = leftOut(subs)
+		return st, nil
 	case blueprint.OpDistribution:
 		bins := n.Bins
 		if len(bins) == 0 {
@@ -172,27 +178,49 @@ type Submission struct {
 	StudentName     string
 	AssignmentID    string
 	AssignmentTitle string
-	Score           float64
-	MaxScore        float64
-	Skills          *javaapi.Skills
+	// Score is nil for work not graded yet; MaxScore is nil when the
+	// service sent none usable. Neither is ever taken as 0.
+	Score    *float64
+	MaxScore *float64
+	Skills   *javaapi.Skills
 }
 
-// Value returns the submission's metric, and false when it has none (no
-// maxScore for a percent, no sub-scores for a skill).
+// Value returns the submission's metric, and false when it has none (not
+// graded, no maxScore for a percent or a score, no sub-scores for a skill).
 func (s Submission) Value(metric string) (float64, bool) {
+	if s.Score == nil {
+		return 0, false
+	}
 	switch metric {
 	case blueprint.MetricPercent:
-		if s.MaxScore <= 0 {
+		if s.MaxScore == nil || *s.MaxScore <= 0 {
 			return 0, false
 		}
-		return s.Score / s.MaxScore * 100, true
+		return *s.Score / *s.MaxScore * 100, true
 	case blueprint.MetricScore:
-		return s.Score, true
+		// A raw score without its scale cannot be compared with others.
+		if s.MaxScore == nil || *s.MaxScore <= 0 {
+			return 0, false
+		}
+		return *s.Score, true
 	}
 	if s.Skills == nil {
 		return 0, false
 	}
 	return s.Skills.Get(metric)
+}
+
+// leftOut counts the submissions no statistic can use.
+func leftOut(subs []Submission) (ungraded, unusable int) {
+	for _, s := range subs {
+		switch {
+		case s.Score == nil:
+			ungraded++
+		case s.MaxScore == nil || *s.MaxScore <= 0:
+			unusable++
+		}
+	}
+	return ungraded, unusable
 }
 
 // submissionSet is a data tool's output that holds submissions: one

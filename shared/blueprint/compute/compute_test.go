@@ -226,3 +226,30 @@ func TestEmptyAndMissingData(t *testing.T) {
 		t.Error("data that is not submissions must be an error")
 	}
 }
+
+// Work not graded yet (score null) and work without a max score are left
+// out of every figure and counted, never taken as 0.
+func TestUngradedAndUnusableAreLeftOut(t *testing.T) {
+	raw := `{"assignmentId":"a1","title":"Quiz","submissions":[
+		{"studentId":"s1","score":80,"maxScore":100},
+		{"studentId":"s2","score":null,"maxScore":100},
+		{"studentId":"s3","score":45,"maxScore":100},
+		{"studentId":"s4","score":70,"maxScore":null},
+		{"studentId":"s5","score":null,"maxScore":100},
+		{"studentId":"s6","score":66,"maxScore":100}]}`
+	subs, err := compute.Submissions(json.RawMessage(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, per := range []string{blueprint.PerStudent, blueprint.PerSubmission} {
+		res, err := compute.Node(blueprint.ComputeNode{ID: "s", Op: blueprint.OpStats, Per: per}, subs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := res.(compute.Stats)
+		// Recomputed by hand: 80, 45, 66 → mean 63.67, 2 of 3 pass (≥ 60).
+		if st.Count != 3 || math.Abs(st.Mean-(80+45+66)/3.0) > 1e-9 || st.PassCount != 2 || st.Ungraded != 2 || st.Unusable != 1 || st.Min != 45 {
+			t.Errorf("per %s: %+v", per, st)
+		}
+	}
+}

@@ -208,6 +208,11 @@ func (l *Launcher) Await(ctx context.Context, buildID string) (Outcome, error) {
 		return out, nil
 	}
 	out.Status, out.Code, out.Message = Failed, head.Code, head.Message
+	if head.Type == "DATA_ERROR" {
+		// The terminal DATA_ERROR (PROTOCOL.md §2) is an entity the data
+		// service does not know; it carries no code of its own.
+		out.Code = string(apperr.EntityNotFound)
+	}
 	return out, nil
 }
 

@@ -85,6 +85,11 @@ func TestAwaitFailedAndSilentBuilds(t *testing.T) {
 	if out, err := l.Await(ctx, id); err != nil || out.Status != launch.Failed || out.Code != "DATA_ERROR" || out.Message != "down" {
 		t.Errorf("failed build: %+v %v", out, err)
 	}
+	unknown, _ := newLauncher(t, []protocol.PageEvent{protocol.PageDataError{Entity: "1X", EntityType: "class", Message: "没有找到班级「1X」。"}}, nil)
+	id, _ = unknown.Begin(ctx, "t-001", "", request())
+	if out, err := unknown.Await(ctx, id); err != nil || out.Status != launch.Failed || out.Code != "ENTITY_NOT_FOUND" || out.Message == "" {
+		t.Errorf("a build closed by DATA_ERROR: %+v %v", out, err)
+	}
 	silent, _ := newLauncher(t, nil, nil)
 	id, _ = silent.Begin(ctx, "t-001", "", request())
 	if out, err := silent.Await(ctx, id); err != nil || out.Status != launch.Failed || out.Code != "SERVICE_UNAVAILABLE" {

@@ -34,6 +34,9 @@ type Options struct {
 	// Token, when set, must arrive as "Authorization: Bearer <Token>";
 	// other requests get 401.
 	Token string
+	// RefreshToken, when set, is accepted at the refresh path (POST
+	// {"refresh_token"}) for a new access token, which replaces Token.
+	RefreshToken string
 	// Logger receives one line per request; nil discards.
 	Logger *slog.Logger
 	// MaxHang bounds Fault.Hang (default 30 s), so no request waits forever.
@@ -82,6 +85,8 @@ const maxRecorded = 256
 // for concurrent use.
 type Server struct {
 	routes  http.Handler
+	refresh string // the refresh route, prefix + Paths.Refresh
+	rtoken  string
 	token   string
 	log     *slog.Logger
 	maxHang time.Duration
@@ -91,6 +96,7 @@ type Server struct {
 	remaining   int
 	recorded    []Request
 	count       int
+	refreshes   int
 	inFlight    int
 	maxInFlight int
 }
@@ -106,7 +112,12 @@ func New(data *mockdata.Dataset, opts Options) *Server {
 	if opts.MaxHang <= 0 {
 		opts.MaxHang = 30 * time.Second
 	}
+	if opts.Paths == (javaapi.Paths{}) {
+		opts.Paths = javaapi.DefaultPaths()
+	}
 	return &Server{
+		refresh: javaapi.NormalizePrefix(opts.Prefix) + opts.Paths.Refresh,
+		rtoken:  opts.RefreshToken,
 		routes:  Routes(data, opts.Prefix, opts.Paths),
 		token:   opts.Token,
 		log:     opts.Logger.With(slog.String("component", "javamock")),
@@ -237,11 +248,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token {
+	if r.Method == http.MethodPost && r.URL.Path == s.refresh {
+		s.refreshToken(w, r)
+		return
+	}
+	if tok := s.Token(); tok != "" && r.Header.Get("Authorization") != "Bearer "+tok {
 		writeResult(w, http.StatusUnauthorized, http.StatusUnauthorized, "Unauthorized: invalid bearer token", nil)
 		return
 	}
 	s.routes.ServeHTTP(w, r)
+}
+
+// SetToken replaces the access token the server accepts (an expired or
+// rotated token, for tests).
+func (s *Server) SetToken(tok string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.token = tok
+}
+
+// Token returns the access token the server accepts.
+func (s *Server) Token() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.token
+}
+
+// refreshToken answers the refresh route: a new access token for the
+// configured refresh token, 401 for any other.
+func (s *Server) refreshToken(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		RefreshToken string `json:"refresh_token"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&in); err != nil || s.rtoken == "" || in.RefreshToken != s.rtoken {
+		writeResult(w, http.StatusUnauthorized, http.StatusUnauthorized, "Unauthorized: invalid refresh token", nil)
+		return
+	}
+	s.mu.Lock()
+	s.refreshes++
+	tok := fmt.Sprintf("refreshed-%d", s.refreshes)
+	s.token = tok
+	s.mu.Unlock()
+	writeResult(w, http.StatusOK, 200, "success", map[string]string{"access_token": tok})
 }
 
 // wait waits d or until ctx ends; it reports whether d elapsed.
@@ -269,6 +317,7 @@ func Routes(data *mockdata.Dataset, prefix string, paths javaapi.Paths) http.Han
 	if paths == (javaapi.Paths{}) {
 		paths = javaapi.DefaultPaths()
 	}
+	prefix = javaapi.NormalizePrefix(prefix)
 	rt := &router{d: data}
 	mux := http.NewServeMux()
 	handle := func(tmpl string, h http.HandlerFunc) { mux.Handle("GET "+prefix+tmpl, h) }

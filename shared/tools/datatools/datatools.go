@@ -12,6 +12,7 @@ package datatools
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
@@ -71,7 +72,7 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 	p := &pack{src: src, log: logger.With(slog.String("component", "datatools"))}
 	return []tools.Tool{
 		tools.Define(GetTeacherClasses,
-			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId.",
+			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId. Set refresh when the teacher asks for current data or says a class is missing.",
 			tools.Base, i18n.Pair{ZH: "正在获取班级数据…", EN: "Fetching the classes…"}, scoped(p.teacherClasses)),
 		tools.Define(GetClassDetail,
 			"Get one class: its info, its students (studentId, name) and its assignments (assignmentId, title, dueDate, maxScore).",
@@ -80,7 +81,7 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 			"Get one student's submissions across assignments: score, maxScore, status, feedback and, for English, skill sub-scores in percent.",
 			tools.Base, i18n.Pair{ZH: "正在获取学生成绩…", EN: "Fetching the student's grades…"}, scoped(p.studentGrades)),
 		tools.Define(GetAssignmentSubmissions,
-			"Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max).",
+			"Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max) over the graded ones; score null = not graded yet, counted in stats.ungraded and left out of the statistics.",
 			tools.Base, i18n.Pair{ZH: "正在获取作业提交…", EN: "Fetching the submissions…"}, scoped(p.assignmentSubmissions)),
 		tools.Define(SearchTeacherDocuments,
 			"Search the teacher's own documents (lesson plans, worksheets, notes) by keywords; returns titles and snippets.",
@@ -100,8 +101,10 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 	}
 }
 
-// scoped checks the teacher identity and carries the trace id to the data
-// service before running fn.
+// scoped checks the teacher identity, carries the trace id to the data
+// service and gives the call its own javaapi.Report; what the Report finds
+// (sample data, a stale list, incomplete records) becomes the result's
+// notices, for the teacher and, inside the output, for the model.
 func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools.Result, error)) func(context.Context, tools.Call, In) (tools.Result, error) {
 	return func(ctx context.Context, c tools.Call, in In) (tools.Result, error) {
 		if strings.TrimSpace(c.TeacherID) == "" {
@@ -110,13 +113,113 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 		if c.TraceID != "" && javaapi.TraceID(ctx) == "" {
 			ctx = javaapi.WithTraceID(ctx, c.TraceID)
 		}
-		return fn(ctx, c.TeacherID, in)
+		ctx = context.WithValue(ctx, langKey{}, c.Language)
+		// A caller's Report (a page build's) spans all its calls, so that
+		// they keep to one source; otherwise the call has its own.
+		rep := javaapi.ReportFrom(ctx)
+		if rep == nil {
+			ctx, rep = javaapi.WithReport(ctx)
+		}
+		res, err := fn(ctx, c.TeacherID, in)
+		if err != nil {
+			return res, err
+		}
+		res.Notices = append(reportNotices(rep.Summary(), i18n.Of(c.Language)), res.Notices...)
+		if len(res.Notices) > 0 {
+			res.Output = noticed{out: res.Output, notices: res.Notices}
+		}
+		return res, nil
 	}
+}
+
+type langKey struct{}
+
+// lang is the language tag of the call (tools.Call.Language).
+func lang(ctx context.Context) string {
+	l, _ := ctx.Value(langKey{}).(string)
+	return l
+}
+
+// reportNotices are the notices of what a call's Report found.
+func reportNotices(s javaapi.Summary, l i18n.Lang) []protocol.Notice {
+	var out []protocol.Notice
+	switch {
+	case s.MockConfigured:
+		out = append(out, protocol.Notice{Code: protocol.NoticeMockData, Message: l.Text(i18n.NoticeMockConfigured)})
+	case s.Mock:
+		out = append(out, protocol.Notice{Code: protocol.NoticeMockData, Message: l.Text(i18n.NoticeMockFallback)})
+	}
+	if s.Stale {
+		out = append(out, protocol.Notice{Code: protocol.NoticeStaleData, Message: l.Text(i18n.NoticeStale, int(s.StaleAge.Minutes()))})
+	}
+	if s.Incomplete() {
+		var names []string
+		for _, f := range s.Fields() {
+			names = append(names, fieldName(f, l))
+		}
+		fields := strings.Join(names, l.Pick("、", ", "))
+		msg := l.Text(i18n.NoticeIncomplete, fields)
+		if n := s.DroppedTotal(); n > 0 {
+			msg = l.Text(i18n.NoticeIncompleteDropped, fields, n)
+		}
+		out = append(out, protocol.Notice{Code: protocol.NoticeIncompleteData, Message: msg})
+	}
+	return out
+}
+
+// fieldNames name the contract's fields for a teacher.
+var fieldNames = map[string]i18n.Pair{
+	"class.uid": {ZH: "班级编号", EN: "class id"}, "class.name": {ZH: "班级名称", EN: "class name"}, "class.grade": {ZH: "年级", EN: "grade"},
+	"class.subject": {ZH: "科目", EN: "subject"}, "class.student_count": {ZH: "学生人数", EN: "number of students"},
+	"class.teacher_id": {ZH: "任课教师", EN: "teacher"}, "class.teacher_id(other teacher)": {ZH: "其他教师的班级", EN: "another teacher's class"},
+	"student.uid": {ZH: "学生编号", EN: "student id"}, "student.name": {ZH: "学生姓名", EN: "student name"},
+	"assignment.uid": {ZH: "作业编号", EN: "assignment id"}, "assignment.title": {ZH: "作业名称", EN: "assignment title"},
+	"assignment.max_score":  {ZH: "作业满分", EN: "assignment max score"},
+	"submission.student_id": {ZH: "提交的学生编号", EN: "submission's student id"}, "submission.student_name": {ZH: "提交的学生姓名", EN: "submission's student name"},
+	"submission.score": {ZH: "分数", EN: "score"}, "submission.max_score": {ZH: "提交的满分", EN: "submission's max score"},
+	"submission.assignment_id": {ZH: "提交的作业编号", EN: "submission's assignment id"}, "submission.assignment_title": {ZH: "提交的作业名称", EN: "submission's assignment title"},
+}
+
+func fieldName(f string, l i18n.Lang) string {
+	n, ok := fieldNames[f]
+	if !ok {
+		return f
+	}
+	return n.In(l)
+}
+
+// noticed is a tool output with the call's notices: the model reads them
+// first ("dataNotices"), so that it tells the teacher.
+type noticed struct {
+	out     any
+	notices []protocol.Notice
+}
+
+func (n noticed) MarshalJSON() ([]byte, error) {
+	body, err := json.Marshal(n.out)
+	if err != nil {
+		return nil, err
+	}
+	head, err := json.Marshal(map[string]any{"dataNotices": n.notices})
+	if err != nil {
+		return nil, err
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return json.Marshal(map[string]any{"dataNotices": n.notices, "result": json.RawMessage(body)})
+	}
+	if string(body) == "{}" {
+		return head, nil
+	}
+	return append(append(head[:len(head)-1], ','), body[1:]...), nil
 }
 
 // --- arguments ---
 
 type noArgs struct{}
+
+type classesArgs struct {
+	Refresh bool `json:"refresh,omitempty" description:"Optional: true to skip the short-lived cache, when the teacher asks for current data or says a class is missing."`
+}
 
 type classArgs struct {
 	ClassID string `json:"classId" description:"The class: its classId (class-…) or the name the teacher used, e.g. 1A, Form 1A, 1A班, 中一甲."`
@@ -160,12 +263,18 @@ type classDetailOut struct {
 	Assignments []javaapi.Assignment `json:"assignments"`
 }
 
+// stats are over the graded submissions with a usable max score; the
+// others are counted, never as 0.
 type stats struct {
 	Count  int     `json:"count"`
 	Mean   float64 `json:"mean"`
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
+	// Ungraded counts submissions without a score yet (score null).
+	Ungraded int `json:"ungraded,omitempty"`
+	// Unusable counts graded submissions without a usable max score.
+	Unusable int `json:"unusable,omitempty"`
 }
 
 type submissionsOut struct {
@@ -186,12 +295,13 @@ type gradesOut struct {
 type gradeRecord struct {
 	AssignmentID    string          `json:"assignmentId"`
 	AssignmentTitle string          `json:"assignmentTitle"`
-	Score           float64         `json:"score"`
-	MaxScore        float64         `json:"maxScore"`
+	Score           *float64        `json:"score"`
+	MaxScore        *float64        `json:"maxScore"`
 	SubmittedAt     string          `json:"submittedAt"`
 	Status          string          `json:"status"`
 	Feedback        string          `json:"feedback,omitempty"`
 	Skills          *javaapi.Skills `json:"skills,omitempty"`
+	Incomplete      []string        `json:"incomplete,omitempty"`
 }
 
 type weakStudent struct {
@@ -226,7 +336,10 @@ type rubricOut struct {
 
 // --- tools ---
 
-func (p *pack) teacherClasses(ctx context.Context, teacher string, _ noArgs) (tools.Result, error) {
+func (p *pack) teacherClasses(ctx context.Context, teacher string, in classesArgs) (tools.Result, error) {
+	if in.Refresh {
+		ctx = javaapi.WithFreshData(ctx)
+	}
 	cs, err := p.src.Classes(ctx, teacher)
 	if err != nil {
 		return tools.Result{}, err
@@ -267,16 +380,79 @@ func (p *pack) assignmentSubmissions(ctx context.Context, teacher string, in ass
 	if err != nil {
 		return tools.Result{}, err
 	}
-	scores := make([]float64, len(subs.Submissions))
+	var scores []float64
+	ungraded, unusable := 0, 0
 	records := make([]javaapi.SubmissionRecord, len(subs.Submissions))
 	for i, s := range subs.Submissions {
-		scores[i] = s.Score
+		switch {
+		case !s.Graded():
+			ungraded++
+		case !s.Usable():
+			unusable++
+		default:
+			scores = append(scores, *s.Score)
+		}
 		// The assignment is named once, at the top.
 		s.AssignmentID, s.AssignmentTitle = "", ""
 		records[i] = s
 	}
-	return result(len(subs.Submissions), fmt.Sprintf("已获取 %d 份提交 / %d submissions", len(scores), len(scores)),
-		submissionsOut{AssignmentID: subs.AssignmentID, Title: subs.Title, Submissions: records, Stats: summarize(scores)}), nil
+	st := summarize(scores)
+	st.Ungraded, st.Unusable = ungraded, unusable
+	n := len(subs.Submissions)
+	res := result(n, fmt.Sprintf("已获取 %d 份提交%s / %d submissions%s", n, leftOutZH(ungraded, unusable), n, leftOutEN(ungraded, unusable)),
+		submissionsOut{AssignmentID: subs.AssignmentID, Title: subs.Title, Submissions: records, Stats: st})
+	res.Notices = ungradedNotices(ungraded, unusable, i18n.Of(lang(ctx)))
+	return res, nil
+}
+
+// leftOutZH and leftOutEN say which submissions the statistics leave out.
+func leftOutZH(ungraded, unusable int) string {
+	var parts []string
+	if ungraded > 0 {
+		parts = append(parts, fmt.Sprintf("%d 份未评分", ungraded))
+	}
+	if unusable > 0 {
+		parts = append(parts, fmt.Sprintf("%d 份缺少满分", unusable))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "（" + strings.Join(parts, "，") + "，未计入统计）"
+}
+
+func leftOutEN(ungraded, unusable int) string {
+	var parts []string
+	if ungraded > 0 {
+		parts = append(parts, fmt.Sprintf("%d not graded yet", ungraded))
+	}
+	if unusable > 0 {
+		parts = append(parts, fmt.Sprintf("%d without a max score", unusable))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ": not in the statistics)"
+}
+
+// ungradedNotices tell the teacher that statistics leave work out.
+func ungradedNotices(ungraded, unusable int, l i18n.Lang) []protocol.Notice {
+	if ungraded == 0 && unusable == 0 {
+		return nil
+	}
+	return []protocol.Notice{{Code: protocol.NoticeUngraded, Message: l.Text(i18n.NoticeLeftOut, LeftOut(ungraded, unusable, l))}}
+}
+
+// LeftOut says which submissions statistics leave out ("2 份未评分、1 份缺少满分"),
+// or "" when none.
+func LeftOut(ungraded, unusable int, l i18n.Lang) string {
+	var parts []string
+	if ungraded > 0 {
+		parts = append(parts, l.Text(i18n.Ungraded, ungraded))
+	}
+	if unusable > 0 {
+		parts = append(parts, l.Text(i18n.NoMaxScore, unusable))
+	}
+	return strings.Join(parts, l.Pick("、", ", "))
 }
 
 func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs) (tools.Result, error) {
@@ -290,14 +466,24 @@ func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs
 	}
 	n := len(g.Submissions)
 	records := make([]gradeRecord, n)
+	ungraded, unusable := 0, 0
 	for i, s := range g.Submissions {
 		records[i] = gradeRecord{
 			AssignmentID: s.AssignmentID, AssignmentTitle: s.AssignmentTitle, Score: s.Score, MaxScore: s.MaxScore,
-			SubmittedAt: s.SubmittedAt, Status: s.Status, Feedback: s.Feedback, Skills: s.Skills,
+			SubmittedAt: s.SubmittedAt, Status: s.Status, Feedback: s.Feedback, Skills: s.Skills, Incomplete: s.Incomplete,
+		}
+		switch {
+		case !s.Graded():
+			ungraded++
+		case !s.Usable():
+			unusable++
 		}
 	}
-	return result(n, fmt.Sprintf("已获取 %s 的 %d 项成绩 / %d grades for %s", g.StudentName, n, n, g.StudentName),
-		gradesOut{StudentID: g.StudentID, StudentName: g.StudentName, Submissions: records}), nil
+	res := result(n, fmt.Sprintf("已获取 %s 的 %d 项成绩%s / %d grades for %s%s", g.StudentName, n, leftOutZH(ungraded, unusable),
+		n, g.StudentName, leftOutEN(ungraded, unusable)),
+		gradesOut{StudentID: g.StudentID, StudentName: g.StudentName, Submissions: records})
+	res.Notices = ungradedNotices(ungraded, unusable, i18n.Of(lang(ctx)))
+	return res, nil
 }
 
 func (p *pack) errorPatterns(ctx context.Context, teacher string, in studentArgs) (tools.Result, error) {
@@ -422,10 +608,10 @@ func rank(all []javaapi.AssignmentSubmissions, skill string) (out []weakStudent,
 				by[s.StudentID] = st
 				order = append(order, s.StudentID)
 			}
-			if s.MaxScore > 0 {
-				st.pct = append(st.pct, s.Score/s.MaxScore*100)
+			if pct, ok := s.Percent(); ok {
+				st.pct = append(st.pct, pct)
 			}
-			if s.Skills != nil {
+			if s.Skills != nil && s.Graded() {
 				hasSkills = true
 				for k, name := range javaapi.SkillNames() {
 					v, _ := s.Skills.Get(name)
@@ -466,6 +652,13 @@ func (p *pack) resolveClass(ctx context.Context, teacher, mention string) (javaa
 		return javaapi.ClassInfo{}, err
 	}
 	c, err := javaapi.ResolveClass(mention, classes)
+	if apperr.CodeOf(err) == apperr.EntityNotFound {
+		// The list may be a cached one that predates a new class: look once
+		// more at the service's current list before saying "not found".
+		if fresh, ferr := p.src.Classes(javaapi.WithFreshData(ctx), teacher); ferr == nil {
+			c, err = javaapi.ResolveClass(mention, fresh)
+		}
+	}
 	if err == nil && c.ClassID != strings.TrimSpace(mention) {
 		p.log.LogAttrs(ctx, slog.LevelDebug, "resolved class mention",
 			slog.String("mention", mention), slog.String("classId", c.ClassID))
@@ -474,15 +667,12 @@ func (p *pack) resolveClass(ctx context.Context, teacher, mention string) (javaa
 }
 
 // withStudent calls fn with the student's id. The model may pass an id or a
-// name: an id is tried first; if the service knows no such student, the
-// mention is resolved as a name among the students of the teacher's classes
-// (or of in.ClassID).
+// name: the mention is resolved among the students of the teacher's classes
+// (or of in.ClassID), by id or by name, before any request names it, so
+// that a pupil's name never goes into a data service path (and its access
+// logs) as if it were an id.
 func (p *pack) withStudent(ctx context.Context, teacher string, in studentArgs, fn func(id string) error) error {
 	mention := strings.TrimSpace(in.StudentID)
-	err := fn(mention)
-	if apperr.CodeOf(err) != apperr.EntityNotFound && !isInvalidID(err) {
-		return err
-	}
 	var classes []javaapi.ClassInfo
 	if in.ClassID != "" {
 		c, cerr := p.resolveClass(ctx, teacher, in.ClassID)
@@ -522,8 +712,6 @@ func (p *pack) withStudent(ctx context.Context, teacher string, in studentArgs, 
 	}
 	return fn(s.StudentID)
 }
-
-func isInvalidID(err error) bool { return apperr.CodeOf(err) == apperr.ValidationError }
 
 // result builds a Result: empty when there is nothing to show.
 func result(n int, msg string, out any) tools.Result {

@@ -186,7 +186,15 @@ func TestWeakestInGrammarIsReal(t *testing.T) {
 }
 
 func TestStudentByName(t *testing.T) {
-	reg, _ := newRegistry(t)
+	reg, srv := newRegistry(t)
+	defer func() {
+		// A pupil's name is never tried as an id: no path carries it.
+		for _, r := range srv.Requests() {
+			if strings.Contains(strings.ToLower(r.Path), "wong") || strings.Contains(strings.ToLower(r.Path), "ka%20ho") {
+				t.Errorf("a request named the pupil in its path: %s", r.Path)
+			}
+		}
+	}()
 	byID, err := run(t, reg, "t-001", "get_student_grades", `{"studentId":"s-f1a-01"}`)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +227,10 @@ func TestErrors(t *testing.T) {
 			[]string{"matches several classes", "class-hk-f1a", "class-hk-f1b"}},
 		{"another teacher's class is not found", "t-001", "get_class_detail", `{"classId":"class-hk-f2a"}`, apperr.EntityNotFound,
 			[]string{"did you mean"}},
-		{"another teacher's student", "t-001", "get_student_grades", `{"studentId":"s-f2a-01"}`, apperr.AuthError, nil},
+		// Resolved among the teacher's own students first: no request names
+		// another teacher's pupil at all.
+		{"another teacher's student is not found", "t-001", "get_student_grades", `{"studentId":"s-f2a-01"}`, apperr.EntityNotFound,
+			[]string{"no student of this teacher matches"}},
 		{"unknown student", "t-001", "get_student_grades", `{"studentId":"Zhang Nobody"}`, apperr.EntityNotFound,
 			[]string{"no student of this teacher matches"}},
 		{"skill for a physics class", "t-001", "analyze_student_weakness", `{"classId":"3C","skill":"grammar"}`, apperr.ValidationError,
@@ -275,5 +286,46 @@ func TestTraceIDFromCall(t *testing.T) {
 	}
 	if got := srv.Requests()[0].TraceID; got != "trace-list_available_rubrics" {
 		t.Errorf("X-Trace-ID = %q", got)
+	}
+}
+
+// Sample data is marked, for the teacher (Notices) and inside the output
+// the model reads (dataNotices first).
+func TestMockDataIsMarked(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		useMock bool
+		want    string
+	}{
+		{"USE_MOCK_DATA", true, "未连接数据服务"},
+		{"fallback", false, "数据服务暂时不可用"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := javaapi.DefaultConfig()
+			cfg.UseMock = tt.useMock
+			if !tt.useMock {
+				srv := mockserver.New(mockdata.Default(), mockserver.Options{Token: "tok"})
+				srv.SetFault(mockserver.Fault{Status: 503})
+				hs := httptest.NewServer(srv)
+				t.Cleanup(hs.Close)
+				cfg.BaseURL, cfg.Token, cfg.Attempts = hs.URL, "tok", 1
+			}
+			c, err := javaapi.New(cfg, javaapi.Options{Fallback: mockserver.Fallback(cfg)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg := tools.NewRegistry(datatools.New(c, nil)...)
+			res, err := run(t, reg, "t-001", "get_class_detail", `{"classId":"1A"}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Notices) != 1 || res.Notices[0].Code != protocol.NoticeMockData || !strings.Contains(res.Notices[0].Message, tt.want) {
+				t.Errorf("notices %+v", res.Notices)
+			}
+			out := encode(t, res.Output)
+			if !bytes.HasPrefix(bytes.TrimSpace(out), []byte("{\n  \"dataNotices\": [")) || !bytes.Contains(out, []byte(`"students"`)) {
+				t.Errorf("the model's output does not start with the notice:\n%.300s", out)
+			}
+		})
 	}
 }
