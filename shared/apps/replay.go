@@ -89,13 +89,21 @@ func (r *Replayer) Replay(ctx context.Context, in ReplayInput) (ReplayOutput, er
 	}
 	// The run does not depend on its caller staying: a client that drops
 	// during POST …/run must not turn a build that succeeds into a failed
-	// run. Launcher.Await bounds the wait.
+	// run. A deadline of the caller (the replay function's, less its margin
+	// to record the outcome) still bounds it, as does Launcher.Await.
+	deadline, hasDeadline := ctx.Deadline()
 	ctx = context.WithoutCancel(ctx)
+	if hasDeadline {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	stop := session.KeepLease(ctx, r.o.Leases, session.Lease{Kind: session.LeaseRun, ID: snap.RunID, Owner: app.ID}, r.o.Now)
 	r.run(ctx, app, &snap)
 	stop()
 	snap.EndedAt = r.o.Now().UTC()
-	if err := r.store.PutSnapshot(ctx, snap); err != nil {
+	// The outcome is recorded even when the deadline has passed: the run happened.
+	if err := r.store.PutSnapshot(context.WithoutCancel(ctx), snap); err != nil {
 		return ReplayOutput{}, apperr.Wrap(err, apperr.ServiceUnavailable, "app store unavailable")
 	}
 	r.o.Logger.InfoContext(ctx, "app replayed", "appId", app.ID, "runId", snap.RunID, "buildId", snap.BuildID,
