@@ -13,3 +13,13 @@ var ConversationASL []byte
 //
 //go:embed statemachines/build.asl.json
 var BuildASL []byte
+
+// ResearchASL is statemachines/research.asl.json.
+//
+//go:embed statemachines/research.asl.json
+var ResearchASL []byte
+
+// TemplateASL is statemachines/template.asl.json (seed 002, Standard).
+//
+//go:embed statemachines/template.asl.json
+var TemplateASL []byte

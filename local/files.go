@@ -36,7 +36,7 @@ func (s *localServer) startFiles(o options, env *envOverlay) ([]tools.Tool, erro
 	if w, err := pdf.Load(paths...); err != nil {
 		o.Logger.Warn("PDF output unavailable: render_pdf will offer a .docx instead", "err", err)
 	} else {
-		renderer = w
+		renderer, s.pdf = w, w
 	}
 	return gentools.New(gentools.Deps{Blob: s.Files, PDF: renderer, Logger: o.Logger}), nil
 }

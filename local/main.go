@@ -5,6 +5,7 @@
 //
 //	go run ./local                 serve on 127.0.0.1:8000
 //	go run ./local chat "…"        run one turn and print it readably
+//	go run ./local template-check  seed 002's end-to-end self-check of the template report agent
 //	go run ./local eval            run the evaluation suite (docs/eval.md)
 package main
 
@@ -19,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/insightedge/insightedge/local/templatebackend"
 	"github.com/insightedge/insightedge/shared/obs"
 )
 
@@ -31,18 +33,21 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "eval") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "template-check" || args[0] == "eval") {
 		cmd, args = args[0], args[1:]
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr(getenv, "ADDR", "127.0.0.1:8000"), "listen address")
 	dataDir := fs.String("data", envOr(getenv, "DATA_DIR", ".data"), "directory of the embedded store")
-	server := fs.String("server", "", "chat: use this running server instead of starting one")
+	server := fs.String("server", "", "chat, template-check: use this running server (http://… or ws://…) instead of starting one")
+	tplName := fs.String("template", "", "template-check: the template to use (default "+templatebackend.SelfCheckTemplate+")")
+	kbName := fs.String("kb", "", "template-check: the knowledge base to use (default "+templatebackend.SelfCheckKB+")")
 	teacher := fs.String("teacher", "", "chat: teacher id (development mode)")
 	conv := fs.String("conversation", "", "chat: continue this conversation id")
 	verbose := fs.Bool("v", false, "debug logs")
 	appID := fs.String("app", "", "replay: run this app now (default: every due app)")
+	templateWS := fs.String("template-ws-addr", "", "also serve the template report socket (seed 002) on this address, e.g. 127.0.0.1:8081")
 	var ev evalOptions
 	if cmd == "eval" {
 		evalFlags(fs, &ev)
@@ -57,6 +62,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch cmd {
+	case "template-check":
+		logger := obs.NewLogger(io.Discard, level, "local")
+		if *verbose {
+			logger = obs.NewLogger(stderr, level, "local")
+		}
+		return templateCheck(ctx, templateCheckOptions{Server: *server, Template: *tplName, KB: *kbName, Teacher: *teacher,
+			Out: stdout, Logger: logger, Getenv: getenv})
 	case "eval":
 		ev.Getenv, ev.Out1, ev.Err = getenv, stdout, stderr
 		ev.Logger = obs.NewLogger(io.Discard, level, "local")
@@ -79,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return chat(ctx, chatOptions{Server: *server, DataDir: *dataDir, Teacher: *teacher, Conversation: *conv,
 			Messages: fs.Args(), Out: stdout, Logger: logger, Getenv: getenv})
 	default:
-		return serve(ctx, options{Addr: *addr, DataDir: *dataDir, Getenv: getenv,
+		return serve(ctx, options{Addr: *addr, DataDir: *dataDir, Getenv: getenv, TemplateWSAddr: *templateWS,
 			Logger: obs.NewLogger(stderr, level, "local")}, stdout)
 	}
 }

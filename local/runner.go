@@ -29,6 +29,30 @@ type runner struct {
 	wg      sync.WaitGroup
 	// transitions counts state transitions (for the cost model).
 	transitions map[string]int
+	// tokens serves .waitForTaskToken tasks (nil: the workflow has none).
+	tokens *asl.Tokens
+}
+
+// lambdaInvokeToken is the service integration a task-token task uses.
+const lambdaInvokeToken = "arn:aws:states:::lambda:invoke.waitForTaskToken"
+
+// invokeByName serves "arn:aws:states:::lambda:invoke[.waitForTaskToken]":
+// the input is {FunctionName, Payload} and the named function gets Payload.
+func invokeByName(handlers map[string]asl.Handler) asl.Handler {
+	return func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+		var req struct {
+			FunctionName string
+			Payload      json.RawMessage
+		}
+		if err := json.Unmarshal(in, &req); err != nil {
+			return nil, fmt.Errorf("local: lambda:invoke input: %w", err)
+		}
+		h := handlers[req.FunctionName]
+		if h == nil {
+			return nil, fmt.Errorf("local: lambda:invoke of unknown function %q", req.FunctionName)
+		}
+		return h(ctx, req.Payload)
+	}
 }
 
 // newRunner parses the definition, resolving each ${Name} placeholder to a
@@ -41,6 +65,7 @@ func newRunner(def []byte, tasks map[string]wire.Task, timeout time.Duration, lo
 		subs[name] = arn
 		handlers[arn] = asl.Handler(t)
 	}
+	handlers[lambdaInvokeToken] = invokeByName(handlers)
 	m, err := asl.Parse(def, subs)
 	if err != nil {
 		return nil, fmt.Errorf("local: workflow definition: %w", err)
@@ -72,7 +97,7 @@ func (r *runner) startRaw(name string, raw json.RawMessage) error {
 	r.mu.Unlock()
 	r.wg.Go(func() {
 		defer r.done(name)
-		_, err := r.machine.Run(ctx, raw, asl.Options{Handlers: r.handlers, Logger: r.log, ExecutionID: name,
+		_, err := r.machine.Run(ctx, raw, asl.Options{Handlers: r.handlers, Logger: r.log, ExecutionID: name, Tokens: r.tokens,
 			OnTransition: func(state, _ string) { r.count(state) }})
 		if err == nil {
 			return

@@ -16,11 +16,13 @@ import (
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/local/javamock"
 	"github.com/insightedge/insightedge/local/offlinemodel"
+	"github.com/insightedge/insightedge/local/searchsvc"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -34,6 +36,9 @@ type options struct {
 	Logger  *slog.Logger
 	// Metrics receives EMF lines (io.Discard when nil).
 	Metrics io.Writer
+	// TemplateWSAddr, when set, also serves the template socket there (the
+	// seed's 127.0.0.1:8081).
+	TemplateWSAddr string
 }
 
 // localServer is the whole product in one process.
@@ -46,11 +51,22 @@ type localServer struct {
 	App     *wire.App
 	Edge    *edge.Server
 	Build   *buildRuntime
-	runner  *runner
-	db      *boltstore.DB
-	http    *http.Server
-	ln      net.Listener
-	closers []func(context.Context) error
+	// Search is the local search service (nil with TAVILY_API_KEY).
+	Search   *searchsvc.Server
+	Research *researchRuntime
+	// Template is the template report agent (seed 002).
+	Template *wire.Template
+	// TemplateBackendURL is the local template backend ("" when configured).
+	TemplateBackendURL string
+	// TemplateWSURL is the extra socket listener ("" without -template-ws-addr).
+	TemplateWSURL  string
+	templateRunner *runner
+	pdf            *pdf.Writer // nil without its fonts
+	runner         *runner
+	db             *boltstore.DB
+	http           *http.Server
+	ln             net.Listener
+	closers        []func(context.Context) error
 }
 
 // start brings up the embedded store, the offline model (unless
@@ -88,6 +104,12 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	if err != nil {
 		return s, err
 	}
+	if err := s.startSearch(ctx, env); err != nil {
+		return s, err
+	}
+	if err := s.startTemplateBackend(o, env); err != nil {
+		return s, err
+	}
 	cfg, err := wire.ConfigFromEnv(env.get)
 	if err != nil {
 		return s, err
@@ -97,7 +119,7 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 		metrics = io.Discard
 	}
 	s.App, err = wire.New(cfg, wire.Backends{Store: s.db.Sessions(), Log: s.db.Events(), Tools: append(data, files...),
-		Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
+		Research: s.db.Research(), Metrics: obs.NewEMF(metrics, "InsightEdge"), Logger: o.Logger})
 	if err != nil {
 		return s, err
 	}
@@ -110,6 +132,17 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	s.Edge = s.App.Edge(s.runner, s.checks())
 	if s.Build, err = s.startBuild(ctx, o); err != nil {
 		return s, err
+	}
+	if s.Research, err = s.startResearch(ctx, o); err != nil {
+		return s, err
+	}
+	if err := s.startTemplate(o, env); err != nil {
+		return s, err
+	}
+	if o.TemplateWSAddr != "" {
+		if err := s.serveTemplateWS(o.TemplateWSAddr, o); err != nil {
+			return s, err
+		}
 	}
 	return s, s.serve(o)
 }
@@ -152,6 +185,8 @@ func (s *localServer) serve(o options) error {
 	mux := http.NewServeMux()
 	s.Edge.Mount(mux)
 	s.Build.Mount(mux)
+	s.Research.mount(mux)
+	s.Template.Server.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
 	// Bounds for every connection: a slow body, a stalled reader and an idle

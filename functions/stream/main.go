@@ -4,7 +4,8 @@
 // Events. With BUILD_STATE_MACHINE_ARN it serves the Build runtime too:
 // the page streams (the Build workflow's event log, relayed the same way),
 // /api/workflow/generate, and the saved apps with their EventBridge
-// Scheduler schedules (wire.CloudApp.EdgeHandler). lambdaurl writes each
+// Scheduler schedules (wire.CloudApp.EdgeHandler); with
+// TEMPLATE_STATE_MACHINE_ARN the template report agent's SSE + POST routes. lambdaurl writes each
 // Write as its own chunk, so SSE streams without an http.Flusher; build
 // with -tags lambda.norpc for provided.al2023.
 package main
@@ -26,6 +27,10 @@ func main() {
 	}
 	h, err := app.EdgeHandler() // panics recovered: lambdaurl does not
 	if err != nil {
+		log.Fatalf("stream: %v", err)
+	}
+	// With TEMPLATE_STATE_MACHINE_ARN: the template agent's SSE + POST variant.
+	if h, err = app.WithTemplateRoutes(h); err != nil {
 		log.Fatalf("stream: %v", err)
 	}
 	lambdaurl.Start(h)

@@ -15,6 +15,10 @@
 //     on Task, Map and Parallel.
 //   - Reference paths ($.a.b, $['a'], $.a[0], $$ for the context object),
 //     payload templates (".$" fields) and every States.* intrinsic function.
+//   - Task tokens: a Task whose Resource ends in ".waitForTaskToken" gets
+//     $$.Task.Token, calls its handler and then waits for Tokens'
+//     SendTaskSuccess / SendTaskFailure within its TimeoutSeconds
+//     (States.Timeout otherwise).
 //   - Errors: States.Runtime for paths that do not resolve and failed
 //     intrinsics (not catchable, as in AWS), States.Timeout, States.TaskFailed,
 //     States.NoChoiceMatched, States.ResultPathMatchFailure,
@@ -22,8 +26,7 @@
 //
 // Not implemented: JSONata, variables (Assign) and distributed-map readers
 // and writers (the definition is rejected with a message naming the field);
-// task tokens (a ".waitForTaskToken" resource is called like any handler, and
-// $$.Task.Token does not resolve). A DISTRIBUTED Map runs inline, and an inline
+// HeartbeatSeconds of task-token tasks. A DISTRIBUTED Map runs inline, and an inline
 // Map runs at most 40 iterations at once, as in AWS.
 //
 // Differences from AWS: a Lambda error's Cause is the error message itself
@@ -88,6 +91,9 @@ type Options struct {
 	OnTransition func(state, typ string)
 	// MaxTransitions overrides DefaultMaxTransitions when positive.
 	MaxTransitions int
+	// Tokens serves the task tokens of ".waitForTaskToken" tasks; an
+	// execution that reaches such a task without Tokens fails.
+	Tokens *Tokens
 }
 
 // Machine is a parsed state machine. It is immutable and may run any number

@@ -21,6 +21,9 @@ import (
 // at most 40 iterations concurrently.
 const maxInlineConcurrency = 40
 
+// waitForTaskToken is the Resource suffix of a task that waits for its token.
+const waitForTaskToken = ".waitForTaskToken"
+
 // execution is the state of one Run.
 type execution struct {
 	opts           Options
@@ -232,6 +235,18 @@ func (x *execution) task(ctx context.Context, s *stateDef, raw, ctxObj any) (any
 		}
 		timeout = time.Duration(n) * time.Second
 	}
+	var wait chan tokenResult
+	if strings.HasSuffix(s.resource, waitForTaskToken) {
+		if x.opts.Tokens == nil {
+			return nil, runtimeError("%s waits for a task token but Options.Tokens is nil", s.resource)
+		}
+		var tok string
+		tok, wait = x.opts.Tokens.issue()
+		defer x.opts.Tokens.forget(tok)
+		co := cloneObject(ctxObj.(map[string]any))
+		co["Task"] = map[string]any{"Token": tok}
+		ctxObj = co
+	}
 	if s.parameters != nil {
 		if eff, err = s.parameters.eval(eff, ctxObj); err != nil {
 			return nil, err
@@ -250,6 +265,15 @@ func (x *execution) task(ctx context.Context, s *stateDef, raw, ctxObj any) (any
 		hctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	res, herr := x.call(hctx, s, payload)
+	if herr == nil && wait != nil {
+		// The handler's own result is dropped: the task's result is what
+		// SendTaskSuccess sends, as in Step Functions.
+		select {
+		case r := <-wait:
+			res, herr = r.output, r.err
+		case <-hctx.Done():
+		}
+	}
 	// The deadline decides even if the handler returned in the meantime:
 	// Step Functions stops waiting for a task when its timeout passes.
 	timedOut := timeout > 0 && errors.Is(hctx.Err(), context.DeadlineExceeded)

@@ -25,7 +25,10 @@ type call struct {
 	markers  map[Marker]bool
 	choice   toolChoice
 	jsonMode bool
-	tools    map[string]*schema // offered tools; a nil schema when it does not parse
+	// firstAttempt is true the first time this exact request is seen
+	// (set by the server for the once-only report misbehaviour).
+	firstAttempt bool
+	tools        map[string]*schema // offered tools; a nil schema when it does not parse
 }
 
 func newCall(req *chatRequest, choice toolChoice) *call {
@@ -101,6 +104,16 @@ func kindOf(system string) Kind {
 		return KindPlanner
 	case prompts.WriterHeader:
 		return KindWriter
+	case prompts.ProposalHeader:
+		return KindProposal
+	case prompts.MilestoneHeader:
+		return KindMilestone
+	case prompts.ReportPlannerHeader:
+		return KindReportPlanner
+	case prompts.ReportSolverHeader:
+		return KindReportSolver
+	case prompts.ReportAggregatorHeader:
+		return KindReportEditor
 	}
 	return KindUnknown
 }
@@ -161,6 +174,16 @@ func respond(c *call) reply {
 		r = plannerReply(c)
 	case KindWriter:
 		r = writerReply(c)
+	case KindProposal:
+		r = proposalReply(c)
+	case KindMilestone:
+		r = milestoneReply(c)
+	case KindReportPlanner:
+		r = reportPlannerReply(c)
+	case KindReportSolver:
+		r = reportSolverReply(c, c.firstAttempt)
+	case KindReportEditor:
+		r = reportEditorReply(c)
 	default:
 		r = textReply(c.lang.pick(
 			"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",

@@ -37,7 +37,8 @@ const (
 	// MarkerCutStream: the first agent stream of each distinct body that
 	// calls final_result is cut half-way through its arguments (no [DONE]).
 	MarkerCutStream Marker = "[[offline:cut-stream]]"
-	// MarkerSlow: every stream chunk is delayed 25ms.
+	// MarkerSlow: every stream chunk is delayed 25ms, a whole (not
+	// streamed) answer 250ms.
 	MarkerSlow Marker = "[[offline:slow]]"
 )
 
@@ -63,6 +64,13 @@ func misbehaviours() []misbehaviour {
 		{MarkerThrottle, nil},
 		{MarkerCutStream, nil},
 		{MarkerSlow, nil},
+		{MarkerInventURL, nil},
+		{MarkerInventURLAlways, nil},
+		{MarkerBadDate, nil},
+		{MarkerEndlessSearch, nil},
+		{MarkerSolverFailsOnce, nil},
+		{MarkerPlanUnknownIDs, nil},
+		{MarkerSolverRepeatsHeading, nil},
 	}
 }
 

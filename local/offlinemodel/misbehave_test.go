@@ -238,7 +238,7 @@ func TestMarkerTableIsComplete(t *testing.T) {
 		}
 		seen[m.marker] = true
 	}
-	if len(seen) != 9 {
+	if len(seen) != 16 {
 		t.Errorf("%d markers", len(seen))
 	}
 }

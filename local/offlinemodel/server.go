@@ -34,6 +34,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -127,6 +128,7 @@ type Server struct {
 	cancelled int
 	throttled *onceSet
 	cut       *onceSet
+	failed    *onceSet // [[offline:solver-fails-once]]
 }
 
 // New returns a Server.
@@ -141,6 +143,7 @@ func New(opts Options) *Server {
 		mux:       http.NewServeMux(),
 		throttled: newOnceSet(maxRemembered),
 		cut:       newOnceSet(maxRemembered),
+		failed:    newOnceSet(maxRemembered),
 	}
 	// Clients are configured with a base URL ending in /v1; the bare paths
 	// are accepted as well for clients configured without it.
@@ -215,6 +218,7 @@ func (s *Server) Reset() {
 	s.cancelled = 0
 	s.throttled.reset()
 	s.cut.reset()
+	s.failed.reset()
 }
 
 // record keeps rec and returns it for settle. It is called before the
@@ -300,6 +304,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if c.kind == KindReportSolver && strings.Contains(firstUserRaw(c), string(MarkerSolverFailsOnce)) {
+		c.firstAttempt = s.firstTime(s.failed, bodyHash)
+	}
 	rep := respond(c)
 	meta := responseMeta{
 		id:      "chatcmpl-" + hex.EncodeToString(bodyHash[:12]),
@@ -314,6 +321,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	rec.Status = http.StatusOK
 	recorded := s.record(rec)
 	if !req.Stream {
+		if c.has(MarkerSlow) {
+			select {
+			case <-time.After(slowAnswer):
+			case <-r.Context().Done():
+			}
+		}
 		cancelled = r.Context().Err() != nil
 		s.settle(recorded, false, cancelled)
 		writeJSON(w, http.StatusOK, meta.completion(rep))

@@ -97,6 +97,9 @@ func (m responseMeta) completion(r reply) completion {
 
 const slowDelay = 25 * time.Millisecond
 
+// slowAnswer is the delay of a whole answer under [[offline:slow]].
+const slowAnswer = 250 * time.Millisecond
+
 type streamOptions struct {
 	includeUsage bool
 	delay        time.Duration // before each chunk

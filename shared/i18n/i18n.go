@@ -142,6 +142,27 @@ const (
 	// Ungraded and NoMaxScore take a number of submissions (%d).
 	Ungraded
 	NoMaxScore
+	// The research flow's progress (seed 001 §6): ResearchSearching,
+	// ResearchNoResults and ResearchSearchFailed take the query (%s),
+	// ResearchFound the number of results and the query (%d, %s).
+	ResearchBuilding
+	ResearchDrafting
+	ResearchSearching
+	ResearchFound
+	ResearchNoResults
+	ResearchSearchFailed
+	ResearchChecking
+	ResearchCorrecting
+	// The research flow's failures: ResearchRejected takes the first
+	// problem (%s), ResearchRequestLimit the limit (%d).
+	ResearchNoStructure
+	ResearchRejected
+	ResearchNoMilestones
+	ResearchRequestLimit
+	ResearchFailed
+	ResearchAIUnavailable
+	ResearchTimedOut
+	ResearchInterrupted
 	numMsgs
 )
 
@@ -171,9 +192,25 @@ var catalogue = [numMsgs][2]string{
 	NoticeIncomplete:       {"Some records from the data service are incomplete (missing: %s).", "数据服务返回的部分记录不完整（缺少：%s）。"},
 	NoticeIncompleteDropped: {"Some records from the data service are incomplete (missing: %s); %d unusable records were left out.",
 		"数据服务返回的部分记录不完整（缺少：%s），%d 条记录无法使用，已略去。"},
-	NoticeLeftOut: {"The statistics leave out: %s.", "统计未包括：%s。"},
-	Ungraded:      {"%d not graded yet", "%d 份未评分"},
-	NoMaxScore:    {"%d without a max score", "%d 份缺少满分"},
+	NoticeLeftOut:         {"The statistics leave out: %s.", "统计未包括：%s。"},
+	Ungraded:              {"%d not graded yet", "%d 份未评分"},
+	NoMaxScore:            {"%d without a max score", "%d 份缺少满分"},
+	ResearchBuilding:      {"Building the timeline skeleton…", "正在构建时间线骨架…"},
+	ResearchDrafting:      {"Listing the key milestones from what is known…", "正在根据已有知识列出关键里程碑…"},
+	ResearchSearching:     {"Searching: %s", "正在搜索：%s"},
+	ResearchFound:         {"Found %d results: %s", "找到 %d 条结果：%s"},
+	ResearchNoResults:     {"No results: %s", "没有搜索结果：%s"},
+	ResearchSearchFailed:  {"Search failed: %s", "搜索失败：%s"},
+	ResearchChecking:      {"Checking the milestones' dates, significance and sources…", "正在检查里程碑的日期、重要度和来源…"},
+	ResearchCorrecting:    {"The milestones failed the checks; correcting them…", "里程碑未通过检查，正在修正…"},
+	ResearchNoStructure:   {"The model gave no structured milestones.", "模型没有给出结构化的里程碑结果。"},
+	ResearchRejected:      {"The milestones failed the checks again (%s); stopped.", "里程碑多次未通过检查（%s），已停止。"},
+	ResearchNoMilestones:  {"No reliable milestones were found for this topic; try a more specific one.", "没有找到这个主题可靠的里程碑，请换一个更具体的主题。"},
+	ResearchRequestLimit:  {"Stopped after %d model requests without a timeline.", "已达到 %d 次模型请求的上限，仍未得到时间线。"},
+	ResearchFailed:        {"The timeline could not be built; please try again.", "时间线生成失败，请稍后再试。"},
+	ResearchAIUnavailable: {"The AI service is temporarily unavailable; please try again.", "AI 服务暂时不可用，请稍后再试。"},
+	ResearchTimedOut:      {"Building the timeline timed out; please try again.", "时间线生成超时，请稍后再试。"},
+	ResearchInterrupted:   {"The timeline run was interrupted; please start the research again.", "时间线生成中断，请重新发起研究。"},
 }
 
 // Text returns message m in l, formatted with args when it takes any.

@@ -64,6 +64,12 @@ const (
 	// machine). The stream function, which serves the page and saved-app
 	// routes, and the replay function start page builds on it.
 	EnvBuildMachine = "BUILD_STATE_MACHINE_ARN"
+	// EnvResearchMachine is the Research workflow's state machine (Express):
+	// with it the edge serves the research routes (seed 001).
+	EnvResearchMachine = "RESEARCH_STATE_MACHINE_ARN"
+	// EnvTavilyKeyParameter names the SSM SecureString parameter holding
+	// TAVILY_API_KEY (the research function's web search).
+	EnvTavilyKeyParameter = "TAVILY_API_KEY_PARAMETER"
 	// EnvScheduleGroup, EnvReplayFunction and EnvScheduleRole configure the
 	// saved apps' EventBridge Scheduler schedules (all three or none): the
 	// schedule group, the replay function they invoke, and the role they
@@ -112,6 +118,7 @@ type CloudConfig struct {
 	ConversationMachine string
 	ConversationExpress bool
 	BuildMachine        string
+	ResearchMachine     string
 	// ScheduleGroup, ReplayFunction and ScheduleRole are the saved apps'
 	// schedules' group, target and role; empty without schedules.
 	ScheduleGroup      string
@@ -120,6 +127,7 @@ type CloudConfig struct {
 	APIKeyParameter    string
 	JWTSecretParameter string
 	JavaTokenParameter string
+	TavilyKeyParameter string
 	// Data is true when the data service is configured (JAVA_API_BASE_URL
 	// or USE_MOCK_DATA): the tool registry then has the data tools.
 	Data         bool
@@ -135,12 +143,14 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 		Bucket:              strings.TrimSpace(getenv(EnvBucket)),
 		ConversationMachine: strings.TrimSpace(getenv(EnvConversationMachine)),
 		BuildMachine:        strings.TrimSpace(getenv(EnvBuildMachine)),
+		ResearchMachine:     strings.TrimSpace(getenv(EnvResearchMachine)),
 		ScheduleGroup:       strings.TrimSpace(getenv(EnvScheduleGroup)),
 		ReplayFunction:      strings.TrimSpace(getenv(EnvReplayFunction)),
 		ScheduleRole:        strings.TrimSpace(getenv(EnvScheduleRole)),
 		APIKeyParameter:     strings.TrimSpace(getenv(EnvAPIKeyParameter)),
 		JWTSecretParameter:  strings.TrimSpace(getenv(EnvJWTSecretParameter)),
 		JavaTokenParameter:  strings.TrimSpace(getenv(EnvJavaTokenParameter)),
+		TavilyKeyParameter:  strings.TrimSpace(getenv(EnvTavilyKeyParameter)),
 		Data:                javaBaseURL(getenv) != "" || strings.TrimSpace(getenv(EnvUseMockData)) != "",
 	}
 	if c.Table == "" {
@@ -180,6 +190,12 @@ type CloudApp struct {
 	AWS aws.Config
 	// Table is the DynamoDB store and event log.
 	Table *dynamostore.Table
+	// DynamoDB is the table's client (the template agent's store uses it).
+	DynamoDB *dynamodb.Client
+	// Env is the environment with the secrets read from SSM.
+	Env func(string) string
+	// sfnOptions are the Step Functions client's options (tests' endpoints).
+	sfnOptions []func(*sfn.Options)
 	// Blob is the S3 store of generated files; nil without BUCKET_NAME.
 	Blob blob.Store
 	// Starter starts conversation workflows; nil without
@@ -187,6 +203,9 @@ type CloudApp struct {
 	Starter edge.Starter
 	// BuildStarter starts page builds; nil without BUILD_STATE_MACHINE_ARN.
 	BuildStarter launch.Starter
+	// ResearchStarter starts research runs; nil without
+	// RESEARCH_STATE_MACHINE_ARN.
+	ResearchStarter edge.ResearchStarter
 	// AppStore keeps the saved apps and their snapshots (the table).
 	AppStore *dynamostore.AppStore
 	// Schedules keeps the saved apps' EventBridge Scheduler schedules; nil
@@ -252,11 +271,11 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 
 	db := dynamodb.NewFromConfig(awsCfg, o.DynamoDB...)
 	table := dynamostore.New(db, cc.Table, dynamostore.Options{})
-	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
+	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, Env: env, sfnOptions: o.StepFunctions, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
 	b := Backends{Store: table.Sessions(), Log: table.Events(), Metrics: obs.NewEMF(o.Output, "InsightEdge"),
-		Logger: logger, HTTPClient: httpClient}
+		Logger: logger, HTTPClient: httpClient, Research: table.Research()}
 	if cc.Data {
 		data, client, err := dataTools(env, logger)
 		if err != nil {
@@ -273,7 +292,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 		return nil, err
 	}
 	var states *sfn.Client
-	if cc.ConversationMachine != "" || cc.BuildMachine != "" {
+	if cc.ConversationMachine != "" || cc.BuildMachine != "" || cc.ResearchMachine != "" {
 		states = sfn.NewFromConfig(awsCfg, o.StepFunctions...)
 	}
 	if cc.ConversationMachine != "" {
@@ -290,6 +309,15 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 			sfnstart.Options{Express: true, TraceHeader: traceHeader})
 		if err != nil {
 			return nil, fmt.Errorf("wire: %s: %w", EnvBuildMachine, err)
+		}
+	}
+	if cc.ResearchMachine != "" {
+		// Express too (template.yaml): a run is started once, by the first
+		// stream of its session, and never stopped.
+		c.ResearchStarter, err = sfnstart.New[workflow.ResearchState](states, cc.ResearchMachine,
+			sfnstart.Options{Express: true, TraceHeader: traceHeader})
+		if err != nil {
+			return nil, fmt.Errorf("wire: %s: %w", EnvResearchMachine, err)
 		}
 	}
 	if cc.ScheduleGroup != "" {
@@ -366,6 +394,9 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudCon
 		{"AUTH_JWT_SECRET", cc.JWTSecretParameter, true},
 		// Mock data needs no token: the parameter need not exist.
 		{"JAVA_API_TOKEN", cc.JavaTokenParameter, javaBaseURL(getenv) != ""},
+		{EnvTavilyKey, cc.TavilyKeyParameter, true},
+		// The template agent's state signing key (seed 002), where runs are steered.
+		{"TEMPLATE_STATE_SECRET", strings.TrimSpace(getenv(EnvTemplateSecretParameter)), strings.TrimSpace(getenv(EnvTemplateMachine)) != ""},
 	} {
 		if s.parameter == "" || !s.needed || getenv(s.name) != "" || javaapi.Alias(s.name) != "" && getenv(javaapi.Alias(s.name)) != "" {
 			continue
@@ -459,6 +490,9 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 		l := c.Launcher(c.BuildStarter)
 		c.Pages(l).Mount(mux)
 		c.App.Apps(c.AppStore, c.Replayer(c.AppStore, l), c.Schedules).Mount(mux)
+	}
+	if c.ResearchStarter != nil {
+		c.ResearchRoutes(c.ResearchStarter).Mount(mux)
 	}
 	return edge.CleanPaths(c.Logger, mux), nil // every route recovers its own panics (edge.handle)
 }

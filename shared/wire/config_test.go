@@ -56,6 +56,24 @@ func TestConfigFromEnv(t *testing.T) {
 				t.Errorf("MaxRounds = %d", c.MaxRounds)
 			}
 		}},
+		{name: "research defaults", vars: withModel(nil), check: func(t *testing.T, c wire.Config) {
+			r := c.Research
+			if r.RequestLimit != 15 || r.Tavily.APIKey != "" || r.Tavily.Timeout != 15*time.Second || r.Tavily.MaxRetries != 2 {
+				t.Errorf("research = %+v", r)
+			}
+		}},
+		{name: "research set", vars: withModel(map[string]string{"TAVILY_API_KEY": "tvly-x", "TAVILY_BASE_URL": "http://127.0.0.1:9",
+			"RESEARCH_REQUEST_LIMIT": "8", "SEARCH_TIMEOUT": "3s", "SEARCH_MAX_RETRIES": "0"}), check: func(t *testing.T, c wire.Config) {
+			r := c.Research
+			if r.RequestLimit != 8 || r.Tavily.APIKey != "tvly-x" || r.Tavily.BaseURL != "http://127.0.0.1:9" || r.Tavily.Timeout != 3*time.Second ||
+				r.Tavily.MaxRetries != -1 {
+				t.Errorf("research = %+v", r)
+			}
+		}},
+		{name: "request limit too low", vars: withModel(map[string]string{"RESEARCH_REQUEST_LIMIT": "1"}), wantErr: "RESEARCH_REQUEST_LIMIT"},
+		{name: "request limit not a number", vars: withModel(map[string]string{"RESEARCH_REQUEST_LIMIT": "lots"}), wantErr: "RESEARCH_REQUEST_LIMIT"},
+		{name: "search timeout", vars: withModel(map[string]string{"SEARCH_TIMEOUT": "soon"}), wantErr: "SEARCH_TIMEOUT"},
+		{name: "search retries", vars: withModel(map[string]string{"SEARCH_MAX_RETRIES": "9"}), wantErr: "SEARCH_MAX_RETRIES"},
 		{name: "rounds zero", vars: withModel(map[string]string{"AGENT_MAX_ROUNDS": "0"}), wantErr: "AGENT_MAX_ROUNDS"},
 		{name: "rounds above limit", vars: withModel(map[string]string{"AGENT_MAX_ROUNDS": "21"}), wantErr: "AGENT_MAX_ROUNDS"},
 		{name: "rounds not a number", vars: withModel(map[string]string{"AGENT_MAX_ROUNDS": "six"}), wantErr: "AGENT_MAX_ROUNDS"},

@@ -29,6 +29,7 @@ import (
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/recovery"
+	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/quiz"
@@ -49,6 +50,8 @@ type Config struct {
 	Heartbeat           time.Duration
 	TurnTimeout         time.Duration
 	TextFlush           time.Duration
+	// Research configures the research flow (research.go).
+	Research ResearchConfig
 }
 
 // ConfigFromEnv reads the configuration; errors name the variable at fault.
@@ -81,6 +84,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.TextFlush, err = durationEnv(getenv, "TEXT_FLUSH_INTERVAL", 50*time.Millisecond); err != nil {
+		return c, err
+	}
+	if c.Research, err = researchConfigFromEnv(getenv); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -120,6 +126,8 @@ type Backends struct {
 	Metrics    agent.Metrics
 	Logger     *slog.Logger
 	HTTPClient *http.Client
+	// Research keeps the research sessions (nil: no research flow).
+	Research research.Store
 }
 
 // App is the built graph.
@@ -134,6 +142,8 @@ type App struct {
 	Store   session.Store
 	Log     eventlog.Log
 	Logger  *slog.Logger
+	// Research is the research flow (nil without Backends.Research).
+	Research *research.Flow
 
 	authOnce sync.Once
 	auth     edge.Authenticator
@@ -156,10 +166,16 @@ func New(c Config, b Backends) (*App, error) {
 	reg := tools.NewRegistry(quiz.New(model))
 	reg.Add(b.Tools...)
 	ag := agent.New(model, reg, b.Store, b.Log, agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush})
-	return &App{Config: c, Model: model, Tools: reg, Agent: ag,
+	app := &App{Config: c, Model: model, Tools: reg, Agent: ag,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
-		Store:   b.Store, Log: b.Log, Logger: b.Logger}, nil
+		Store:   b.Store, Log: b.Log, Logger: b.Logger}
+	if b.Research != nil {
+		if app.Research, err = newResearch(c.Research, model, b); err != nil {
+			return nil, err
+		}
+	}
+	return app, nil
 }
 
 // Authenticator is JWT when AUTH_JWT_SECRET is set, development mode

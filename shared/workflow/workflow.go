@@ -333,3 +333,60 @@ func (in PlanInput) LogAttrs() []slog.Attr { return in.Turn.LogAttrs() }
 func (in BuildStepInput) LogAttrs() []slog.Attr {
 	return []slog.Attr{slog.String("buildId", in.Build.BuildID), slog.String("phase", in.Phase), slog.String("traceId", in.Build.TraceID)}
 }
+
+// The Research workflow (seed 001): the milestone agent's run, then Finish
+// (skeleton and complete, or error). One function, research, serves both;
+// the step is in its input.
+const (
+	ResearchStepMilestones = "milestones"
+	ResearchStepFinish     = "finish"
+)
+
+// Research identifies a research session; the workflow's state carries
+// only this (the topic, the proposal and the skeleton are in the session).
+type Research struct {
+	SessionID string `json:"sessionId"`
+	TeacherID string `json:"teacherId"`
+	TraceID   string `json:"traceId,omitempty"`
+}
+
+// ResearchState is the Research workflow's execution input.
+type ResearchState struct {
+	Research Research `json:"research"`
+	// Result is null until the Milestones step has run, and Error until a
+	// Catch fills it; both are present so that the Finish state's paths
+	// always resolve.
+	Result *ResearchResult `json:"result"`
+	Error  *ErrorInfo      `json:"error"`
+}
+
+// NewResearchState is the execution input of a research run.
+func NewResearchState(r Research) ResearchState { return ResearchState{Research: r} }
+
+// ResearchStepInput is the research function's input.
+type ResearchStepInput struct {
+	Step     string          `json:"step"`
+	Research Research        `json:"research"`
+	Result   *ResearchResult `json:"result,omitempty"`
+	Error    *ErrorInfo      `json:"error,omitempty"`
+}
+
+// Statuses of ResearchResult.
+const (
+	ResearchOK     = "ok"     // the skeleton is in the session
+	ResearchFailed = "failed" // Code and Message say why
+)
+
+// ResearchResult is the research function's output, at $.result.
+type ResearchResult struct {
+	Status  string `json:"status"`
+	Nodes   int    `json:"nodes,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// LogAttrs implements the steps' logging contract.
+func (in ResearchStepInput) LogAttrs() []slog.Attr {
+	return []slog.Attr{slog.String("sessionId", in.Research.SessionID), slog.String("step", in.Step),
+		slog.String("traceId", in.Research.TraceID)}
+}

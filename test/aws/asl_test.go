@@ -59,6 +59,7 @@ func (s *suite) testASLValidator(t *testing.T) {
 	}{
 		{"conversation", infra.ConversationASL, `"Next": "RoutePath"`},
 		{"build", infra.BuildASL, `"Next": "AfterData"`},
+		{"research", infra.ResearchASL, `"Next": "Finish"`},
 	} {
 		broken := filepath.Join(t.TempDir(), b.name+".broken.asl.json")
 		def := strings.Replace(string(b.def), b.next, `"Next": "NoSuchState"`, 1)

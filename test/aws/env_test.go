@@ -35,12 +35,19 @@ const (
 	setAll    = "all"    // Globals: every function
 	setEdge   = "edge"   // the stream and api functions
 	setModel  = "model"  // the functions that call the model
+	setData   = "data"   // the functions whose tools include the data tools
 	setFiles  = "files"  // the functions that write generated files
 	setBuild  = "build"  // the functions that start page builds (and keep saved apps)
 	setSched  = "sched"  // the function that keeps the saved apps' schedules
+	setStartR = "startr" // the function that starts research runs
+	setSearch = "search" // the function that searches the web (the research steps)
 	setCode   = "code"   // nobody: the code's default is right
 	setLambda = "lambda" // Lambda itself
 	setNever  = "never"  // must not be set in AWS (secrets, development modes)
+	setAuth   = "auth"   // the functions that check identities (the edge and the socket)
+	setTplAPI = "tplapi" // the functions that reach the template backend (seed 002)
+	setSteer  = "steer"  // the functions that start and steer template runs
+	setSocket = "socket" // the WebSocket function
 )
 
 // envTable is every environment variable the code of the functions reads,
@@ -56,9 +63,24 @@ var envTable = map[string]string{
 	"LLM_TIMEOUT":                   setAll,
 	wire.EnvLogLevel:                setAll,
 	wire.EnvAPIKeyParameter:         setModel,
-	wire.EnvJWTSecretParameter:      setEdge,
-	"AUTH_JWT_ISSUER":               setEdge,
-	"AUTH_JWT_AUDIENCE":             setEdge,
+	wire.EnvJWTSecretParameter:      setAuth,
+	"AUTH_JWT_ISSUER":               setAuth,
+	"AUTH_JWT_AUDIENCE":             setAuth,
+	"TEMPLATE_API_BASE_URL":         setTplAPI,
+	"TEMPLATE_API_ALLOWED_URLS":     setTplAPI,
+	"TEMPLATE_BACKEND_URL":          setCode, // the seed's fallbacks of TEMPLATE_API_BASE_URL
+	"BACKEND_BASE_URL":              setCode,
+	wire.EnvTemplateMachine:         setSteer,
+	wire.EnvTemplateSecretParameter: setSteer,
+	wire.EnvWSCallback:              setSocket,
+	"TEMPLATE_WS_CONCURRENCY":       setCode,
+	"TEMPLATE_WS_BROADCAST_TASKS":   setCode,
+	"TEMPLATE_WS_MAX_RETRY":         setCode,
+	"TEMPLATE_WS_RETRY_DELAY":       setCode,
+	"TEMPLATE_WS_REQUIRE_CONFIRM":   setCode,
+	"TEMPLATE_WS_CONFIRM_TIMEOUT":   setCode,
+	"TEMPLATE_STATE_TTL":            setCode,
+	"TEMPLATE_STATE_SECRET":         setNever, // read from TEMPLATE_STATE_SECRET_PARAMETER
 	wire.EnvConversationMachine:     setEdge,
 	wire.EnvConversationMachineType: setEdge,
 	wire.EnvBuildMachine:            setBuild,
@@ -67,9 +89,16 @@ var envTable = map[string]string{
 	wire.EnvScheduleRole:            setSched,
 	"TURN_TIMEOUT":                  setEdge,
 	wire.EnvBucket:                  setFiles,
-	wire.EnvJavaBaseURL:             setModel, // the model's tools include the data tools
-	wire.EnvUseMockData:             setModel,
-	wire.EnvJavaTokenParameter:      setModel,
+	wire.EnvJavaBaseURL:             setData,
+	wire.EnvUseMockData:             setData,
+	wire.EnvJavaTokenParameter:      setData,
+	wire.EnvResearchMachine:         setStartR,
+	wire.EnvTavilyKeyParameter:      setSearch,
+	wire.EnvResearchRequestLimit:    setSearch,
+	wire.EnvTavilyKey:               setNever, // read from TAVILY_API_KEY_PARAMETER
+	wire.EnvTavilyBaseURL:           setCode,  // Tavily's own; the local search service locally
+	wire.EnvSearchTimeout:           setCode,
+	wire.EnvSearchRetries:           setCode,
 	"JAVA_API_PREFIX":               setCode,
 	"JAVA_API_TIMEOUT":              setCode,
 	"JAVA_API_MAX_CONNS":            setCode,
@@ -108,15 +137,23 @@ var roles = map[string][]string{
 	// The stream function serves the Build runtime's routes: it plans
 	// blueprints with the model, checks them against the data tools, starts
 	// builds and keeps the saved apps and their schedules.
-	"StreamFunction":    {setAll, setEdge, setModel, setBuild, setSched},
-	"ApiFunction":       {setAll, setEdge},
+	// It also serves the research routes: it asks the model for the
+	// proposal and starts research runs.
+	"StreamFunction":    {setAll, setEdge, setAuth, setModel, setData, setBuild, setSched, setStartR, setTplAPI, setSteer},
+	"ApiFunction":       {setAll, setEdge, setAuth},
 	"ReplayFunction":    {setAll, setBuild},
-	"RouterFunction":    {setAll, setModel},
-	"AgentTurnFunction": {setAll, setModel},
-	"ToolFunction":      {setAll, setModel, setFiles},
+	"RouterFunction":    {setAll, setModel, setData},
+	"AgentTurnFunction": {setAll, setModel, setData},
+	"ToolFunction":      {setAll, setModel, setData, setFiles},
 	"ValidateFunction":  {setAll},
 	"FinishFunction":    {setAll},
-	"BuildStepFunction": {setAll, setModel},
+	"BuildStepFunction": {setAll, setModel, setData},
+	// The research steps call the model and search the web; they have no
+	// data tools.
+	"ResearchFunction": {setAll, setModel, setSearch},
+	// The template report (seed 002): the steps, and the socket.
+	"ReportFunction": {setAll, setModel, setFiles, setTplAPI},
+	"WsFunction":     {setAll, setAuth, setTplAPI, setSteer, setSocket},
 }
 
 // Local stand-ins for the template's references, for running a function's
@@ -124,6 +161,9 @@ var roles = map[string][]string{
 const (
 	testMachineARN     = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-conversation-test"
 	testBuildARN       = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-build-test"
+	testResearchARN    = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-research-test"
+	testTavilyParam    = "/insightedge/test/tavily-api-key"
+	testTavilyKey      = "tvly-test"
 	testScheduleGroup  = "insightedge-test-AppSchedules"
 	testReplayARN      = "arn:aws:lambda:us-east-1:123456789012:function:insightedge-test-ReplayFunction"
 	testScheduleRole   = "arn:aws:iam::123456789012:role/insightedge-test-AppScheduleRole"
@@ -133,6 +173,9 @@ const (
 	testJavaTokenParam = "/insightedge/test/java-api-token"
 	testBucket         = "insightedge-files-test"
 	testTable          = "insightedge-test"
+	testTemplateARN    = "arn:aws:states:us-east-1:123456789012:stateMachine:insightedge-template-test"
+	testTemplateParam  = "/insightedge/test/template-state-secret"
+	testWSCallback     = "http://127.0.0.1:9/test"
 	offlineModelURL    = "http://127.0.0.1:9/v1"
 	offlineModelName   = "offline-standard"
 )
@@ -150,6 +193,11 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"ref:JavaApiTokenParameter": testJavaTokenParam, "ref:BuildStateMachine": testBuildARN,
 		"ref:AppSchedules": testScheduleGroup, "getatt:ReplayFunction.Arn": testReplayARN,
 		"getatt:AppScheduleRole.Arn": testScheduleRole,
+		"ref:ResearchStateMachine":   testResearchARN, "ref:TavilyApiKeyParameter": testTavilyParam,
+		"ref:ResearchRequestLimit": "15",
+		"ref:TemplateStateMachine": testTemplateARN, "ref:TemplateStateSecretParameter": testTemplateParam,
+		"ref:TemplateApiBaseUrl": "", "ref:TemplateApiAllowedUrls": "",
+		"sub:https://${TemplateSocketApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/${Stage}": testWSCallback,
 	}
 	out := map[string]string{}
 	for k, v := range env {
@@ -188,7 +236,8 @@ func fakeSSM(t *testing.T, params map[string]string) string {
 }
 
 func testSecrets() map[string]string {
-	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret, testJavaTokenParam: "java-token"}
+	return map[string]string{testAPIKeyParam: "offline", testJWTParam: testJWTSecret, testJavaTokenParam: "java-token", testTavilyParam: testTavilyKey,
+		testTemplateParam: "template-state-secret-for-tests"}
 }
 
 // localAWS are SDK options for local endpoints: static credentials, one
@@ -265,8 +314,12 @@ func TestTemplateEnv(t *testing.T) {
 				t.Fatalf("wire.FromEnv with the template's environment: %v", err)
 			}
 			if slices.Contains(kinds, setEdge) {
-				if _, err := app.EdgeHandler(); err != nil {
+				h, err := app.EdgeHandler()
+				if err != nil {
 					t.Fatalf("EdgeHandler with the template's environment: %v", err)
+				}
+				if _, err := app.WithTemplateRoutes(h); err != nil {
+					t.Fatalf("WithTemplateRoutes with the template's environment: %v", err)
 				}
 				if app.Config.JWTSecret != testJWTSecret {
 					t.Errorf("the JWT secret was not read from its SSM parameter")
@@ -283,10 +336,26 @@ func TestTemplateEnv(t *testing.T) {
 					t.Fatalf("ReplayHandler with the template's environment: %v", err)
 				}
 			}
+			if slices.Contains(kinds, setSocket) {
+				if _, err := app.TemplateWSHandler(); err != nil {
+					t.Fatalf("TemplateWSHandler with the template's environment: %v", err)
+				}
+			}
+			if name == "ReportFunction" {
+				if _, err := app.ReportStep(); err != nil {
+					t.Fatalf("ReportStep with the template's environment: %v", err)
+				}
+			}
 			if slices.Contains(kinds, setModel) && app.Config.LLM.APIKey != "offline" {
 				t.Errorf("the model key was not read from its SSM parameter")
 			}
-			if _, ok := app.Tools.Get(datatools.GetTeacherClasses); ok != slices.Contains(kinds, setModel) {
+			if (app.ResearchStarter != nil) != slices.Contains(kinds, setStartR) {
+				t.Errorf("research starter present = %v, want %v", app.ResearchStarter != nil, slices.Contains(kinds, setStartR))
+			}
+			if slices.Contains(kinds, setSearch) && app.Config.Research.Tavily.APIKey != testTavilyKey {
+				t.Errorf("the Tavily key was not read from its SSM parameter")
+			}
+			if _, ok := app.Tools.Get(datatools.GetTeacherClasses); ok != slices.Contains(kinds, setData) {
 				t.Errorf("data tools registered = %v, want %v (every function that shows or runs tools has them)", ok, !ok)
 			}
 			if slices.Contains(kinds, setFiles) != (app.Blob != nil) {
@@ -401,6 +470,23 @@ func TestTemplatePolicies(t *testing.T) {
 			}
 			if m := fn.Env[wire.EnvBuildMachine]; m != "" {
 				want["states:StartExecution"] = append(want["states:StartExecution"], m)
+			}
+			if m := fn.Env[wire.EnvResearchMachine]; m != "" {
+				want["states:StartExecution"] = append(want["states:StartExecution"], m)
+			}
+			if m := fn.Env[wire.EnvTemplateMachine]; m != "" {
+				// Runs are started, stopped (user.cancel) and answered (user.response).
+				want["states:StartExecution"] = append(want["states:StartExecution"], m)
+				want["states:SendTaskSuccess"] = []string{m}
+				want["states:StopExecution"] = []string{"sub:arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${TemplateStateMachine.Name}:*"}
+				for _, a := range actions[dynamostore.ReportsAPI]("dynamodb") { // the connections are deleted
+					if _, ok := want[a]; !ok {
+						want[a] = []string{"getatt:Table.Arn"}
+					}
+				}
+			}
+			if fn.Env[wire.EnvWSCallback] != "" {
+				want["execute-api:ManageConnections"] = []string{"sub:arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${TemplateSocketApi}/${Stage}/POST/@connections/*"}
 			}
 			if g, ok := strings.CutPrefix(fn.Env[wire.EnvScheduleGroup], "ref:"); ok {
 				for _, a := range actions[appschedule.API]("scheduler") {

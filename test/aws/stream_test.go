@@ -283,6 +283,7 @@ type urlHandler func(context.Context, *events.LambdaFunctionURLRequest) (*events
 // sse is one server-sent event as a client reads it.
 type sse struct {
 	ID   int64
+	Name string // the event line of named-event streams (research)
 	Data string
 }
 
@@ -323,6 +324,8 @@ func (r *response) next(t *testing.T) (ev sse, ok bool) {
 			}
 		case strings.HasPrefix(line, "id: "):
 			ev.ID, _ = strconv.ParseInt(strings.TrimPrefix(line, "id: "), 10, 64)
+		case strings.HasPrefix(line, "event: "):
+			ev.Name = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):
 			ev.Data = strings.TrimPrefix(line, "data: ")
 		}
@@ -379,13 +382,14 @@ type streamRig struct {
 	lambdas   *invocations
 	token     string
 	streamDur time.Duration
+	table     string
 }
 
 func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	t.Helper()
 	dyn := s.dynalite(t)
 	table := dyn.NewTable(t)
-	rig := &streamRig{edgeDB: newCapacity(), stepsDB: newCapacity(), token: sampleToken(t, "t-001"),
+	rig := &streamRig{edgeDB: newCapacity(), stepsDB: newCapacity(), token: sampleToken(t, "t-001"), table: table,
 		lambdas: &invocations{count: map[string]int{}, dur: map[string]time.Duration{}}}
 
 	// The task functions' graph, as they build it, with a counting client.
@@ -396,8 +400,18 @@ func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The research function's graph: its own environment (the Tavily key
+	// from SSM), searching the local search service.
+	researchEnv := s.researchEnv(t, table, stepsEnv["AWS_ENDPOINT_URL_SSM"], searchService(t))
+	ro := localAWS(dyn.Endpoint, stepsEnv["AWS_ENDPOINT_URL_SSM"], "")
+	ro.DynamoDB = append(ro.DynamoDB, rig.stepsDB.option)
+	researchSteps, err := wire.FromEnv(context.Background(), func(k string) string { return researchEnv[k] }, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rig.sfn = newStepFunctions(t, rig.lambdas, sfnMachine{testMachineARN, infra.ConversationASL, steps.ConversationTasks()},
-		sfnMachine{testBuildARN, infra.BuildASL, steps.BuildTasks()})
+		sfnMachine{testBuildARN, infra.BuildASL, steps.BuildTasks()},
+		sfnMachine{testResearchARN, infra.ResearchASL, researchSteps.ResearchTasks()})
 	sfnSrv := httptest.NewServer(rig.sfn)
 	t.Cleanup(func() {
 		rig.sfn.wg.Wait() // the executions end with their turns

@@ -212,9 +212,13 @@ func TestEmulators(t *testing.T) {
 	t.Run("Build", s.testBuild)
 	t.Run("ASLValidator", s.testASLValidator)
 	t.Run("Functions", s.testFunctions)
+	t.Run("Socket", s.testSocket)
 	t.Run("StreamTurn", s.testStreamTurn)
 	t.Run("Workflow", s.testWorkflowEquivalence)
 	t.Run("BuildFunctions", s.testBuildFunctions)
 	t.Run("PageStream", s.testPageStream)
 	t.Run("BuildWorkflow", s.testBuildWorkflowEquivalence)
+	t.Run("ResearchFunction", s.testResearchFunction)
+	t.Run("ResearchWorkflow", s.testResearchWorkflowEquivalence)
+	t.Run("ResearchStream", s.testResearchStream)
 }

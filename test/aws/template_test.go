@@ -278,10 +278,19 @@ var buildSteps = []step{
 	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", "app.BuildStep()"},
 }
 
+var researchSteps = []step{
+	{"ResearchFunctionArn", "ResearchFunction", "research", "app.ResearchStep()"},
+}
+
+var reportSteps = []step{
+	{"ReportFunctionArn", "ReportFunction", "report", "step"},
+}
+
 // mains are the functions that are not workflow steps, and what their
 // main starts.
 var mains = []step{
 	{"", "ReplayFunction", "replay", "app.ReplayHandler()"},
+	{"", "WsFunction", "ws", "app.TemplateWSHandler()"},
 }
 
 func repoRoot(t *testing.T) string {
@@ -326,7 +335,7 @@ func TestTemplateFunctions(t *testing.T) {
 			t.Errorf("functions/%s is not deployed by template.yaml", dir)
 		}
 	}
-	for _, st := range slices.Concat(conversationSteps, buildSteps, mains) {
+	for _, st := range slices.Concat(conversationSteps, buildSteps, researchSteps, reportSteps, mains) {
 		fn, ok := fns[st.resource]
 		if !ok || fn.CodeUri != "functions/"+st.dir {
 			t.Errorf("%s: want a function with CodeUri functions/%s", st.resource, st.dir)
@@ -446,11 +455,16 @@ type machine struct {
 	resource string
 	steps    []step
 	tasks    func(*wire.App) map[string]wire.Task
+	// typ is EXPRESS, or STANDARD for a workflow that waits for the user.
+	typ string
 }
 
 var machines = []machine{
-	{"ConversationStateMachine", conversationSteps, (*wire.App).ConversationTasks},
-	{"BuildStateMachine", buildSteps, (*wire.App).BuildTasks},
+	{"ConversationStateMachine", conversationSteps, (*wire.App).ConversationTasks, "EXPRESS"},
+	{"BuildStateMachine", buildSteps, (*wire.App).BuildTasks, "EXPRESS"},
+	{"ResearchStateMachine", researchSteps, (*wire.App).ResearchTasks, "EXPRESS"},
+	// The template report waits for the user's confirmation (a task token).
+	{"TemplateStateMachine", reportSteps, func(*wire.App) map[string]wire.Task { return wire.TemplateTasks(nil) }, "STANDARD"},
 }
 
 // TestTemplateWorkflow checks each state machine: Express, X-Ray, its ASL
@@ -474,8 +488,8 @@ func checkMachine(t *testing.T, repo string, tp template, mc machine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sm.Type == nil || *sm.Type != "EXPRESS" {
-		t.Errorf("Type = %v, want EXPRESS", sm.Type)
+	if sm.Type == nil || *sm.Type != mc.typ {
+		t.Errorf("Type = %v, want %s", sm.Type, mc.typ)
 	}
 	if sm.Tracing == nil || sm.Tracing.Enabled == nil || !*sm.Tracing.Enabled {
 		t.Error("X-Ray tracing is not enabled on the state machine")

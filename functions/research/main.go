@@ -1,0 +1,27 @@
+// Command research is the research function (${ResearchFunctionArn}): both
+// states of the Research workflow (seed 001), Milestones (the milestone
+// agent run with the web_search tool) and Finish (the skeleton and complete
+// events, or an error event); the step in its input picks which
+// (wire.App.ResearchStep).
+//
+// It only wires: configuration, clients and the steps come from
+// wire.FromEnv; the steps are plain Go in shared/research.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("research: %v", err)
+	}
+	lambda.Start(app.ResearchStep())
+}

@@ -1,0 +1,30 @@
+// Command ws is the template report agent's socket in AWS (seed 002): the
+// API Gateway WebSocket API's $connect, $disconnect and $default routes,
+// and the consumer of the table's DynamoDB stream that posts each new event
+// of a template session to the session's connection.
+//
+// It only wires: configuration, clients and the handler come from
+// wire.FromEnv; the routes are plain Go in shared/report/transport.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/insightedge/insightedge/shared/wire"
+)
+
+func main() {
+	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	if err != nil {
+		log.Fatalf("ws: %v", err)
+	}
+	handler, err := app.TemplateWSHandler()
+	if err != nil {
+		log.Fatalf("ws: %v", err)
+	}
+	lambda.Start(handler)
+}

@@ -1,0 +1,194 @@
+// Package pipeline holds the steps of the template-report workflow (seed 002;
+// infra/statemachines/template.asl.json): Plan, Confirm, NextRound, Solve,
+// Aggregate and Finish. Each step is plain Go, func(ctx, In) (Out, error);
+// functions/report wires them to Lambda, local/ to the in-process
+// interpreter. Steps never talk to the client: they append envelopes to the
+// session's event log (report.StreamName), and the transport relays it.
+//
+// A session's runs are numbered (report.Session.Run). Every step checks that
+// its run is still the session's run before it acts and before each event it
+// appends, so a cancelled or replaced run's late producers are turned away.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/office"
+	"github.com/insightedge/insightedge/shared/report"
+	"github.com/insightedge/insightedge/shared/report/backend"
+	"github.com/insightedge/insightedge/shared/report/vfs"
+)
+
+// Model is the chat model the agents use.
+type Model interface {
+	Complete(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// Settings are seed 002's TEMPLATE_WS_* settings and the agents' bounds.
+type Settings struct {
+	Concurrency    int           // TEMPLATE_WS_CONCURRENCY, default 5
+	BroadcastTasks bool          // TEMPLATE_WS_BROADCAST_TASKS, default true
+	MaxRetry       int           // TEMPLATE_WS_MAX_RETRY, default 1
+	RetryDelay     time.Duration // TEMPLATE_WS_RETRY_DELAY, default 3s
+	RequireConfirm bool          // TEMPLATE_WS_REQUIRE_CONFIRM, default true
+	ConfirmTimeout time.Duration // TEMPLATE_WS_CONFIRM_TIMEOUT, default 600s
+	// PlannerRounds and SolverRounds bound the model calls of one agent run.
+	PlannerRounds, SolverRounds int
+	// MaxRounds bounds the solve rounds of a run (restarted tasks run in a
+	// further round).
+	MaxRounds int
+	// WatchEvery is how often a running solver looks for cancel_task,
+	// restart_task and cancel (default 200ms).
+	WatchEvery time.Duration
+}
+
+// DefaultSettings are the seed's defaults.
+func DefaultSettings() Settings {
+	return Settings{Concurrency: 5, BroadcastTasks: true, MaxRetry: 1, RetryDelay: 3 * time.Second,
+		RequireConfirm: true, ConfirmTimeout: 600 * time.Second, PlannerRounds: 8, SolverRounds: 6, MaxRounds: 3,
+		WatchEvery: 200 * time.Millisecond}
+}
+
+// PDFRenderer writes a document as PDF (shared/office/pdf.Writer).
+type PDFRenderer interface {
+	Bytes(doc office.Document, created time.Time) ([]byte, error)
+}
+
+// Pipeline runs the steps.
+type Pipeline struct {
+	store    report.Store
+	log      eventlog.Appender
+	blobs    blob.Store
+	backends *backend.Resolver
+	model    Model
+	set      Settings
+	logger   *slog.Logger
+	sleep    func(context.Context, time.Duration) error
+	pdf      PDFRenderer
+	fileTTL  time.Duration
+}
+
+// Deps are what the steps need.
+type Deps struct {
+	Store    report.Store
+	Log      eventlog.Appender
+	Blobs    blob.Store
+	Backends *backend.Resolver
+	Model    Model
+	Settings Settings
+	Logger   *slog.Logger
+	// PDF, when set, also renders the report as PDF (a .docx is always made).
+	PDF PDFRenderer
+	// FileTTL is how long the report's download links work (default 24h).
+	FileTTL time.Duration
+}
+
+// New returns the pipeline.
+func New(d Deps) *Pipeline {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	def := DefaultSettings()
+	s := d.Settings
+	if s.Concurrency <= 0 {
+		s.Concurrency = def.Concurrency
+	}
+	if s.PlannerRounds <= 0 {
+		s.PlannerRounds = def.PlannerRounds
+	}
+	if s.SolverRounds <= 0 {
+		s.SolverRounds = def.SolverRounds
+	}
+	if s.MaxRounds <= 0 {
+		s.MaxRounds = def.MaxRounds
+	}
+	if s.WatchEvery <= 0 {
+		s.WatchEvery = def.WatchEvery
+	}
+	if s.ConfirmTimeout <= 0 {
+		s.ConfirmTimeout = def.ConfirmTimeout
+	}
+	if d.FileTTL <= 0 {
+		d.FileTTL = 24 * time.Hour
+	}
+	return &Pipeline{store: d.Store, log: d.Log, blobs: d.Blobs, backends: d.Backends, model: d.Model, set: s,
+		logger: d.Logger, sleep: sleepCtx, pdf: d.PDF, fileTTL: d.FileTTL}
+}
+
+// Settings returns the pipeline's settings.
+func (p *Pipeline) Settings() Settings { return p.set }
+
+// errStale means the step's run is no longer the session's run.
+var errStale = errors.New("pipeline: the run was cancelled or replaced")
+
+// current returns the session when run is still its run.
+func (p *Pipeline) current(ctx context.Context, sessionID string, run int) (report.Session, error) {
+	s, err := p.store.GetSession(ctx, sessionID)
+	if err != nil {
+		return s, fmt.Errorf("pipeline: session %s: %w", sessionID, err)
+	}
+	if s.Run != run || s.Status == report.StatusCancelled || s.Status == report.StatusClosed {
+		return s, errStale
+	}
+	return s, nil
+}
+
+// emit appends ev to the session's log if run is still the session's run.
+func (p *Pipeline) emit(ctx context.Context, sessionID string, run int, evs ...report.ServerEvent) error {
+	if _, err := p.current(ctx, sessionID, run); err != nil {
+		return err
+	}
+	return Append(ctx, p.log, sessionID, evs...)
+}
+
+// Append encodes and appends events to a session's log.
+func Append(ctx context.Context, log eventlog.Appender, sessionID string, evs ...report.ServerEvent) error {
+	batch := make([]eventlog.Event, 0, len(evs))
+	for _, ev := range evs {
+		b, err := report.Encode(sessionID, ev)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, eventlog.Event{Data: b})
+	}
+	if _, err := log.Append(ctx, report.StreamName(sessionID), batch...); err != nil {
+		return fmt.Errorf("pipeline: append to %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// fs opens the session's VFS.
+func (p *Pipeline) fs(s report.Session) (*vfs.FS, error) {
+	return vfs.Open(p.blobs, s.TeacherID, s.ID)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// zh reports whether the session writes in Chinese.
+func zh(s report.Session) bool { return s.Language == "zh" }
+
+func pick(s report.Session, zhText, enText string) string {
+	if zh(s) {
+		return zhText
+	}
+	return enText
+}

@@ -1,0 +1,201 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/report"
+	"github.com/insightedge/insightedge/shared/report/mdtree"
+	"github.com/insightedge/insightedge/shared/report/vfs"
+)
+
+// submittedPlan is the planner's submit_plan arguments.
+type submittedPlan struct {
+	Tasks       []report.UserTask `json:"tasks" description:"one task per template leaf: id is the leaf number 1..N"`
+	PlanSummary string            `json:"plan_summary" description:"one sentence describing the plan, in the user's language"`
+}
+
+// Plan is the planning phase: load the template and knowledge base into the
+// VFS, let the planner agent explore them and submit tasks, fill the tasks
+// from the template's leaves and record them.
+func (p *Pipeline) Plan(ctx context.Context, in RunInput) (PlanOutput, error) {
+	s, err := p.current(ctx, in.SessionID, in.Run)
+	if errors.Is(err, errStale) {
+		return PlanOutput{Status: "stale"}, nil
+	}
+	if err != nil {
+		return PlanOutput{}, err
+	}
+	if err := p.emit(ctx, s.ID, in.Run, report.PlanStart{Question: s.Message.Question}); err != nil {
+		return PlanOutput{Status: "stale"}, staleOr(err)
+	}
+	if s, err = p.load(ctx, s); err != nil {
+		return PlanOutput{}, err
+	}
+	f, err := p.fs(s)
+	if err != nil {
+		return PlanOutput{}, err
+	}
+	doc, err := p.template(ctx, f, s)
+	if err != nil {
+		return PlanOutput{}, err
+	}
+	datasets, err := f.List(ctx, "datasets")
+	if err != nil {
+		return PlanOutput{}, err
+	}
+	user, _ := json.Marshal(map[string]any{"question": s.Message.Question, "template": s.TemplatePath,
+		"datasets": paths(datasets), "language": s.Language})
+	_, args, err := p.runAgent(ctx, agentRun{session: s, run: in.Run, system: prompts.ReportPlanner, user: string(user),
+		tools: f.Tools(), exit: exitTool[submittedPlan](prompts.SubmitPlanTool, "Submit the plan: one task per template leaf."),
+		rounds: p.set.PlannerRounds, scope: report.ScopePlan})
+	if errors.Is(err, errStale) || ctx.Err() != nil {
+		return PlanOutput{Status: "stale"}, nil
+	}
+	var plan submittedPlan
+	if err == nil && args != nil {
+		if jerr := json.Unmarshal(args, &plan); jerr != nil {
+			err = fmt.Errorf("submit_plan arguments: %w", jerr)
+		}
+	} else if err == nil {
+		err = errors.New("the planner answered without submitting a plan")
+	}
+	if err != nil {
+		// The tasks come from the template's leaves anyway; the planner only
+		// adds references and hints, so its failure costs those, not the run.
+		p.logger.Warn("planner gave no usable plan; tasks from the template alone", "sessionId", s.ID, "err", err)
+		if err := p.emit(ctx, s.ID, in.Run, report.ToolResult{Scope: report.ScopePlan, Tool: prompts.SubmitPlanTool,
+			System: pick(s, "规划器未提交可用计划，已按模板章节生成任务。", "The planner submitted no usable plan; tasks follow the template's sections.")}); err != nil {
+			return PlanOutput{Status: "stale"}, staleOr(err)
+		}
+	}
+	tasks, ignored := Fill(doc, plan.Tasks, paths(datasets), zh(s))
+	if len(ignored) > 0 {
+		if err := p.emit(ctx, s.ID, in.Run, report.ToolResult{Scope: report.ScopePlan, Tool: prompts.SubmitPlanTool,
+			System: fmt.Sprintf(pick(s, "已忽略模板中不存在的任务编号：%v（模板共 %d 个章节）", "ignored task ids the template does not have: %v (it has %d sections)"), ignored, len(doc.Leaves))}); err != nil {
+			return PlanOutput{Status: "stale"}, staleOr(err)
+		}
+	}
+	summary := strings.TrimSpace(plan.PlanSummary)
+	if summary == "" {
+		summary = fmt.Sprintf(pick(s, "按模板「%s」撰写 %d 个章节", "Write %[2]d sections following the template %[1]q"), doc.Title, len(tasks))
+	}
+	confirm := p.set.RequireConfirm
+	s, err = p.store.UpdateSession(ctx, s.ID, func(x *report.Session) error {
+		if x.Run != in.Run {
+			return errStale
+		}
+		x.Tasks, x.PlanSummary = tasks, summary
+		x.TaskState, x.Restarts = map[int]string{}, map[int]int{}
+		for _, t := range tasks {
+			x.TaskState[t.ID] = report.TaskPending
+		}
+		x.Status = report.StatusSolving
+		if confirm {
+			x.Status = report.StatusConfirming
+		}
+		return nil
+	})
+	if err != nil {
+		return PlanOutput{Status: "stale"}, staleOr(err)
+	}
+	done := report.PlanCompleted{PlanSummary: summary}
+	if p.set.BroadcastTasks {
+		done.Tasks = tasks
+	}
+	if err := p.emit(ctx, s.ID, in.Run, done); err != nil {
+		return PlanOutput{Status: "stale"}, staleOr(err)
+	}
+	return PlanOutput{Status: "planned", Confirm: confirm, Tasks: len(tasks)}, nil
+}
+
+// staleOr is nil for errStale (a stale run's step ends quietly) and err otherwise.
+func staleOr(err error) error {
+	if errors.Is(err, errStale) {
+		return nil
+	}
+	return err
+}
+
+func (p *Pipeline) template(ctx context.Context, f *vfs.FS, s report.Session) (*mdtree.Doc, error) {
+	b, err := f.Read(ctx, s.TemplatePath)
+	if err != nil {
+		return nil, err
+	}
+	return mdtree.Parse(string(b))
+}
+
+func paths(es []vfs.Entry) []string {
+	out := []string{}
+	for _, e := range es {
+		out = append(out, e.Path)
+	}
+	return out
+}
+
+// Fill makes the full tasks from the template's leaves (seed 002: title,
+// template and objective come from the leaf) and the submitted tasks'
+// references. Submitted ids that name no leaf are returned as ignored;
+// required inputs that are not in the VFS are dropped.
+func Fill(doc *mdtree.Doc, submitted []report.UserTask, available []string, chinese bool) (tasks []report.SectionTask, ignored []int) {
+	byID := map[int]report.UserTask{}
+	for _, u := range submitted {
+		if u.ID < 1 || u.ID > len(doc.Leaves) {
+			ignored = append(ignored, u.ID)
+			continue
+		}
+		byID[u.ID] = u
+	}
+	slices.Sort(ignored)
+	for _, l := range doc.Leaves {
+		t := report.SectionTask{ID: l.ID, Title: l.Title, Template: l.Template, Objective: objective(l, chinese)}
+		if u, ok := byID[l.ID]; ok {
+			for _, r := range u.RequiredInputs {
+				if slices.Contains(available, r) {
+					t.RequiredInputs = append(t.RequiredInputs, r)
+				}
+			}
+			t.Hints, t.Notes = u.Hints, u.Notes
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, ignored
+}
+
+func objective(l mdtree.Leaf, chinese bool) string {
+	where := strings.Join(append(slices.Clone(l.Path), l.Title), " › ")
+	if chinese {
+		return fmt.Sprintf("按模板撰写「%s」一节（位置：%s），依据知识库中的数据，遵循模板片段中的提示，不重复标题。", l.Title, where)
+	}
+	return fmt.Sprintf("Write the section %q (%s) following the template fragment's guidance, from the knowledge base's data, without repeating the heading.", l.Title, where)
+}
+
+// Confirm is the confirmation task (.waitForTaskToken): it records the task
+// token as the pending step_id and asks the user. It returns at once; the
+// workflow waits until user.response sends the token back.
+func (p *Pipeline) Confirm(ctx context.Context, in ConfirmInput) (struct{}, error) {
+	if in.Token == "" {
+		return struct{}{}, errors.New("pipeline: confirm: no task token")
+	}
+	s, err := p.store.UpdateSession(ctx, in.SessionID, func(x *report.Session) error {
+		if x.Run != in.Run || x.Status == report.StatusCancelled || x.Status == report.StatusClosed {
+			return errStale
+		}
+		x.StepID, x.Status = in.Token, report.StatusConfirming
+		return nil
+	})
+	if err != nil {
+		return struct{}{}, staleOr(err)
+	}
+	msg := fmt.Sprintf(pick(s, "计划共 %d 个章节：%s。确认后开始撰写。", "The plan has %d sections: %s. Confirm to start writing."), len(s.Tasks), s.PlanSummary)
+	ev := report.UserConfirm{StepID: in.Token, Message: msg}
+	if p.set.BroadcastTasks {
+		ev.Tasks = s.Tasks
+	}
+	return struct{}{}, staleOr(p.emit(ctx, s.ID, in.Run, ev))
+}

@@ -1,0 +1,122 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Session statuses.
+const (
+	StatusIdle        = "idle"        // created, or a run ended without a report
+	StatusPlanning    = "planning"    // the planner runs
+	StatusConfirming  = "confirming"  // waiting for user.response
+	StatusSolving     = "solving"     // solvers run
+	StatusAggregating = "aggregating" // the aggregator runs
+	StatusCompleted   = "completed"   // a report was written
+	StatusCancelled   = "cancelled"   // user.cancel or user.cancel_plan
+	StatusFailed      = "failed"      // a run failed
+	StatusClosed      = "closed"      // its socket closed (seed: closing ends its sessions)
+)
+
+// Task states.
+const (
+	TaskPending   = "pending"
+	TaskRunning   = "running"
+	TaskCompleted = "completed"
+	TaskFailed    = "failed"
+	TaskCancelled = "cancelled"
+)
+
+// Session is one template-report session.
+type Session struct {
+	ID        string `json:"id"`
+	TeacherID string `json:"teacher_id"`
+	// ConnectionID is the socket that owns the session ("" for SSE sessions).
+	ConnectionID string `json:"connection_id,omitempty"`
+	Status       string `json:"status"`
+	// Run numbers the session's pipeline runs; a step of an older run finds a
+	// newer number and stops (a cancelled run's late producers are turned away).
+	Run int `json:"run"`
+	// Execution is the running workflow execution's name.
+	Execution string `json:"execution,omitempty"`
+	// StepID is the pending confirmation's step_id (the task token).
+	StepID   string  `json:"step_id,omitempty"`
+	Message  Message `json:"message"`
+	Language string  `json:"language,omitempty"`
+	// TemplatePath is the template's Markdown in the VFS ("" until loaded).
+	TemplatePath string        `json:"template_path,omitempty"`
+	PlanSummary  string        `json:"plan_summary,omitempty"`
+	Tasks        []SectionTask `json:"tasks,omitempty"`
+	// Submitted are user.solve_tasks' tasks, filled from the template by the
+	// run's first round.
+	Submitted []UserTask `json:"submitted,omitempty"`
+	// TaskState is each task's state by id.
+	TaskState map[int]string `json:"task_state,omitempty"`
+	// Restarts counts user.restart_task per task id; a running solver whose
+	// count changes starts over.
+	Restarts  map[int]int `json:"restarts,omitempty"`
+	Version   int64       `json:"version"`
+	CreatedAt time.Time   `json:"created_at"`
+	UpdatedAt time.Time   `json:"updated_at"`
+	// ExpiresAt is when the store may forget the session (DynamoDB TTL).
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+}
+
+// Running reports whether a run is in progress.
+func (s Session) Running() bool {
+	switch s.Status {
+	case StatusPlanning, StatusConfirming, StatusSolving, StatusAggregating:
+		return true
+	}
+	return false
+}
+
+// Task returns the task with id.
+func (s Session) Task(id int) (SectionTask, bool) {
+	for _, t := range s.Tasks {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return SectionTask{}, false
+}
+
+// Connection is an open WebSocket.
+type Connection struct {
+	ID        string    `json:"id"`
+	TeacherID string    `json:"teacher_id"`
+	Sessions  []string  `json:"sessions,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+}
+
+// Store errors.
+var (
+	ErrNotFound = errors.New("report: not found")
+	ErrExists   = errors.New("report: already exists")
+)
+
+// Store keeps sessions and connections. Implementations: shared/boltstore
+// (local) and shared/dynamostore (AWS); both pass reporttest.Run.
+type Store interface {
+	// CreateSession stores a new session; ErrExists if its id is taken.
+	CreateSession(ctx context.Context, s Session) error
+	// GetSession returns a session or ErrNotFound.
+	GetSession(ctx context.Context, id string) (Session, error)
+	// UpdateSession applies fn to the stored session and stores the result
+	// with Version+1, atomically: no concurrent update is lost. fn may be
+	// called more than once; an error from fn aborts the update.
+	UpdateSession(ctx context.Context, id string, fn func(*Session) error) (Session, error)
+	// PutConnection stores a connection.
+	PutConnection(ctx context.Context, c Connection) error
+	// GetConnection returns a connection or ErrNotFound.
+	GetConnection(ctx context.Context, id string) (Connection, error)
+	// AddSession appends a session id to a connection's list, atomically.
+	AddSession(ctx context.Context, connID, sessionID string) error
+	// DeleteConnection removes a connection; removing a missing one is not an error.
+	DeleteConnection(ctx context.Context, id string) error
+}
+
+// StreamName is the event-log stream of a session.
+func StreamName(sessionID string) string { return "template:" + sessionID }

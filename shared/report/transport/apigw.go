@@ -1,0 +1,239 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/report"
+	"github.com/insightedge/insightedge/shared/report/control"
+)
+
+// In AWS the socket is an API Gateway WebSocket API whose $connect,
+// $disconnect and $default routes invoke the ws function (APIGateway.Route),
+// and whose messages to a client are POSTs to its connection
+// (PostToConnection). Session events still come from the event log only:
+// the same ws function consumes the table's DynamoDB stream
+// (APIGateway.Relay) and posts each new event of a template session to the
+// session's connection. What the caller alone must hear (its errors, the
+// signed state, and on reconnect the events it missed) the route posts
+// itself.
+
+// Poster sends one frame to a connection.
+type Poster interface {
+	Post(ctx context.Context, connectionID string, data []byte) error
+}
+
+// ErrGone is returned by a Poster for a connection that no longer exists.
+var ErrGone = errors.New("transport: the connection is gone")
+
+// APIGateway serves the WebSocket API's routes and relays the log.
+type APIGateway struct {
+	svc    *control.Service
+	store  report.Store
+	log    eventlog.Reader
+	auth   Authenticator
+	post   Poster
+	logger *slog.Logger
+}
+
+// NewAPIGateway returns the handler.
+func NewAPIGateway(svc *control.Service, store report.Store, log eventlog.Reader, a Authenticator, post Poster, logger *slog.Logger) *APIGateway {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &APIGateway{svc: svc, store: store, log: log, auth: a, post: post, logger: logger}
+}
+
+// maxReplay bounds the events a reconnect posts from the log.
+const maxReplay = 1000
+
+// Route handles $connect, $disconnect and $default.
+func (a *APIGateway) Route(ctx context.Context, req events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
+	conn := req.RequestContext.ConnectionID
+	log := a.logger.With("connectionId", conn, "route", req.RequestContext.RouteKey)
+	switch req.RequestContext.RouteKey {
+	case "$connect":
+		id, err := a.auth.Authenticate(connectRequest(req))
+		if err != nil {
+			e := apperr.As(err)
+			return events.APIGatewayProxyResponse{StatusCode: e.HTTPStatus(), Body: e.Message}, nil
+		}
+		if err := a.svc.Open(ctx, conn, id.TeacherID); err != nil {
+			return events.APIGatewayProxyResponse{}, fmt.Errorf("ws: open %s: %w", conn, err)
+		}
+		return events.APIGatewayProxyResponse{StatusCode: http.StatusOK}, nil
+	case "$disconnect":
+		if err := a.svc.Close(ctx, conn); err != nil {
+			log.Warn("closing the connection's sessions failed", "err", err)
+		}
+		return events.APIGatewayProxyResponse{StatusCode: http.StatusOK}, nil
+	}
+	c, err := a.store.GetConnection(ctx, conn)
+	if err != nil {
+		return events.APIGatewayProxyResponse{StatusCode: http.StatusGone}, nil
+	}
+	a.handle(ctx, control.Caller{TeacherID: c.TeacherID, ConnectionID: conn}, []byte(req.Body), log)
+	return events.APIGatewayProxyResponse{StatusCode: http.StatusOK}, nil
+}
+
+func (a *APIGateway) handle(ctx context.Context, caller control.Caller, body []byte, log *slog.Logger) {
+	direct := func(sid string, ev report.ServerEvent) {
+		b, err := report.Encode(sid, ev)
+		if err == nil {
+			err = a.post.Post(ctx, caller.ConnectionID, b)
+		}
+		if err != nil {
+			log.Warn("could not answer the caller", "err", err)
+		}
+	}
+	env, ev, err := report.DecodeClient(body)
+	if err != nil {
+		direct(env.SessionID, report.Error{Message: err.Error(), Code: string(apperr.ValidationError)})
+		return
+	}
+	res, err := a.svc.Handle(ctx, caller, env, ev)
+	if err != nil {
+		direct(env.SessionID, errorEvent(err))
+		return
+	}
+	for _, d := range res.Direct {
+		direct(env.SessionID, d)
+	}
+	if res.Subscribe != "" && res.After > 0 { // a reconnect: what the caller missed
+		evs, err := a.log.Read(ctx, report.StreamName(res.Subscribe), res.After, maxReplay)
+		if err != nil {
+			log.Warn("could not read the missed events", "err", err)
+		}
+		for _, e := range evs {
+			if err := a.post.Post(ctx, caller.ConnectionID, e.Data); err != nil {
+				log.Warn("could not post a missed event", "err", err)
+				return
+			}
+		}
+	}
+}
+
+// connectRequest is the $connect event as an HTTP request, for the same
+// authenticator as every endpoint (a browser's token comes as ?access_token=).
+func connectRequest(req events.APIGatewayWebsocketProxyRequest) *http.Request {
+	r, _ := http.NewRequest(http.MethodGet, "https://ws.invalid/", nil)
+	for k, v := range req.Headers {
+		r.Header.Set(k, v)
+	}
+	if tok := req.QueryStringParameters["access_token"]; tok != "" && r.Header.Get("Authorization") == "" {
+		r.Header.Set("Authorization", "Bearer "+tok)
+	}
+	return r
+}
+
+// Relay posts the template events of a DynamoDB stream batch to their
+// sessions' connections. A connection that is gone closes its sessions.
+func (a *APIGateway) Relay(ctx context.Context, batch events.DynamoDBEvent) error {
+	conns := map[string]string{} // session → connection, per batch
+	var errs []error
+	for _, rec := range batch.Records {
+		if rec.EventName != "INSERT" {
+			continue
+		}
+		img := rec.Change.NewImage
+		pk, sk := img["PK"], img["SK"]
+		if pk.DataType() != events.DataTypeString || sk.DataType() != events.DataTypeString {
+			continue
+		}
+		sid, ok := strings.CutPrefix(pk.String(), "STREAM#"+report.StreamName(""))
+		if !ok || !strings.HasPrefix(sk.String(), "EV#") {
+			continue
+		}
+		data, ok := img["data"]
+		if !ok || data.DataType() != events.DataTypeBinary {
+			continue
+		}
+		conn, seen := conns[sid]
+		if !seen {
+			s, err := a.store.GetSession(ctx, sid)
+			if err != nil && !errors.Is(err, report.ErrNotFound) {
+				errs = append(errs, err)
+				continue
+			}
+			conn = s.ConnectionID
+			conns[sid] = conn
+		}
+		if conn == "" {
+			continue // an SSE session, or gone: its stream is read from the log
+		}
+		err := a.post.Post(ctx, conn, data.Binary())
+		if errors.Is(err, ErrGone) {
+			conns[sid] = ""
+			errs = append(errs, a.svc.Close(ctx, conn))
+			continue
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// ConnectionPoster posts to API Gateway's connection management endpoint
+// (https://{api}.execute-api.{region}.amazonaws.com/{stage}), a SigV4-signed
+// POST @connections/{id}: the management client is one HTTP call.
+type ConnectionPoster struct {
+	Endpoint    string
+	Region      string
+	Credentials aws.CredentialsProvider
+	HTTP        *http.Client
+	Now         func() time.Time
+}
+
+// Post implements Poster.
+func (p ConnectionPoster) Post(ctx context.Context, connectionID string, data []byte) error {
+	u := strings.TrimRight(p.Endpoint, "/") + "/@connections/" + url.PathEscape(connectionID)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	sum := sha256.Sum256(data)
+	creds, err := p.Credentials.Retrieve(ctx)
+	if err != nil {
+		return fmt.Errorf("transport: credentials: %w", err)
+	}
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "execute-api", p.Region, now()); err != nil {
+		return fmt.Errorf("transport: sign: %w", err)
+	}
+	client := p.HTTP
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("transport: post to %s: %w", connectionID, err)
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	switch {
+	case resp.StatusCode == http.StatusGone:
+		return fmt.Errorf("%w: %s", ErrGone, connectionID)
+	case resp.StatusCode/100 != 2:
+		return fmt.Errorf("transport: post to %s: status %d: %s", connectionID, resp.StatusCode, msg)
+	}
+	return nil
+}
