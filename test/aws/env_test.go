@@ -66,6 +66,8 @@ var envTable = map[string]string{
 	wire.EnvJWTSecretParameter:      setAuth,
 	"AUTH_JWT_ISSUER":               setAuth,
 	"AUTH_JWT_AUDIENCE":             setAuth,
+	"AUTH_JWT_MAX_LIFE":             setCode,
+	"AUTH_JWT_CLOCK_SKEW":           setCode,
 	"TEMPLATE_API_BASE_URL":         setTplAPI,
 	"TEMPLATE_API_ALLOWED_URLS":     setTplAPI,
 	"TEMPLATE_BACKEND_URL":          setCode, // the seed's fallbacks of TEMPLATE_API_BASE_URL
