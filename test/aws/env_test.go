@@ -171,7 +171,7 @@ const (
 	testScheduleRole   = "arn:aws:iam::123456789012:role/insightedge-test-AppScheduleRole"
 	testAPIKeyParam    = "/insightedge/test/openai-api-key"
 	testJWTParam       = "/insightedge/test/jwt-secret"
-	testJWTSecret      = "insightedge-sample-secret"
+	testJWTSecret      = "insightedge-sample-secret-of-32-bytes"
 	testJavaTokenParam = "/insightedge/test/java-api-token"
 	testBucket         = "insightedge-files-test"
 	testTable          = "insightedge-test"
