@@ -49,6 +49,18 @@ func (s *localServer) startBuild(ctx context.Context, o options) (*buildRuntime,
 	b.pages = s.App.Pages(b.Launcher)
 	b.appRoutes = s.App.Apps(b.Apps, b.Replayer, nil)
 
+	// Whatever holds a lease now was left by a process that died (the store
+	// file is locked to one process): close it before anything runs.
+	if rec := s.App.Recoverer(b.Launcher, b.Apps); rec != nil {
+		n, err := rec.Sweep(ctx, time.Now().Add(100*365*24*time.Hour))
+		if err != nil {
+			return nil, fmt.Errorf("local: recover the work of a previous run: %w", err)
+		}
+		if n > 0 {
+			o.Logger.WarnContext(ctx, "closed work left running by a previous run", "count", n)
+		}
+	}
+
 	every := 30 * time.Second
 	switch v := o.Getenv(schedulerEveryEnv); v {
 	case "":

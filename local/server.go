@@ -180,6 +180,13 @@ func (s *localServer) listen(addr string) error {
 	return nil
 }
 
+// The local server's connection bounds (docs/reliability.md).
+const (
+	serverReadTimeout  = 30 * time.Second
+	serverWriteTimeout = 60 * time.Second
+	serverIdleTimeout  = 60 * time.Second
+)
+
 func (s *localServer) serve(o options) error {
 	mux := http.NewServeMux()
 	s.Edge.Mount(mux)
@@ -188,8 +195,24 @@ func (s *localServer) serve(o options) error {
 	s.Template.Server.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
-	// The turn latencies, as in AWS (wire.CloudApp.EdgeHandler).
-	s.http = &http.Server{Handler: edge.TurnLatency(mux, s.metrics, nil), ReadHeaderTimeout: 10 * time.Second}
+	// The turn latencies, as in AWS (wire.CloudApp.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle
+	// keep-alive connection are let go. Streaming routes and the routes
+	// that wait for a whole turn set their own deadlines (edge relay).
+	s.http = &http.Server{Handler: edge.CleanPaths(o.Logger, edge.TurnLatency(mux, s.metrics, nil)), ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: serverReadTimeout, WriteTimeout: serverWriteTimeout, IdleTimeout: serverIdleTimeout}
+	for _, d := range []struct {
+		env string
+		to  *time.Duration
+	}{{"HTTP_READ_TIMEOUT", &s.http.ReadTimeout}, {"HTTP_WRITE_TIMEOUT", &s.http.WriteTimeout}, {"HTTP_IDLE_TIMEOUT", &s.http.IdleTimeout}} {
+		if v := o.Getenv(d.env); v != "" {
+			t, err := time.ParseDuration(v)
+			if err != nil || t <= 0 {
+				return fmt.Errorf("local: %s=%q: want a positive duration such as 30s", d.env, v)
+			}
+			*d.to = t
+		}
+	}
+	s.http.ReadHeaderTimeout = min(s.http.ReadHeaderTimeout, s.http.ReadTimeout)
 	ln := s.ln
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

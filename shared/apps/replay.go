@@ -12,6 +12,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/blueprint/launch"
+	"github.com/insightedge/insightedge/shared/session"
 )
 
 // Launcher begins a build and awaits its outcome (*launch.Launcher).
@@ -27,6 +28,9 @@ type ReplayOptions struct {
 	NewID  func() string
 	// Tools are the data tools a blueprint may call (nil: not checked).
 	Tools []string
+	// Leases, when set, keeps a lease on every run while it runs, so that
+	// a run left by a dead process is found and closed (shared/recovery).
+	Leases session.Leases
 }
 
 // Replayer runs saved apps.
@@ -83,9 +87,22 @@ func (r *Replayer) Replay(ctx context.Context, in ReplayInput) (ReplayOutput, er
 	if err := r.store.PutSnapshot(ctx, snap); err != nil {
 		return ReplayOutput{}, apperr.Wrap(err, apperr.ServiceUnavailable, "app store unavailable")
 	}
+	// The run does not depend on its caller staying: a client that drops
+	// during POST …/run must not turn a build that succeeds into a failed
+	// run. A deadline of the caller (the replay function's, less its margin
+	// to record the outcome) still bounds it, as does Launcher.Await.
+	deadline, hasDeadline := ctx.Deadline()
+	ctx = context.WithoutCancel(ctx)
+	if hasDeadline {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	stop := session.KeepLease(ctx, r.o.Leases, session.Lease{Kind: session.LeaseRun, ID: snap.RunID, Owner: app.ID}, r.o.Now)
 	r.run(ctx, app, &snap)
+	stop()
 	snap.EndedAt = r.o.Now().UTC()
-	// The outcome is recorded even when ctx has ended: the run happened.
+	// The outcome is recorded even when the deadline has passed: the run happened.
 	if err := r.store.PutSnapshot(context.WithoutCancel(ctx), snap); err != nil {
 		return ReplayOutput{}, apperr.Wrap(err, apperr.ServiceUnavailable, "app store unavailable")
 	}
@@ -117,15 +134,26 @@ func (r *Replayer) run(ctx context.Context, app App, snap *Snapshot) {
 		fail(err)
 		return
 	}
-	out, err := r.launcher.Await(ctx, snap.BuildID)
-	switch {
-	case err != nil:
-		fail(apperr.Wrap(err, apperr.ServiceUnavailable, "the build's outcome could not be read"))
-	case out.Status == launch.Succeeded:
-		snap.Status, snap.Page = StatusSucceeded, out.Result.Page
-	default:
-		snap.Status, snap.ErrorCode, snap.Error = StatusFailed, out.Code, out.Message
+	// The build id is recorded at once: a recovery of this run reads the
+	// build's outcome from it.
+	if err := r.store.PutSnapshot(ctx, *snap); err != nil {
+		r.o.Logger.WarnContext(ctx, "could not record the run's build", "runId", snap.RunID, "err", err)
 	}
+	out, err := r.launcher.Await(ctx, snap.BuildID)
+	if err != nil {
+		fail(apperr.Wrap(err, apperr.ServiceUnavailable, "the build's outcome could not be read"))
+		return
+	}
+	snap.Settle(out)
+}
+
+// Settle records a build's outcome as the run's.
+func (s *Snapshot) Settle(out launch.Outcome) {
+	if out.Status == launch.Succeeded {
+		s.Status, s.Page = StatusSucceeded, out.Result.Page
+		return
+	}
+	s.Status, s.ErrorCode, s.Error = StatusFailed, out.Code, out.Message
 }
 
 // Scheduler runs the apps that are due, locally (in AWS, EventBridge

@@ -3,12 +3,14 @@
 package auth
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -28,13 +30,43 @@ var teacherIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 // ValidTeacherID reports whether id is a well-formed teacher id.
 func ValidTeacherID(id string) bool { return teacherIDPattern.MatchString(id) }
 
-// JWT verifies HS256 bearer tokens: signature, expiry, issuer and audience.
+// JWT verifies HS256 bearer tokens: signature, expiry, issuer and audience,
+// and that the token is not from the future nor valid for longer than
+// MaxLife.
 type JWT struct {
 	Secret   []byte
 	Issuer   string
 	Audience string
 	// Claim holds the teacher id; default "teacherId", then "sub".
 	Claim string
+	// MaxLife bounds a token's life: its exp may be at most MaxLife after
+	// now (and after its iat) [DefaultMaxLife].
+	MaxLife time.Duration
+	// Skew is the clock difference tolerated on exp, nbf and iat
+	// [DefaultSkew].
+	Skew time.Duration
+	// Now is the clock [time.Now].
+	Now func() time.Time
+}
+
+// Defaults of JWT's bounds, and the shortest secret NewJWT accepts (HS256
+// wants a key as long as its hash: 32 bytes).
+const (
+	DefaultMaxLife  = 24 * time.Hour
+	DefaultSkew     = time.Minute
+	MinSecretLength = 32
+)
+
+// ErrWeakSecret is NewJWT's refusal of a secret shorter than MinSecretLength.
+var ErrWeakSecret = errors.New("auth: the JWT secret is too short")
+
+// NewJWT returns a verifier, refusing a weak secret (at start-up, not at
+// the first request).
+func NewJWT(j JWT) (JWT, error) {
+	if len(j.Secret) < MinSecretLength {
+		return j, fmt.Errorf("%w: %d bytes, want at least %d random bytes", ErrWeakSecret, len(j.Secret), MinSecretLength)
+	}
+	return j, nil
 }
 
 // Authenticate implements the edge's Authenticator.
@@ -43,7 +75,13 @@ func (j JWT) Authenticate(r *http.Request) (Identity, error) {
 	if !ok {
 		return Identity{}, apperr.New(apperr.AuthError, "missing bearer token").WithStatus(http.StatusUnauthorized)
 	}
-	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired()}
+	now := time.Now
+	if j.Now != nil {
+		now = j.Now
+	}
+	maxLife, skew := cmp.Or(j.MaxLife, DefaultMaxLife), cmp.Or(j.Skew, DefaultSkew)
+	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(), jwt.WithLeeway(skew), jwt.WithTimeFunc(now)}
 	if j.Issuer != "" {
 		opts = append(opts, jwt.WithIssuer(j.Issuer))
 	}
@@ -52,6 +90,9 @@ func (j JWT) Authenticate(r *http.Request) (Identity, error) {
 	}
 	claims := jwt.MapClaims{}
 	if _, err := jwt.ParseWithClaims(raw, claims, func(*jwt.Token) (any, error) { return j.Secret, nil }, opts...); err != nil {
+		return Identity{}, apperr.Wrap(err, apperr.AuthError, "invalid token").WithStatus(http.StatusUnauthorized)
+	}
+	if err := checkLife(claims, now(), maxLife, skew); err != nil {
 		return Identity{}, apperr.Wrap(err, apperr.AuthError, "invalid token").WithStatus(http.StatusUnauthorized)
 	}
 	id := claimString(claims, j.Claim)
@@ -65,6 +106,22 @@ func (j JWT) Authenticate(r *http.Request) (Identity, error) {
 		return Identity{}, apperr.New(apperr.AuthError, "token has no valid teacher id").WithStatus(http.StatusUnauthorized)
 	}
 	return Identity{TeacherID: id}, nil
+}
+
+// checkLife refuses a token that lives longer than maxLife: from now, or
+// from its iat when it has one.
+func checkLife(c jwt.MapClaims, now time.Time, maxLife, skew time.Duration) error {
+	exp, err := c.GetExpirationTime()
+	if err != nil || exp == nil {
+		return errors.New("no expiry")
+	}
+	if exp.Sub(now) > maxLife+skew {
+		return fmt.Errorf("the token expires in %v, more than the %v allowed", exp.Sub(now).Round(time.Second), maxLife)
+	}
+	if iat, err := c.GetIssuedAt(); err == nil && iat != nil && exp.Sub(iat.Time) > maxLife+skew {
+		return fmt.Errorf("the token lives %v, more than the %v allowed", exp.Sub(iat.Time).Round(time.Second), maxLife)
+	}
+	return nil
 }
 
 func claimString(c jwt.MapClaims, name string) string {

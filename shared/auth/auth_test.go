@@ -104,6 +104,15 @@ func TestJWT(t *testing.T) {
 		{"alg none", verifier, "Bearer " + sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, claims(nil)), ""},
 		{"RS256", verifier, "Bearer " + sign(t, jwt.SigningMethodRS256, rsaKey, claims(nil)), ""},
 		{"HS512 with the right secret", verifier, "Bearer " + sign(t, jwt.SigningMethodHS512, secret, claims(nil)), ""},
+		{"issued a day in the future", verifier, hs(claims(func(c jwt.MapClaims) { c["iat"] = time.Now().Add(24 * time.Hour).Unix() })), ""},
+		{"expires in 100 years", verifier, hs(claims(func(c jwt.MapClaims) { c["exp"] = time.Now().AddDate(100, 0, 0).Unix() })), ""},
+		{"lives longer than the maximum from its iat", auth.JWT{Secret: secret, MaxLife: time.Hour},
+			hs(claims(func(c jwt.MapClaims) {
+				c["iat"], c["exp"] = time.Now().Add(-3*time.Hour).Unix(), time.Now().Add(30*time.Minute).Unix()
+			})), ""},
+		{"iat within the clock skew", verifier, hs(claims(func(c jwt.MapClaims) { c["iat"] = time.Now().Add(30 * time.Second).Unix() })), "t-042"},
+		{"a configured longer life", auth.JWT{Secret: secret, MaxLife: 72 * time.Hour},
+			hs(claims(func(c jwt.MapClaims) { c["exp"] = time.Now().Add(48 * time.Hour).Unix() })), "t-042"},
 		{"no teacher id at all", verifier, hs(claims(func(c jwt.MapClaims) { delete(c, "teacherId"); delete(c, "sub") })), ""},
 		{"teacher id unsafe for keys", verifier, hs(claims(func(c jwt.MapClaims) { c["teacherId"] = "../t-1" })), ""},
 		{"teacher id too long", verifier, hs(claims(func(c jwt.MapClaims) { c["teacherId"] = strings.Repeat("a", 65) })), ""},
@@ -125,6 +134,17 @@ func TestJWT(t *testing.T) {
 				t.Errorf("identity = %+v, want teacher %q, verified", id, c.want)
 			}
 		})
+	}
+}
+
+func TestNewJWTRefusesWeakSecrets(t *testing.T) {
+	for _, s := range []string{"", "secret", strings.Repeat("x", auth.MinSecretLength-1)} {
+		if _, err := auth.NewJWT(auth.JWT{Secret: []byte(s)}); !errors.Is(err, auth.ErrWeakSecret) {
+			t.Errorf("NewJWT(%d bytes) = %v, want ErrWeakSecret", len(s), err)
+		}
+	}
+	if _, err := auth.NewJWT(auth.JWT{Secret: secret}); err != nil {
+		t.Errorf("a 32-byte secret: %v", err)
 	}
 }
 

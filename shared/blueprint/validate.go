@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 )
 
 // Limits of a blueprint, so that a planner's answer cannot make a build
@@ -21,8 +22,12 @@ const (
 	MaxSlots       = 3
 	MaxPromptRunes = 2000
 	MaxTextRunes   = 500
-	MaxBins        = 21
-	MaxLimit       = 50
+	// MaxIDRunes bounds the blueprint's id and createdAt; MaxSourcePromptRunes
+	// its sourcePrompt (a teacher's message: the conversation's limit).
+	MaxIDRunes           = 128
+	MaxSourcePromptRunes = 8000
+	MaxBins              = 21
+	MaxLimit             = 50
 	// MaxForEach bounds the calls of one forEach binding (checked when the
 	// list is known, during the data phase).
 	MaxForEach = 40
@@ -106,8 +111,14 @@ func (v *validator) text(path, s string, max int, required bool) {
 }
 
 func (v *validator) check(bp Blueprint) {
+	v.text("id", bp.ID, MaxIDRunes, false)
 	v.text("name", bp.Name, MaxTextRunes, true)
 	v.text("description", bp.Description, MaxPromptRunes, false)
+	v.text("sourcePrompt", bp.SourcePrompt, MaxSourcePromptRunes, false)
+	v.text("createdAt", bp.CreatedAt, MaxIDRunes, false)
+	if !i18n.ValidTag(bp.Language) {
+		v.bad("language", "must be a language tag such as en or zh-CN, at most %d characters", i18n.MaxTagLen)
+	}
 	v.text("pageSystemPrompt", bp.PageSystemPrompt, MaxPromptRunes, false)
 	if bp.Version < 0 {
 		v.bad("version", "must not be negative")

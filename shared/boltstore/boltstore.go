@@ -66,6 +66,7 @@ const (
 	bucketRecords  = "records"
 	bucketStreams  = "streams"
 	bucketEvents   = "events"
+	bucketLeases   = "leases"
 )
 
 // lockTimeout bounds the wait for the file lock: a second process on the same
@@ -110,7 +111,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
 	err = b.Update(func(tx *bbolt.Tx) error {
-		for _, name := range []string{bucketSessions, bucketTurns, bucketTurnIDs, bucketRecords, bucketStreams, bucketEvents} {
+		for _, name := range []string{bucketSessions, bucketTurns, bucketTurnIDs, bucketRecords, bucketStreams, bucketEvents, bucketLeases} {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
 				return fmt.Errorf("bucket %s: %w", name, err)
 			}

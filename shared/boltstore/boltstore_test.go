@@ -51,6 +51,10 @@ func TestSessionsContract(t *testing.T) {
 	}
 }
 
+func TestLeasesContract(t *testing.T) {
+	sessiontest.RunLeases(t, func(t *testing.T) session.Leases { return open(t, boltstore.Options{NoSync: true}).Sessions() })
+}
+
 func TestEventsContract(t *testing.T) {
 	tests := []struct {
 		name string

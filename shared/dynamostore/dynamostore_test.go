@@ -38,6 +38,13 @@ func TestSessionsContract(t *testing.T) {
 	})
 }
 
+func TestLeasesContract(t *testing.T) {
+	srv := dynamotest.Start(t)
+	sessiontest.RunLeases(t, func(t *testing.T) session.Leases {
+		return dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{}).Sessions()
+	})
+}
+
 func TestEventsContract(t *testing.T) {
 	srv := dynamotest.Start(t)
 	eventlogtest.Run(t, func(t *testing.T) eventlog.Log {

@@ -206,6 +206,7 @@ func (a *Apps) handleRun(w http.ResponseWriter, r *http.Request) error {
 	if a.runner == nil {
 		return apperr.New(apperr.ServiceUnavailable, "apps cannot be run here")
 	}
+	longWait(w, 10*time.Minute) // the run's build has its own, shorter bound
 	out, err := a.runner.Replay(r.Context(), apps.ReplayInput{AppID: app.ID, Trigger: apps.TriggerManual})
 	if err != nil {
 		return err

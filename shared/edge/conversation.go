@@ -2,9 +2,12 @@ package edge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"sort"
 	"strconv"
 
 	"github.com/insightedge/insightedge/shared/apperr"
@@ -23,11 +26,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	setUIHeaders(w.Header())
-	w.Header().Set("X-Conversation-Id", t.SessionID)
-	w.WriteHeader(http.StatusOK)
-	s.relay(r.Context(), w, t, 0)
-	return nil
+	return s.relay(r.Context(), w, t, 0)
 }
 
 // beginFromRequest authenticates, decodes and begins a turn.
@@ -55,6 +54,13 @@ func setUIHeaders(h http.Header) {
 	h.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 }
 
+func uiHeaders(conversationID string) func(http.Header) {
+	return func(h http.Header) {
+		setUIHeaders(h)
+		h.Set("X-Conversation-Id", conversationID)
+	}
+}
+
 // begin creates or continues the session, begins the turn, writes its start
 // chunk and starts the workflow.
 func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRequest) (session.Turn, error) {
@@ -63,13 +69,23 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 		return session.Turn{}, err
 	}
 	now := s.o.Now()
-	t, err := s.store.BeginTurn(ctx, session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
-		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now})
+	turn := session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
+		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now}
+	t, err := s.store.BeginTurn(ctx, turn)
+	if errors.Is(err, session.ErrConflict) && s.recoverTurn(ctx, sess.ID) {
+		t, err = s.store.BeginTurn(ctx, turn) // the running turn was dead
+	}
 	if errors.Is(err, session.ErrConflict) {
 		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running; stop it or wait for it to finish")
 	}
 	if err != nil {
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	if s.o.Leases != nil {
+		if err := s.o.Leases.HoldLease(ctx, session.Lease{Kind: session.LeaseTurn, ID: t.ID, Owner: sess.ID, Until: now.Add(session.LeaseTTL)}); err != nil {
+			s.abandon(ctx, t, "the lease could not be taken")
+			return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		}
 	}
 	mode := s.chatMode(req)
 	start, err := protocol.MarshalChunk(protocol.Start{MessageID: t.MessageID,
@@ -99,12 +115,29 @@ func (s *Server) chatMode(req ConversationRequest) workflow.ChatMode {
 	return workflow.ChatMode(req.Mode).Or(s.o.ChatMode)
 }
 
+// recoverTurn closes the session's active turn if its process died, and
+// reports whether it did.
+func (s *Server) recoverTurn(ctx context.Context, sessionID string) bool {
+	if s.o.Recover == nil {
+		return false
+	}
+	sess, err := s.store.GetSession(ctx, sessionID)
+	if err != nil || sess.ActiveTurn == "" {
+		return false
+	}
+	dead, err := s.o.Recover.IfDead(ctx, session.LeaseTurn, sess.ActiveTurn)
+	if err != nil {
+		s.o.Logger.WarnContext(ctx, "could not check the running turn", "turnId", sess.ActiveTurn, "err", err)
+	}
+	return dead
+}
+
 // sessionFor returns the caller's session for the request, creating it when
 // the request starts a conversation. A useChat id names a new conversation
 // the first time it is seen; a seed conversationId must exist.
 func (s *Server) sessionFor(ctx context.Context, id auth.Identity, req ConversationRequest) (session.Session, error) {
 	now := s.o.Now()
-	newSess := session.Session{TeacherID: id.TeacherID, Kind: "conversation", Title: i18n.Clip(req.Message, 40),
+	newSess := session.Session{TeacherID: id.TeacherID, Kind: conversationSessionKind, Title: i18n.Clip(req.Message, 40),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.o.SessionTTL)}
 	if req.ConversationID == nil || *req.ConversationID == "" {
 		newSess.ID = s.o.NewID("conv")
@@ -149,9 +182,9 @@ func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...proto
 // relay writes the turn's events after seq as a UI message stream: the text
 // parts a stopped turn left open are closed before its finish, and [DONE]
 // follows the closing event.
-func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) {
+func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) error {
 	parts := s.openParts(ctx, t.ID, after)
-	s.relayer().relay(ctx, w, stream{key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
+	return s.relayer().relay(ctx, w, stream{header: uiHeaders(t.SessionID), key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
 		abandon: func(ctx context.Context) { s.abandon(ctx, t, "no event within the turn timeout") },
 		before:  func(ev eventlog.Event) [][]byte { return parts.CloseBefore(ev.Data) },
 		done:    protocol.Done}, after)
@@ -196,11 +229,7 @@ func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	setUIHeaders(w.Header())
-	w.Header().Set("X-Conversation-Id", sess.ID)
-	w.WriteHeader(http.StatusOK)
-	s.relay(r.Context(), w, t, after)
-	return nil
+	return s.relay(r.Context(), w, t, after)
 }
 
 func resumePoint(r *http.Request) (int64, error) {
@@ -221,6 +250,10 @@ func resumePoint(r *http.Request) (int64, error) {
 // resumable picks the turn to resume: the running one, or the last one when
 // the client still misses some of its events.
 func (s *Server) resumable(ctx context.Context, sess session.Session, after int64) (session.Turn, bool, error) {
+	if sess.ActiveTurn != "" && s.recoverTurn(ctx, sess.ID) {
+		// The turn's process died: it is closed now, and resumed as ended.
+		return s.resumable(ctx, session.Session{ID: sess.ID, TeacherID: sess.TeacherID}, max(after, 1))
+	}
 	if sess.ActiveTurn != "" {
 		t, err := s.store.GetTurn(ctx, sess.ID, sess.ActiveTurn)
 		if err == nil {
@@ -277,11 +310,26 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// Paging of GET …/messages: a page holds at most maxPageTurns turns (two
+// messages each), defaultPageTurns when the client names no limit.
+const (
+	defaultPageTurns = 50
+	maxPageTurns     = 200
+)
+
 // handleMessages is GET /api/conversation/{id}/messages: the conversation as
-// UIMessages, rebuilt from each turn's event log.
+// UIMessages, rebuilt from each turn's event log, a page at a time. A page
+// is the latest ?limit= turns (before the turn ?before= names, which is the
+// previous page's nextCursor), oldest first; nextCursor is there when older
+// turns remain. Each message is written as it is assembled, so that a
+// client that reads slowly holds one message of memory, not the answer.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	sess, err := s.pathSession(r)
+	if err != nil {
+		return err
+	}
+	limit, before, err := pageOf(r)
 	if err != nil {
 		return err
 	}
@@ -289,18 +337,65 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
-	msgs := make([]protocol.UIMessage, 0, 2*len(turns))
-	for _, t := range turns {
-		msgs = append(msgs, protocol.UIMessage{ID: "user-" + t.ID, Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
-		m, err := s.assemble(ctx, t)
-		if err != nil {
+	end := len(turns)
+	if before > 0 {
+		end = sort.Search(len(turns), func(i int) bool { return turns[i].Index >= before })
+	}
+	page := turns[max(0, end-limit):end]
+	// The first message is assembled before anything is written, so that
+	// an unreadable log is still a JSON error.
+	var first protocol.UIMessage
+	if len(page) > 0 {
+		if first, err = s.assemble(ctx, page[0]); err != nil {
 			return err
 		}
-		s.resignFiles(ctx, sess.TeacherID, &m) // stored links die with the credentials that signed them
-		msgs = append(msgs, m)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"conversationId": sess.ID, "messages": msgs})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	head, _ := json.Marshal(sess.ID)
+	_, _ = fmt.Fprintf(w, `{"conversationId":%s,"messages":[`, head)
+	for i, t := range page {
+		m := first
+		if i > 0 {
+			if m, err = s.assemble(ctx, t); err != nil {
+				// Headers are out: end the JSON so that the client sees a
+				// well-formed, shorter page, and log why.
+				s.o.Logger.ErrorContext(ctx, "messages page cut short", "turnId", t.ID, "err", err)
+				break
+			}
+			_, _ = io.WriteString(w, ",")
+		}
+		s.resignFiles(ctx, sess.TeacherID, &m) // stored links die with the credentials that signed them
+		_ = enc.Encode(protocol.UIMessage{ID: "user-" + t.ID, Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
+		_, _ = io.WriteString(w, ",")
+		if err := enc.Encode(m); err != nil {
+			return nil // the client went away
+		}
+	}
+	_, _ = io.WriteString(w, "]")
+	if start := max(0, end-limit); start > 0 {
+		_, _ = fmt.Fprintf(w, `,"nextCursor":"%d"`, page[0].Index)
+	}
+	_, _ = io.WriteString(w, "}\n")
 	return nil
+}
+
+// pageOf reads ?limit= and ?before= of a messages page.
+func pageOf(r *http.Request) (limit, before int, err error) {
+	limit = defaultPageTurns
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxPageTurns {
+			return 0, 0, apperr.New(apperr.ValidationError, "limit must be a whole number from 1 to %d", maxPageTurns)
+		}
+	}
+	if v := q.Get("before"); v != "" {
+		if before, err = strconv.Atoi(v); err != nil || before < 1 {
+			return 0, 0, apperr.New(apperr.ValidationError, "before must be a nextCursor of an earlier page")
+		}
+	}
+	return limit, before, nil
 }
 
 // maxAssembleEvents bounds the events read for one message.

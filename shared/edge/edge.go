@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +35,11 @@ type Authenticator interface {
 type Starter interface {
 	Start(ctx context.Context, name string, input workflow.ConversationState) error
 	Stop(ctx context.Context, name string) error
+}
+
+// Recoverer closes the work of an expired lease (recovery.Recoverer).
+type Recoverer interface {
+	IfDead(ctx context.Context, kind session.LeaseKind, id string) (bool, error)
 }
 
 // Check is a named dependency check for /api/health.
@@ -61,8 +68,13 @@ type Options struct {
 	// Files signs the generated files' links again (/messages and
 	// /api/files/); nil leaves links as they were stored.
 	Files FileSigner
-	Now   func() time.Time
-	NewID func(prefix string) string
+	// Leases, when set, gets a lease for every turn begun (its steps renew
+	// it); Recover then closes a turn whose lease ran out when a client
+	// meets it, so that a crash never blocks a conversation.
+	Leases  session.Leases
+	Recover Recoverer
+	Now     func() time.Time
+	NewID   func(prefix string) string
 }
 
 // Server serves the conversation API.
@@ -140,8 +152,8 @@ func TraceID(ctx context.Context) string {
 func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		trace := r.Header.Get("X-Trace-ID")
-		if trace == "" || len(trace) > 128 {
-			trace = uuid.NewString()
+		if !validTraceID(trace) {
+			trace = uuid.NewString() // never echo what the client wrote unchecked
 		}
 		w.Header().Set("X-Trace-ID", trace)
 		ctx := context.WithValue(r.Context(), traceKey{}, trace)
@@ -167,6 +179,60 @@ func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) 
 			}
 		}
 	})
+}
+
+// validTraceID accepts 1–128 characters of letters, digits and "-_.:=;",
+// which covers UUIDs, W3C trace ids and X-Ray ids.
+func validTraceID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:=;", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// CleanPaths answers a request whose path is not clean ("..", ".", "//")
+// with a JSON 400 before it reaches the mux, whose path cleaning would
+// answer a text/html redirect. The same rule holds for every route,
+// /files/ included.
+func CleanPaths(log *slog.Logger, next http.Handler) http.Handler {
+	bad := handle(log, func(w http.ResponseWriter, r *http.Request) error {
+		return apperr.New(apperr.ValidationError, "the path must not hold empty, '.' or '..' segments")
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if r.URL.RawPath != "" {
+			p = r.URL.RawPath // %2e%2e is a ".." too, once decoded by a proxy
+		}
+		if !cleanPath(r.URL.Path) || !cleanPath(p) {
+			bad.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return p == "" || p == "*"
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	if c != p {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if low := strings.ToLower(seg); low == "%2e%2e" || low == "%2e" || low == ".%2e" || low == "%2e." {
+			return false
+		}
+	}
+	return true
 }
 
 func writeError(w http.ResponseWriter, e *apperr.Error) {
@@ -212,7 +278,9 @@ func (s *Server) pathSession(r *http.Request) (session.Session, error) {
 // teacher's session is reported as not found, so ids cannot be probed.
 func (s *Server) ownedSession(ctx context.Context, id auth.Identity, sessionID string) (session.Session, error) {
 	sess, err := s.store.GetSession(ctx, sessionID)
-	if errors.Is(err, session.ErrNotFound) || (err == nil && sess.TeacherID != id.TeacherID) {
+	// A build is a session too (of another kind): its id is not a
+	// conversation's, so the id spaces stay apart.
+	if errors.Is(err, session.ErrNotFound) || (err == nil && (sess.TeacherID != id.TeacherID || !conversationKind(sess.Kind))) {
 		return session.Session{}, apperr.New(apperr.EntityNotFound, "conversation %q not found", sessionID)
 	}
 	if err != nil {
@@ -220,3 +288,10 @@ func (s *Server) ownedSession(ctx context.Context, id auth.Identity, sessionID s
 	}
 	return sess, nil
 }
+
+// conversationKind reports whether a session of kind is a conversation
+// (sessions stored before kinds were set have none).
+func conversationKind(kind string) bool { return kind == "" || kind == conversationSessionKind }
+
+// conversationSessionKind is the kind of a conversation's session.
+const conversationSessionKind = "conversation"

@@ -60,6 +60,7 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
+	longWait(w, s.o.TurnTimeout)
 	notices, err := s.await(ctx, t)
 	if err != nil {
 		return err

@@ -16,7 +16,8 @@ import (
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/eventlog"
-	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -60,6 +61,8 @@ type PagesOptions struct {
 	Tools []string
 	// PollMin and PollMax pace the tail when the log cannot notify.
 	PollMin, PollMax time.Duration
+	// Recover, when set, closes a resumed build whose process died.
+	Recover Recoverer
 }
 
 // Pages serves the Build runtime's routes.
@@ -149,6 +152,9 @@ func (p *Pages) decodePage(w http.ResponseWriter, r *http.Request, body any, pb 
 	if err != nil {
 		return id, blueprint.Blueprint{}, err
 	}
+	if !i18n.ValidTag(pb.Language) {
+		return id, blueprint.Blueprint{}, badLanguage()
+	}
 	bp, err := parseBlueprint(pb.Blueprint, p.o.Tools)
 	return id, bp, err
 }
@@ -210,8 +216,7 @@ func (p *Pages) start(w http.ResponseWriter, r *http.Request, id auth.Identity, 
 	if err != nil {
 		return err
 	}
-	p.relay(w, r, buildID, 0)
-	return nil
+	return p.relay(w, r, buildID, 0)
 }
 
 func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
@@ -227,17 +232,18 @@ func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p.relay(w, r, buildID, after)
-	return nil
+	if p.o.Recover != nil {
+		if _, err := p.o.Recover.IfDead(r.Context(), session.LeaseBuild, buildID); err != nil {
+			p.o.Logger.WarnContext(r.Context(), "could not check the build", "buildId", buildID, "err", err)
+		}
+	}
+	return p.relay(w, r, buildID, after)
 }
 
 // relay writes the build's events after seq as SSE until the closing event.
-func (p *Pages) relay(w http.ResponseWriter, r *http.Request, buildID string, after int64) {
-	protocol.SetHeaders(w.Header())
-	w.Header().Set("X-Build-Id", buildID)
-	w.WriteHeader(http.StatusOK)
+func (p *Pages) relay(w http.ResponseWriter, r *http.Request, buildID string, after int64) error {
 	rl := relayer{log: p.log, logger: p.o.Logger, heartbeat: p.o.Heartbeat, pollMin: p.o.PollMin, pollMax: p.o.PollMax}
-	rl.relay(r.Context(), w, stream{key: workflow.BuildStream(buildID), kind: "build", id: buildID, maxWait: p.builds.MaxWait(),
+	return rl.relay(r.Context(), w, stream{header: func(h http.Header) { h.Set("X-Build-Id", buildID) }, key: workflow.BuildStream(buildID), kind: "build", id: buildID, maxWait: p.builds.MaxWait(),
 		abandon: func(ctx context.Context) { p.builds.Abandon(ctx, buildID, "no event within the wait bound") }}, after)
 }
 
@@ -249,6 +255,9 @@ func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
 	id, err := p.identity(r, body.TeacherID)
 	if err != nil {
 		return err
+	}
+	if !i18n.ValidTag(body.Language) {
+		return badLanguage()
 	}
 	body.Message = strings.TrimSpace(body.Message)
 	if body.Message == "" || len([]rune(body.Message)) > MaxMessageRunes {
@@ -263,6 +272,10 @@ func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, bp)
 	return nil
+}
+
+func badLanguage() error {
+	return apperr.New(apperr.ValidationError, "language must be a tag such as en or zh-CN, at most %d characters", i18n.MaxTagLen)
 }
 
 // identity authenticates the caller; in development mode a body's

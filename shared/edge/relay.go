@@ -3,10 +3,11 @@ package edge
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
 )
@@ -21,6 +22,10 @@ type relayer struct {
 	heartbeat        time.Duration
 	pollMin, pollMax time.Duration
 }
+
+// streamWriteBound is how long one write of a stream may block on a client
+// that does not read.
+const streamWriteBound = 30 * time.Second
 
 // stream is what differs between the relayed streams.
 type stream struct {
@@ -38,16 +43,62 @@ type stream struct {
 	before func(ev eventlog.Event) [][]byte
 	// done is written after the closing event ([DONE] of the UI stream).
 	done []byte
+	// header sets the stream's response headers (the SSE ones are set by
+	// the relay).
+	header func(http.Header)
+}
+
+// resumeFrom applies the resume rule every stream shares: a cursor beyond
+// the stream's last event is refused (400) before anything is written, and
+// a cursor on the closing event returns that event, to be written again at
+// once, so that a client resuming a stream that ended gets its end and never
+// waits. The event at seq after exists iff the stream reached it (the log is
+// gap-free), so one read answers both.
+func (r relayer) resumeFrom(ctx context.Context, key string, after int64) (*eventlog.Event, error) {
+	if after <= 0 {
+		return nil, nil
+	}
+	evs, err := r.log.Read(ctx, key, after-1, 1)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")
+	}
+	if len(evs) == 0 || evs[0].Seq != after {
+		return nil, apperr.New(apperr.ValidationError, "Last-Event-ID / after %d is beyond the stream's last event", after)
+	}
+	if evs[0].Close {
+		return &evs[0], nil
+	}
+	return nil, nil
 }
 
 // relay writes the events of s after seq after as SSE, with their seq as
 // id and their name as event, until the closing event. A client that goes
-// away only ends the relay: the producers go on.
-func (r relayer) relay(ctx context.Context, w io.Writer, s stream, after int64) {
+// away only ends the relay: the producers go on. The error is a bad cursor
+// (see resumeFrom), returned before the response starts.
+func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, after int64) error {
+	closing, err := r.resumeFrom(ctx, s.key, after)
+	if err != nil {
+		return err
+	}
+	protocol.SetHeaders(w.Header())
+	if s.header != nil {
+		s.header(w.Header())
+	}
+	w.WriteHeader(http.StatusOK)
+	// A stream outlives the server's read and write timeouts (which bound
+	// the other routes): it lifts the read deadline (whose expiry would
+	// cancel the request) and gives each write its own deadline, so that a
+	// client that stops reading is let go. Under lambdaurl these are not
+	// supported and the Function URL's own limits apply.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound)) }
+	extend()
 	sse := protocol.NewSSEWriter(w)
 	_ = sse.Flush() // headers out now: the client sees the stream open at once
 	send := func(ev eventlog.Event) error {
 		after = ev.Seq
+		extend()
 		if s.before != nil {
 			for _, f := range s.before(ev) {
 				if err := sse.Event(0, "", f); err != nil {
@@ -57,9 +108,15 @@ func (r relayer) relay(ctx context.Context, w io.Writer, s stream, after int64) 
 		}
 		return sse.Event(ev.Seq, ev.Name, ev.Data)
 	}
+	if closing != nil { // the stream ended at the cursor: its end again, now
+		if send(*closing) == nil && s.done != nil {
+			_ = sse.Event(0, "", s.done)
+		}
+		return nil
+	}
 	opts := eventlog.TailOptions{PollMin: r.pollMin, PollMax: r.pollMax, IdleEvery: r.heartbeat,
-		MaxWait: s.maxWait, Idle: func() error { return sse.Comment("ping") }}
-	err := eventlog.Tail(ctx, r.log, s.key, after, opts, send)
+		MaxWait: s.maxWait, Idle: func() error { extend(); return sse.Comment("ping") }}
+	err = eventlog.Tail(ctx, r.log, s.key, after, opts, send)
 	if errors.Is(err, eventlog.ErrTailTimeout) && s.abandon != nil {
 		s.abandon(ctx)
 		// The abandon appended the closing event, unless a producer closed the
@@ -71,9 +128,20 @@ func (r relayer) relay(ctx context.Context, w io.Writer, s stream, after int64) 
 		if ctx.Err() == nil {
 			r.logger.WarnContext(ctx, "relay ended early", s.kind+"Id", s.id, "err", err)
 		}
-		return
+		return nil
 	}
 	if s.done != nil {
 		_ = sse.Event(0, "", s.done)
 	}
+	return nil
+}
+
+// longWait readies a JSON route that waits on work for up to d (a whole
+// turn, an app run) for the server's timeouts: its answer may be written
+// after d, and the read deadline, whose expiry would cancel the request, is
+// lifted.
+func longWait(w http.ResponseWriter, d time.Duration) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Now().Add(d + streamWriteBound))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/i18n"
 )
 
 // MaxMessageRunes bounds one user message.
@@ -122,7 +123,7 @@ func (r *ConversationRequest) validate(id auth.Identity) error {
 	default:
 		bad("mode", fmt.Sprintf("unknown mode %q: use natural, free or strict", r.Mode))
 	}
-	if len(r.Language) > 16 {
+	if !i18n.ValidTag(r.Language) {
 		bad("language", "language must be a tag such as en or zh-CN")
 	}
 	if r.ConversationID != nil && *r.ConversationID != "" && !validID(*r.ConversationID) {

@@ -11,7 +11,6 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/eventlog"
-	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -176,23 +175,20 @@ func (h *Research) handleStream(w http.ResponseWriter, r *http.Request) error {
 			h.o.Logger.InfoContext(ctx, "research started", "sessionId", sid, "teacherId", id.TeacherID)
 		}
 	}
-	h.relay(w, r, sid, holder, after)
-	return nil
+	return h.relay(w, r, sid, holder, after)
 }
 
 // relay writes the run's events after seq until the closing one, through
 // the edge's one relay, renewing the stream's lease as it writes (events
 // and heartbeats alike). A client that goes away only ends the relay; the
 // run goes on.
-func (h *Research) relay(w http.ResponseWriter, r *http.Request, sid, holder string, after int64) {
-	protocol.SetHeaders(w.Header())
-	w.Header().Set("X-Research-Session", sid)
-	w.WriteHeader(http.StatusOK)
+func (h *Research) relay(w http.ResponseWriter, r *http.Request, sid, holder string, after int64) error {
 	lw := &leaseWriter{ResponseWriter: w, renewed: h.o.Now(), renew: func() error {
 		return h.flow.Renew(r.Context(), sid, holder, h.o.Lease)
 	}, every: h.o.Heartbeat, now: h.o.Now}
 	rl := relayer{log: h.log, logger: h.o.Logger, heartbeat: h.o.Heartbeat, pollMin: h.o.PollMin, pollMax: h.o.PollMax}
-	rl.relay(r.Context(), lw, stream{key: h.flow.Stream(sid), kind: "research", id: sid, maxWait: h.o.MaxWait,
+	return rl.relay(r.Context(), lw, stream{header: func(hd http.Header) { hd.Set("X-Research-Session", sid) },
+		key: h.flow.Stream(sid), kind: "research", id: sid, maxWait: h.o.MaxWait,
 		abandon: func(ctx context.Context) { h.flow.Abandon(ctx, sid, true, "no event within the wait bound") }}, after)
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/eventlog"
-	"github.com/insightedge/insightedge/shared/protocol"
 )
 
 // TemplateOwner checks that a template-report session (seed 002) is the
@@ -76,8 +75,5 @@ func (t *TemplateStream) serve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	protocol.SetHeaders(w.Header())
-	w.WriteHeader(http.StatusOK)
-	t.relay.relay(r.Context(), w, stream{key: t.o.Stream(sid), kind: "template", id: sid, maxWait: t.o.MaxIdle}, after)
-	return nil
+	return t.relay.relay(r.Context(), w, stream{key: t.o.Stream(sid), kind: "template", id: sid, maxWait: t.o.MaxIdle}, after)
 }

@@ -119,6 +119,9 @@ const (
 	PageAIUnavailable
 	// PageServiceUnavailable: the build could not start or went silent.
 	PageServiceUnavailable
+	// Interrupted: the process running the turn, build or run died; it was
+	// closed when that was found.
+	Interrupted
 	// PageComposing, PageTextUnavailable: the compose phase.
 	PageComposing
 	PageTextUnavailable
@@ -187,6 +190,7 @@ var catalogue = [numMsgs][2]string{
 	PageDataFailed:         {"The data could not be fetched; please try again.", "数据获取失败，请稍后再试。"},
 	PageAIUnavailable:      {"The AI service is temporarily unavailable; please try again.", "AI 服务暂时不可用，请稍后再试。"},
 	PageServiceUnavailable: {"The page service is temporarily unavailable; please try again.", "页面生成服务暂时不可用，请稍后再试。"},
+	Interrupted:            {"This was interrupted because the service restarted; please try again.", "服务重启，本次处理已中断，请重试。"},
 	PageComposing:          {"Composing the page…", "正在生成页面…"},
 	PageTextUnavailable:    {"(The text could not be written just now; the numbers are not affected.)", "（AI 文字暂时无法生成，以上数据不受影响。）"},
 	ToolArgsRetry:          {"The tool's arguments were invalid; retrying.", "参数有误，正在重试。"},
@@ -264,4 +268,31 @@ func (l Lang) Failure(subject Subject, code apperr.Code, timedOut bool) string {
 	default:
 		return l.Text(PageFailed)
 	}
+}
+
+// MaxTagLen bounds a language tag wherever one enters (a request's
+// language, a Blueprint's).
+const MaxTagLen = 16
+
+// ValidTag reports whether tag is empty or shaped like a BCP 47 tag ("en",
+// "zh-CN", "zh-Hant-HK") of at most MaxTagLen characters: the one rule for
+// every language field a client sends.
+func ValidTag(tag string) bool {
+	if tag == "" {
+		return true
+	}
+	if len(tag) > MaxTagLen {
+		return false
+	}
+	for i, sub := range strings.Split(tag, "-") {
+		if len(sub) == 0 || len(sub) > 8 || i == 0 && len(sub) < 2 {
+			return false
+		}
+		for _, c := range sub {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -529,7 +529,7 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 	}
 	// Every route recovers its own panics (edge.handle); the turn
 	// latencies (time to first text, turn time) as the client sees them.
-	return edge.TurnLatency(mux, c.Metrics, nil), nil
+	return edge.CleanPaths(c.Logger, edge.TurnLatency(mux, c.Metrics, nil)), nil
 }
 
 // ReplayMargin is how long before the function's deadline a replay stops
@@ -547,12 +547,24 @@ func (c *CloudApp) ReplayHandler() (func(context.Context, apps.ReplayInput) (app
 	if c.BuildStarter == nil {
 		return nil, fmt.Errorf("wire: %s is required by the replay function (it starts the builds)", EnvBuildMachine)
 	}
-	r := c.Replayer(c.AppStore, c.Launcher(c.BuildStarter))
+	l := c.Launcher(c.BuildStarter)
+	r := c.Replayer(c.AppStore, l)
+	rec := c.Recoverer(l, c.AppStore)
 	return func(ctx context.Context, in apps.ReplayInput) (apps.ReplayOutput, error) {
 		if deadline, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, deadline.Add(-ReplayMargin))
 			defer cancel()
+		}
+		// Every replay first closes the work a dead process left (turns,
+		// builds, app runs whose leases ran out): in AWS the scheduled
+		// replays are the periodic sweep the edge's on-demand checks miss.
+		if rec != nil {
+			if n, err := rec.Sweep(ctx, time.Now()); err != nil {
+				c.Logger.WarnContext(ctx, "recovery sweep failed", "err", err)
+			} else if n > 0 {
+				c.Logger.WarnContext(ctx, "closed work left by dead processes", "count", n)
+			}
 		}
 		if in.Trigger == "" || in.Trigger == apps.TriggerSchedule {
 			c.advance(ctx, in.AppID, time.Now())

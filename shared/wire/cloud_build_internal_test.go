@@ -63,7 +63,7 @@ func (nopSchedules) Remove(context.Context, string) error { return nil }
 // TestEdgeHandlerBuildRoutes checks that the Build runtime's routes are
 // served with a Build machine, and only with the schedules' client too.
 func TestEdgeHandlerBuildRoutes(t *testing.T) {
-	vars := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL_STANDARD": "m", "AUTH_JWT_SECRET": "s"}
+	vars := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL_STANDARD": "m", "AUTH_JWT_SECRET": "s-0123456789abcdef0123456789abcdef"}
 	cfg, err := ConfigFromEnv(func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatal(err)

@@ -43,12 +43,12 @@ func TestConfigFromEnv(t *testing.T) {
 		}},
 		{name: "all set", vars: withModel(map[string]string{
 			"AGENT_MAX_ROUNDS": "20", "SSE_HEARTBEAT": "5s", "TURN_TIMEOUT": "2m",
-			"AUTH_JWT_SECRET": "s3cret", "AUTH_JWT_ISSUER": "iss", "AUTH_JWT_AUDIENCE": "aud", "DEV_TEACHER_ID": "t-9",
+			"AUTH_JWT_SECRET": "s3cret-s3cret-s3cret-s3cret-0123", "AUTH_JWT_ISSUER": "iss", "AUTH_JWT_AUDIENCE": "aud", "DEV_TEACHER_ID": "t-9",
 		}), check: func(t *testing.T, c wire.Config) {
 			if c.MaxRounds != 20 || c.Heartbeat != 5*time.Second || c.TurnTimeout != 2*time.Minute {
 				t.Errorf("got rounds %d, heartbeat %v, timeout %v", c.MaxRounds, c.Heartbeat, c.TurnTimeout)
 			}
-			if c.JWTSecret != "s3cret" || c.JWTIssuer != "iss" || c.JWTAudience != "aud" || c.DevTeacher != "t-9" {
+			if c.JWTSecret != "s3cret-s3cret-s3cret-s3cret-0123" || c.JWTIssuer != "iss" || c.JWTAudience != "aud" || c.DevTeacher != "t-9" {
 				t.Errorf("auth = %q %q %q %q", c.JWTSecret, c.JWTIssuer, c.JWTAudience, c.DevTeacher)
 			}
 		}},
@@ -95,6 +95,8 @@ func TestConfigFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "chat mode unknown", vars: withModel(map[string]string{"CHAT_MODE": "Strict"}), wantErr: "CHAT_MODE"},
+		{name: "weak JWT secret", vars: withModel(map[string]string{"AUTH_JWT_SECRET": "s3cret"}), wantErr: "AUTH_JWT_SECRET"},
+		{name: "JWT max life bad", vars: withModel(map[string]string{"AUTH_JWT_MAX_LIFE": "forever"}), wantErr: "AUTH_JWT_MAX_LIFE"},
 		{name: "model chain missing", vars: map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, wantErr: "LLM_MODEL_STANDARD"},
 		{name: "api key missing", vars: map[string]string{"LLM_MODEL_STANDARD": "m"}, wantErr: "OPENAI_API_KEY"},
 	}

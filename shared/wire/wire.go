@@ -28,6 +28,7 @@ import (
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/recovery"
 	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -43,10 +44,13 @@ type Config struct {
 	JWTSecret   string
 	JWTIssuer   string
 	JWTAudience string
-	DevTeacher  string
-	Heartbeat   time.Duration
-	TurnTimeout time.Duration
-	TextFlush   time.Duration
+	// JWTMaxLife and JWTSkew bound a token's life and the clock skew
+	// (AUTH_JWT_MAX_LIFE, AUTH_JWT_CLOCK_SKEW).
+	JWTMaxLife, JWTSkew time.Duration
+	DevTeacher          string
+	Heartbeat           time.Duration
+	TurnTimeout         time.Duration
+	TextFlush           time.Duration
 	// Research configures the research flow (research.go).
 	Research ResearchConfig
 	// ChatMode is the chat mode of a request that names none (CHAT_MODE,
@@ -62,6 +66,17 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.JWTSecret, c.JWTIssuer, c.JWTAudience = getenv("AUTH_JWT_SECRET"), getenv("AUTH_JWT_ISSUER"), getenv("AUTH_JWT_AUDIENCE")
+	if c.JWTSecret != "" {
+		if _, err := auth.NewJWT(auth.JWT{Secret: []byte(c.JWTSecret)}); err != nil {
+			return c, fmt.Errorf("AUTH_JWT_SECRET: %w", err)
+		}
+	}
+	if c.JWTMaxLife, err = durationEnv(getenv, "AUTH_JWT_MAX_LIFE", auth.DefaultMaxLife); err != nil {
+		return c, err
+	}
+	if c.JWTSkew, err = durationEnv(getenv, "AUTH_JWT_CLOCK_SKEW", auth.DefaultSkew); err != nil {
+		return c, err
+	}
 	c.DevTeacher = getenv("DEV_TEACHER_ID")
 	if c.MaxRounds, err = intEnv(getenv, "AGENT_MAX_ROUNDS", 6, 1, 20); err != nil {
 		return c, err
@@ -190,15 +205,79 @@ func (a *App) Authenticator() edge.Authenticator {
 // authenticator is made once, so the development-mode warning is logged once.
 func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 	if c.JWTSecret != "" {
-		return auth.JWT{Secret: []byte(c.JWTSecret), Issuer: c.JWTIssuer, Audience: c.JWTAudience}
+		return auth.JWT{Secret: []byte(c.JWTSecret), Issuer: c.JWTIssuer, Audience: c.JWTAudience,
+			MaxLife: c.JWTMaxLife, Skew: c.JWTSkew}
 	}
 	return auth.NewDev(c.DevTeacher, log)
 }
 
 // Edge returns the HTTP edge over starter.
 func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
-	return edge.New(a.Store, a.Log, st, a.Authenticator(), edge.Options{Logger: a.Logger,
-		Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout, ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files})
+	o := edge.Options{Logger: a.Logger, Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout,
+		ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files, Leases: a.leases()}
+	if r := a.Recoverer(nil, nil); r != nil {
+		o.Recover = r
+	}
+	return edge.New(a.Store, a.Log, st, a.Authenticator(), o)
+}
+
+// leases is the store's lease table, if it has one.
+func (a *App) leases() session.Leases {
+	l, _ := a.Store.(session.Leases)
+	return l
+}
+
+// Recoverer closes the turns, builds and app runs that a dead process left
+// running; builds and snaps may be nil (then only turns are recovered). It
+// is nil when the store keeps no leases.
+func (a *App) Recoverer(builds recovery.Builds, snaps recovery.Snapshots) *recovery.Recoverer {
+	st, ok := a.Store.(recovery.Store)
+	if !ok {
+		return nil
+	}
+	return recovery.New(st, a.Log, builds, snaps, a.Logger)
+}
+
+// renewing renews the lease of the turn or build a task works on while
+// the task runs: the running steps keep their work's lease alive, so that
+// a lease that runs out means a dead process.
+func (a *App) renewing(task Task) Task {
+	ls := a.leases()
+	if ls == nil {
+		return task
+	}
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var head struct {
+			Turn struct {
+				SessionID string `json:"sessionId"`
+				TurnID    string `json:"turnId"`
+			} `json:"turn"`
+			Build struct {
+				BuildID string `json:"buildId"`
+			} `json:"build"`
+			Phase string `json:"phase"`
+		}
+		_ = json.Unmarshal(raw, &head) // a task that cannot decode its input fails on its own
+		l := session.Lease{Kind: session.LeaseTurn, ID: head.Turn.TurnID, Owner: head.Turn.SessionID}
+		if head.Build.BuildID != "" {
+			l = session.Lease{Kind: session.LeaseBuild, ID: head.Build.BuildID, Owner: head.Build.BuildID}
+		}
+		stop := session.KeepLease(ctx, ls, l, time.Now)
+		out, err := task(ctx, raw)
+		stop()
+		// Work that has ended needs its lease no more: a turn no longer
+		// running, a build whose Finish phase closed its stream.
+		switch {
+		case l.ID == "":
+		case l.Kind == session.LeaseBuild && head.Phase == workflow.PhaseFinish && err == nil:
+			_ = ls.DropLease(context.WithoutCancel(ctx), l.Kind, l.ID)
+		case l.Kind == session.LeaseTurn:
+			if t, gerr := a.Store.GetTurn(ctx, l.Owner, l.ID); gerr == nil && t.Status != session.TurnRunning {
+				_ = ls.DropLease(context.WithoutCancel(ctx), l.Kind, l.ID)
+			}
+		}
+		return out, err
+	}
 }
 
 // Task is a workflow task handler on raw JSON, as Step Functions calls it.
@@ -239,12 +318,12 @@ func taskError(err error) error {
 // DefinitionSubstitutions names of infra/statemachines/conversation.asl.json.
 func (a *App) ConversationTasks() map[string]Task {
 	return map[string]Task{
-		"RouterFunctionArn":    Typed(a.Agent.Route),
-		"AgentTurnFunctionArn": Typed(a.Agent.Turn),
-		"ToolFunctionArn":      Typed(a.Agent.RunTool),
-		"ValidateFunctionArn":  Typed(a.Agent.Validate),
-		"FinishFunctionArn":    Typed(a.Agent.Finish),
-		"BuildStepFunctionArn": a.BuildStep(),
+		"RouterFunctionArn":    a.renewing(Typed(a.Agent.Route)),
+		"AgentTurnFunctionArn": a.renewing(Typed(a.Agent.Turn)),
+		"ToolFunctionArn":      a.renewing(Typed(a.Agent.RunTool)),
+		"ValidateFunctionArn":  a.renewing(Typed(a.Agent.Validate)),
+		"FinishFunctionArn":    a.renewing(Typed(a.Agent.Finish)),
+		"BuildStepFunctionArn": a.renewing(a.BuildStep()),
 	}
 }
 
@@ -266,7 +345,7 @@ func (a *App) Task(sub string) (Task, error) {
 // BuildTasks are the Build workflow's tasks, keyed by the
 // DefinitionSubstitutions names of infra/statemachines/build.asl.json.
 func (a *App) BuildTasks() map[string]Task {
-	return map[string]Task{"BuildStepFunctionArn": a.BuildStep()}
+	return map[string]Task{"BuildStepFunctionArn": a.renewing(a.BuildStep())}
 }
 
 // BuildStep is the buildstep function's handler: the phase in its input
@@ -290,19 +369,24 @@ func (a *App) BuildStep() Task {
 
 // Launcher begins page builds on starter (the Build workflow's).
 func (a *App) Launcher(st launch.Starter) *launch.Launcher {
-	return launch.New(a.Store, a.Log, st, launch.Options{Logger: a.Logger})
+	return launch.New(a.Store, a.Log, st, launch.Options{Logger: a.Logger, Leases: a.leases()})
 }
 
 // Pages returns the Build runtime's HTTP routes (page generate, patch,
 // resume; workflow generate) over a launcher.
 func (a *App) Pages(l edge.BuildLauncher) *edge.Pages {
-	return edge.NewPages(l, a.Log, a.Authenticator(), planner{a.Planner}, edge.PagesOptions{Logger: a.Logger,
-		Heartbeat: a.Config.Heartbeat, Tools: a.Builder.DataTools()})
+	o := edge.PagesOptions{Logger: a.Logger, Heartbeat: a.Config.Heartbeat, Tools: a.Builder.DataTools()}
+	if b, ok := l.(recovery.Builds); ok {
+		if r := a.Recoverer(b, nil); r != nil {
+			o.Recover = r
+		}
+	}
+	return edge.NewPages(l, a.Log, a.Authenticator(), planner{a.Planner}, o)
 }
 
 // Replayer runs saved apps through a launcher.
 func (a *App) Replayer(store apps.Store, l apps.Launcher) *apps.Replayer {
-	return apps.NewReplayer(store, l, apps.ReplayOptions{Logger: a.Logger, Tools: a.Builder.DataTools()})
+	return apps.NewReplayer(store, l, apps.ReplayOptions{Logger: a.Logger, Tools: a.Builder.DataTools(), Leases: a.leases()})
 }
 
 // Apps returns the saved apps' HTTP routes; sync may be nil (locally).

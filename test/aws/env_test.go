@@ -71,6 +71,8 @@ var envTable = map[string]string{
 	wire.EnvJWTSecretParameter:      setAuth,
 	"AUTH_JWT_ISSUER":               setAuth,
 	"AUTH_JWT_AUDIENCE":             setAuth,
+	"AUTH_JWT_MAX_LIFE":             setCode,
+	"AUTH_JWT_CLOCK_SKEW":           setCode,
 	"TEMPLATE_API_BASE_URL":         setTplAPI,
 	"TEMPLATE_API_ALLOWED_URLS":     setTplAPI,
 	"TEMPLATE_BACKEND_URL":          setCode, // the seed's fallbacks of TEMPLATE_API_BASE_URL
@@ -177,7 +179,7 @@ const (
 	testScheduleDLQ    = "arn:aws:sqs:us-east-1:123456789012:insightedge-test-AppScheduleDeadLetters"
 	testAPIKeyParam    = "/insightedge/test/openai-api-key"
 	testJWTParam       = "/insightedge/test/jwt-secret"
-	testJWTSecret      = "insightedge-sample-secret"
+	testJWTSecret      = "insightedge-sample-secret-of-32-bytes"
 	testJavaTokenParam = "/insightedge/test/java-api-token"
 	testBucket         = "insightedge-files-test"
 	testTable          = "insightedge-test"

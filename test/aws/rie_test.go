@@ -245,6 +245,9 @@ func (s *suite) functionEnv(t *testing.T, resource, table, ssmURL string) map[st
 		t.Fatalf("no %s in template.yaml", resource)
 	}
 	env := localEnv(t, fn.Env, table, s.model(t))
+	// The sample events carry a token valid until 2099 (so that `sam local
+	// invoke` works with them); a deployment keeps the 24 h default.
+	env["AUTH_JWT_MAX_LIFE"] = "876000h"
 	env["AWS_ENDPOINT_URL_DYNAMODB"] = s.dynalite(t).Endpoint
 	env["AWS_ENDPOINT_URL_SSM"] = ssmURL
 	env["AWS_REGION"] = "us-east-1"

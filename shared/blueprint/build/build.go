@@ -71,6 +71,10 @@ type Options struct {
 	FlushSize  int
 	// Tier is the model tier of the slot writers (standard).
 	Tier llm.Tier
+	// DataBound bounds the data phase (60 s, under the ASL's 120 s), so that
+	// a slow data service ends the build in DATA_ERROR, not in a timeout
+	// taken for the AI's.
+	DataBound time.Duration
 }
 
 // New returns a Builder. reg holds the data tools a binding may call.
@@ -80,6 +84,9 @@ func New(reg *tools.Registry, m Model, records Records, log eventlog.Appender, o
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.DataBound <= 0 {
+		o.DataBound = 60 * time.Second
 	}
 	if o.FlushEvery <= 0 {
 		o.FlushEvery = 50 * time.Millisecond
@@ -175,8 +182,10 @@ func failureOf(err error, lang string) blueprint.Failure {
 	switch e.Code {
 	case apperr.Internal:
 		return blueprint.Failure{Code: string(apperr.Internal), Message: i18n.Of(lang).Failure(i18n.Page, e.Code, false)}
-	case apperr.DataError, apperr.ServiceUnavailable:
-		return blueprint.Failure{Code: string(e.Code), Message: i18n.Of(lang).Failure(i18n.Page, e.Code, false) + " (" + e.Message + ")"}
+	case apperr.DataError, apperr.ServiceUnavailable, apperr.AIError, apperr.AuthError:
+		// The teacher reads the catalogue's words; what went wrong inside
+		// (a decoder's error, the service's message) is in the log.
+		return blueprint.Failure{Code: string(e.Code), Message: i18n.Of(lang).Failure(i18n.Page, e.Code, false)}
 	}
 	return blueprint.Failure{Code: string(e.Code), Message: e.Message, Details: e.Details}
 }

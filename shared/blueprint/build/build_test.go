@@ -89,7 +89,7 @@ type env struct {
 	mock    *mockserver.Server
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, opts ...build.Options) *env {
 	t.Helper()
 	mock := mockserver.New(mockdata.Default(), mockserver.Options{Token: "tok"})
 	hs := httptest.NewServer(mock)
@@ -108,8 +108,11 @@ func newEnv(t *testing.T) *env {
 	e := &env{model: &scriptedModel{fail: map[string]bool{}}, log: eventlog.NewMemory(), records: db.Sessions(), mock: mock}
 	// A fixed clock: every delta is due at once, so coalescing is by size only.
 	clock := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)
-	e.b = build.New(tools.NewRegistry(datatools.New(client, nil)...), e.model, e.records, e.log,
-		build.Options{Now: func() time.Time { return clock }, FlushSize: 1 << 20})
+	o := build.Options{Now: func() time.Time { return clock }, FlushSize: 1 << 20}
+	if len(opts) > 0 {
+		o.DataBound = opts[0].DataBound
+	}
+	e.b = build.New(tools.NewRegistry(datatools.New(client, nil)...), e.model, e.records, e.log, o)
 	return e
 }
 
@@ -404,5 +407,40 @@ func TestFinishAfterAFault(t *testing.T) {
 	}
 	if _, err := e.b.Step(ctx, workflow.BuildStepInput{Phase: "dance", Build: b}); err == nil {
 		t.Error("an unknown phase must be an error")
+	}
+}
+
+// TestSlowDataServiceIsDataError: a data service slower than the data
+// phase's bound ends the build in DATA_ERROR at the bound, with the
+// catalogue's words and no internals (not an AI_ERROR after the workflow's
+// timeout).
+func TestSlowDataServiceIsDataError(t *testing.T) {
+	e := newEnv(t, build.Options{DataBound: 200 * time.Millisecond})
+	e.mock.SetFault(mockserver.Fault{Latency: 5 * time.Second})
+	e.run(t, e.start(t, "build-slow", analysisRequest("class-hk-f1a")))
+	evs := e.events(t, "build-slow")
+	last := evs[len(evs)-1]
+	var er struct{ Code, Message string }
+	_ = json.Unmarshal(last.raw, &er)
+	if last.Type != "ERROR" || er.Code != "DATA_ERROR" || er.Message != "数据获取失败，请稍后再试。" {
+		t.Errorf("last event %s", last.raw)
+	}
+}
+
+// TestTeacherReadsNoInternals: a data service's broken answer ends the
+// build with the catalogue's words, not the decoder's error.
+func TestTeacherReadsNoInternals(t *testing.T) {
+	for _, f := range []mockserver.Fault{{Malformed: true}, {Status: 401}, {Code: 500, Message: "java.sql.SQLException: db down"}} {
+		e := newEnv(t)
+		e.mock.SetFault(f)
+		e.run(t, e.start(t, "build-x", analysisRequest("class-hk-f1a")))
+		evs := e.events(t, "build-x")
+		var er struct{ Code, Message string }
+		_ = json.Unmarshal(evs[len(evs)-1].raw, &er)
+		// A rejected service token is SERVICE_UNAVAILABLE (shared/javaapi),
+		// the others DATA_ERROR; the teacher reads the same words.
+		if (er.Code != "DATA_ERROR" && er.Code != "SERVICE_UNAVAILABLE") || er.Message != "数据获取失败，请稍后再试。" {
+			t.Errorf("fault %+v: ERROR %s %q", f, er.Code, er.Message)
+		}
 	}
 }

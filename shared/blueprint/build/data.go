@@ -40,8 +40,14 @@ func (b *Builder) Data(ctx context.Context, in workflow.BuildStepInput) (workflo
 	ctx, rep := javaapi.WithReport(ctx)
 	data := blueprint.DataContext{}
 	decoded := map[string]any{} // the same data, decoded, for $data references
+	dctx, cancel := context.WithTimeout(ctx, b.o.DataBound)
+	defer cancel()
 	for _, bd := range req.Blueprint.DataContract.Bindings {
-		out, err := b.bind(ctx, em, in.Build, req, bd, decoded)
+		out, err := b.bind(dctx, em, in.Build, req, bd, decoded)
+		if err != nil && ctx.Err() == nil && dctx.Err() != nil {
+			b.o.Logger.WarnContext(ctx, "the data phase ran out of time", "buildId", id, "bound", b.o.DataBound, "err", err)
+			return b.dataFailure(ctx, em, id, lang, apperr.New(apperr.DataError, "the data service did not answer within %s", b.o.DataBound))
+		}
 		if isFault(ctx, err) {
 			return workflow.BuildStepOutput{}, err
 		}

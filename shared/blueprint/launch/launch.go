@@ -55,6 +55,10 @@ type Options struct {
 	MaxWait time.Duration
 	// PollMin and PollMax pace a tail when the log cannot notify.
 	PollMin, PollMax time.Duration
+	// Leases, when set, gets a lease for every build begun; the build's
+	// steps renew it (wire), and a build left by a dead process is closed
+	// when it runs out (shared/recovery).
+	Leases session.Leases
 }
 
 // Launcher begins builds and awaits them.
@@ -107,6 +111,11 @@ func (l *Launcher) Begin(ctx context.Context, teacherID, traceID string, req blu
 	}
 	if err := l.store.PutRecord(ctx, id, blueprint.RecordRequest, raw); err != nil {
 		return "", apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	if l := l.o.Leases; l != nil {
+		if err := l.HoldLease(ctx, session.Lease{Kind: session.LeaseBuild, ID: id, Owner: id, Until: now.Add(session.LeaseTTL)}); err != nil {
+			return "", apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		}
 	}
 	in := workflow.NewBuildState(workflow.Build{BuildID: id, TeacherID: teacherID, Mode: req.Mode, TraceID: traceID})
 	if err := l.starter.Start(context.WithoutCancel(ctx), id, in); err != nil {

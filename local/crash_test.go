@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/insightedge/insightedge/local/javamock"
+	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
+	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
+)
+
+// The crash-recovery suite: the real server binary, killed with SIGKILL at
+// chosen points and restarted on the same data directory. The data service
+// is a mock in this process (the outside world), so that the test can slow
+// it down while the binary runs.
+
+// proc is one run of the server binary.
+type proc struct {
+	cmd *exec.Cmd
+	URL string
+}
+
+// crashRig builds the binary once and starts it on one data directory.
+type crashRig struct {
+	bin, dir string
+	java     *javamock.Server
+	env      []string
+}
+
+func newCrashRig(t *testing.T) *crashRig {
+	t.Helper()
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "insightedge-local")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./local: %v\n%s", err, out)
+	}
+	java := javamock.New(mockdata.Default(), javamock.Options{Token: "crash-token"})
+	ctx, cancel := context.WithCancel(context.Background())
+	base, done, err := java.Start(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); <-done })
+	env := append(os.Environ(), "JAVA_API_BASE_URL="+base, "JAVA_API_TOKEN=crash-token",
+		schedulerEveryEnv+"=off", "TURN_TIMEOUT=10m")
+	return &crashRig{bin: bin, dir: filepath.Join(tmp, "data"), java: java, env: env}
+}
+
+// start runs the binary and waits for it to serve.
+func (c *crashRig) start(t *testing.T) *proc {
+	t.Helper()
+	cmd := exec.Command(c.bin, "-addr", "127.0.0.1:0", "-data", c.dir)
+	cmd.Env = c.env
+	cmd.Stderr = io.Discard
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd}
+	t.Cleanup(func() { p.kill() })
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if _, rest, ok := strings.Cut(lines.Text(), "is running on "); ok {
+			p.URL, _, _ = strings.Cut(rest, " ")
+			go func() { _, _ = io.Copy(io.Discard, out) }()
+			return p
+		}
+	}
+	t.Fatalf("the server did not start: %v", lines.Err())
+	return nil
+}
+
+// kill sends SIGKILL: no deferred code, no shutdown, no flush runs.
+func (p *proc) kill() {
+	if p.cmd.ProcessState == nil {
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		_ = p.cmd.Wait()
+	}
+}
+
+// boundedGet GETs url with Last-Event-ID after; the answer must end within
+// limit (a resume never waits on work that died).
+func boundedGet(t *testing.T, url string, after int64, limit time.Duration) (int, []sseEvent) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if after > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s after %d did not end within %v: %v", url, after, limit, err)
+	}
+	evs, _ := parseSSE(t, raw)
+	return resp.StatusCode, evs
+}
+
+func TestCrashRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server binary")
+	}
+	rig := newCrashRig(t)
+	t.Run("mid-turn", func(t *testing.T) { crashMidTurn(t, rig) })
+	t.Run("mid-build", func(t *testing.T) { crashMidBuild(t, rig) })
+	t.Run("mid-app-run", func(t *testing.T) { crashMidAppRun(t, rig) })
+}
+
+func crashMidTurn(t *testing.T, rig *crashRig) {
+	p := rig.start(t)
+	// A first turn that completes: history that must survive.
+	first := postStream(t, p.URL, `{"message":"What is photosynthesis?"}`)
+	conv := first.Header.Get("X-Conversation-Id")
+	if first.Status != 200 || conv == "" {
+		t.Fatalf("first turn: %d", first.Status)
+	}
+	resp, r, cancel := openStream(t, p.URL, fmt.Sprintf(`{"message":"出 5 道牛顿第一定律的选择题 [[offline:slow]]","conversationId":%q}`, conv))
+	seen := readEvents(t, r, 6)
+	p.kill()
+	cancel()
+	resp.Body.Close()
+
+	p = rig.start(t)
+	// The killed turn was closed at start-up: its resume ends at once with
+	// an error and a finish after what was seen.
+	code, rest := boundedGet(t, p.URL+"/api/conversation/"+conv+"/stream", seen[len(seen)-1].ID, 10*time.Second)
+	st := stream{Events: rest}
+	if ty := st.types(t); code != 200 || len(ty) < 3 || ty[len(ty)-3] != "error" || ty[len(ty)-2] != "finish" || ty[len(ty)-1] != "[DONE]" {
+		t.Fatalf("resume of the killed turn: %d %v", code, ty)
+	}
+	// History: both turns, the killed one with the parts it streamed.
+	var msgs struct {
+		Messages []struct {
+			Role  string
+			Parts []map[string]any
+		}
+	}
+	if code := getJSON(t, p.URL+"/api/conversation/"+conv+"/messages", &msgs); code != 200 || len(msgs.Messages) != 4 {
+		t.Fatalf("messages: %d, %d messages", code, len(msgs.Messages))
+	}
+	if a := msgs.Messages[1]; a.Role != "assistant" || len(a.Parts) == 0 {
+		t.Errorf("the first answer was lost: %+v", a)
+	}
+	if a := msgs.Messages[3]; a.Role != "assistant" || len(a.Parts) == 0 {
+		t.Errorf("the killed turn has no parts: %+v", a)
+	}
+	// The next turn starts (no 409) and completes.
+	next := postStream(t, p.URL, fmt.Sprintf(`{"message":"What is gravity?","conversationId":%q}`, conv))
+	if ty := next.types(t); next.Status != 200 || ty[len(ty)-2] != "finish" {
+		t.Errorf("next turn: %d %v", next.Status, ty)
+	}
+	p.kill()
+}
+
+func crashMidBuild(t *testing.T, rig *crashRig) {
+	p := rig.start(t)
+	bp := planOn(t, p.URL)
+	rig.java.SetFault(mockserver.Fault{Latency: 3 * time.Second})
+	defer rig.java.ClearFault()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.URL+"/api/page/generate", strings.NewReader(fmt.Sprintf(`{"blueprint":%s}`, bp)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("generate: %v", err)
+	}
+	build := resp.Header.Get("X-Build-Id")
+	seen := readEvents(t, bufio.NewReader(resp.Body), 2) // PHASE data, TOOL_CALL: the data call hangs
+	p.kill()
+	resp.Body.Close()
+	rig.java.ClearFault()
+
+	p = rig.start(t)
+	code, rest := boundedGet(t, p.URL+"/api/page/"+build+"/stream", seen[len(seen)-1].ID, 10*time.Second)
+	if code != 200 || len(rest) == 0 || rest[len(rest)-1].typ(t) != "ERROR" {
+		t.Fatalf("resume of the killed build: %d %v", code, rest)
+	}
+	// A new build runs to COMPLETE.
+	st := postSSE(t, p.URL+"/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, bp))
+	if st.Status != 200 || st.Events[len(st.Events)-1].typ(t) != "COMPLETE" {
+		t.Errorf("a build after the restart: %d", st.Status)
+	}
+	p.kill()
+}
+
+func crashMidAppRun(t *testing.T, rig *crashRig) {
+	p := rig.start(t)
+	bp := planOn(t, p.URL)
+	var app struct{ ID string }
+	if code := postJSON(t, p.URL+"/api/apps", fmt.Sprintf(`{"name":"1A","blueprint":%s,"context":{"classId":"class-hk-f1a"}}`, bp), &app); code != 201 {
+		t.Fatalf("save app: %d", code)
+	}
+	rig.java.SetFault(mockserver.Fault{Latency: 3 * time.Second})
+	defer rig.java.ClearFault()
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, p.URL+"/api/apps/"+app.ID+"/run", strings.NewReader(`{}`))
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	type snaps struct {
+		Snapshots []struct{ RunID, Status, ErrorCode, BuildID string }
+	}
+	var s snaps
+	for range 100 { // until the run is recorded with its build (≤ 10 s)
+		if getJSON(t, p.URL+"/api/apps/"+app.ID+"/snapshots", &s); len(s.Snapshots) == 1 && s.Snapshots[0].BuildID != "" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(s.Snapshots) != 1 || s.Snapshots[0].Status != "running" {
+		t.Fatalf("no running run: %+v", s)
+	}
+	p.kill()
+	rig.java.ClearFault()
+
+	p = rig.start(t)
+	s = snaps{}
+	if getJSON(t, p.URL+"/api/apps/"+app.ID+"/snapshots", &s); len(s.Snapshots) != 1 ||
+		s.Snapshots[0].Status != "failed" || s.Snapshots[0].ErrorCode != "SERVICE_UNAVAILABLE" {
+		t.Fatalf("the killed run after the restart: %+v", s)
+	}
+	// The app still runs.
+	var out struct{ Status string }
+	if code := postJSON(t, p.URL+"/api/apps/"+app.ID+"/run", `{}`, &out); code != 200 || out.Status != "succeeded" {
+		t.Errorf("a run after the restart: %d %+v", code, out)
+	}
+	p.kill()
+}
+
+// planOn plans the 1A analysis page on a running server.
+func planOn(t *testing.T, base string) json.RawMessage {
+	t.Helper()
+	var resp struct {
+		Action    string          `json:"action"`
+		Blueprint json.RawMessage `json:"blueprint"`
+	}
+	if code := postJSON(t, base+"/api/conversation", `{"message":"分析 1A 班英语成绩","language":"zh-CN"}`, &resp); code != 200 || resp.Action != "build" {
+		t.Fatalf("plan: %d %+v", code, resp)
+	}
+	return resp.Blueprint
+}

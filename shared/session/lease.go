@@ -1,0 +1,100 @@
+package session
+
+import (
+	"context"
+	"time"
+)
+
+// LeaseKind names what a lease is held for.
+type LeaseKind string
+
+// The work that holds leases, in the order a recovery handles them: a
+// build before the turn or app run that may wait for it.
+const (
+	LeaseBuild LeaseKind = "build"
+	LeaseTurn  LeaseKind = "turn"
+	LeaseRun   LeaseKind = "run"
+)
+
+// Lease says that a live process is doing a piece of work: a turn, a page
+// build, an app run. Whoever runs the work renews the lease (moves Until)
+// while it runs; a lease whose Until has passed was left by a process that
+// died, and its work is recovered (closed as failed, its output so far kept).
+type Lease struct {
+	Kind LeaseKind `json:"kind"`
+	// ID is the work's id: the turn's, the build's, the run's.
+	ID string `json:"id"`
+	// Owner is where the work is kept: a turn's session id, a run's app id
+	// (a build's own id).
+	Owner string    `json:"owner"`
+	Until time.Time `json:"until"`
+}
+
+// Expired reports whether the lease had run out at now.
+func (l Lease) Expired(now time.Time) bool { return l.Until.Before(now) }
+
+// Leases keeps the leases of running work. Every method is one item write
+// or one read, so that the DynamoDB store needs no transaction.
+type Leases interface {
+	// HoldLease creates the lease (Kind, ID) or replaces its Owner and
+	// Until: taking and renewing are the same write.
+	HoldLease(ctx context.Context, l Lease) error
+	// GetLease returns the lease or ErrNotFound.
+	GetLease(ctx context.Context, kind LeaseKind, id string) (Lease, error)
+	// DropLease removes the lease; a missing lease is no error.
+	DropLease(ctx context.Context, kind LeaseKind, id string) error
+	// ExpiredLeases returns up to limit leases whose Until is before now,
+	// in the order of LeaseKind (builds first), then by Until.
+	ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]Lease, error)
+}
+
+// LeaseOrder sorts leases as ExpiredLeases returns them.
+func LeaseOrder(a, b Lease) int {
+	rank := func(k LeaseKind) int {
+		switch k {
+		case LeaseBuild:
+			return 0
+		case LeaseTurn:
+			return 1
+		}
+		return 2
+	}
+	if d := rank(a.Kind) - rank(b.Kind); d != 0 {
+		return d
+	}
+	return a.Until.Compare(b.Until)
+}
+
+// LeaseTTL is how long a lease lasts without renewal. KeepLease renews it
+// three times within that, so one missed renewal does not kill live work.
+const LeaseTTL = 90 * time.Second
+
+// KeepLease holds l (its Until set to now+LeaseTTL) and renews it every
+// LeaseTTL/3 until stop is called or ctx ends. A failed renewal is only
+// retried at the next tick: the lease's TTL is the bound.
+func KeepLease(ctx context.Context, ls Leases, l Lease, now func() time.Time) (stop func()) {
+	if ls == nil || l.ID == "" {
+		return func() {}
+	}
+	hold := func() {
+		l.Until = now().Add(LeaseTTL)
+		_ = ls.HoldLease(context.WithoutCancel(ctx), l)
+	}
+	hold()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(LeaseTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				hold()
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
