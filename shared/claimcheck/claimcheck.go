@@ -67,6 +67,10 @@ func Wrap(s session.Store, blobs Blobs, limit int) *Store {
 	return &Store{Store: s, blobs: blobs, limit: limit}
 }
 
+// Unwrap returns the wrapped store, for what it offers beyond session.Store
+// (its lease table).
+func (s *Store) Unwrap() session.Store { return s.Store }
+
 // PutRecord stores value, in the blob store when it is over the limit.
 func (s *Store) PutRecord(ctx context.Context, sessionID, key string, value []byte) error {
 	if len(value) <= s.limit {

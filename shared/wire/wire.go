@@ -221,20 +221,35 @@ func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	return edge.New(a.Store, a.Log, st, a.Authenticator(), o)
 }
 
-// leases is the store's lease table, if it has one.
+// leases is the store's lease table, if it has one: the store's own, or
+// that of the store a wrapper (claimcheck) keeps records in front of.
 func (a *App) leases() session.Leases {
-	l, _ := a.Store.(session.Leases)
-	return l
+	s := a.Store
+	for range 4 { // wrappers nest a level or two; the bound keeps a cycle from looping
+		if l, ok := s.(session.Leases); ok {
+			return l
+		}
+		u, ok := s.(interface{ Unwrap() session.Store })
+		if !ok {
+			return nil
+		}
+		s = u.Unwrap()
+	}
+	return nil
 }
 
 // Recoverer closes the turns, builds and app runs that a dead process left
 // running; builds and snaps may be nil (then only turns are recovered). It
 // is nil when the store keeps no leases.
 func (a *App) Recoverer(builds recovery.Builds, snaps recovery.Snapshots) *recovery.Recoverer {
-	st, ok := a.Store.(recovery.Store)
-	if !ok {
+	ls := a.leases()
+	if ls == nil {
 		return nil
 	}
+	st := struct {
+		session.Store
+		session.Leases
+	}{a.Store, ls}
 	return recovery.New(st, a.Log, builds, snaps, a.Logger)
 }
 
