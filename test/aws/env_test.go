@@ -116,7 +116,7 @@ var envTable = map[string]string{
 	"JAVA_API_BREAKER_FAILURES":     setCode,
 	"JAVA_API_BREAKER_RESET":        setCode,
 	"JAVA_API_CLASS_CACHE_TTL":      setCode,
-	"JAVA_API_FALLBACK_TO_MOCK":     setModel, // off in AWS unless the operator turns it on
+	"JAVA_API_FALLBACK_TO_MOCK":     setData, // off in AWS unless the operator turns it on
 	"JAVA_API_PATHS":                setCode,
 	"JAVA_API_TOKEN":                setNever, // read from JAVA_API_TOKEN_PARAMETER
 	"JAVA_API_REFRESH_TOKEN":        setNever, // a secret, not set by the template
