@@ -17,11 +17,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/insightedge/insightedge/local/standin"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 )
@@ -129,25 +129,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // and returns the base URL to give the client as JAVA_API_BASE_URL. done
 // is closed once the server has stopped.
 func (s *Server) Start(ctx context.Context, addr string) (baseURL string, done <-chan struct{}, err error) {
-	ln, err := net.Listen("tcp", addr)
+	baseURL, done, err = standin.Serve(ctx, addr, s)
 	if err != nil {
-		return "", nil, fmt.Errorf("javamock: listen %s: %w", addr, err)
+		return "", nil, fmt.Errorf("javamock: %w", err)
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		// Serve returns http.ErrServerClosed after Shutdown; any other error
-		// also ends serving, which done reports.
-		_ = hs.Serve(ln)
-	}()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if hs.Shutdown(sctx) != nil {
-			_ = hs.Close()
-		}
-	}()
-	return "http://" + ln.Addr().String(), stopped, nil
+	return baseURL, done, nil
 }

@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"unicode"
 
 	"github.com/insightedge/insightedge/local/researchdata"
+	"github.com/insightedge/insightedge/local/standin"
 )
 
 // Fault is what the service does instead of answering.
@@ -262,23 +262,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Start serves s on addr ("127.0.0.1:0" picks a port) until ctx ends and
 // returns its base URL; done is closed once it has stopped.
 func (s *Server) Start(ctx context.Context, addr string) (baseURL string, done <-chan struct{}, err error) {
-	ln, err := net.Listen("tcp", addr)
+	baseURL, done, err = standin.Serve(ctx, addr, s)
 	if err != nil {
-		return "", nil, fmt.Errorf("searchsvc: listen %s: %w", addr, err)
+		return "", nil, fmt.Errorf("searchsvc: %w", err)
 	}
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		_ = hs.Serve(ln)
-	}()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if hs.Shutdown(sctx) != nil {
-			_ = hs.Close()
-		}
-	}()
-	return "http://" + ln.Addr().String(), stopped, nil
+	return baseURL, done, nil
 }

@@ -1,0 +1,37 @@
+// Package standin serves the local stand-ins for outside services (the Java
+// data service, the web search) over real HTTP on loopback.
+package standin
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Serve serves h on addr ("127.0.0.1:0" picks a free port) until ctx ends
+// and returns its base URL; done is closed once the server has stopped.
+func Serve(ctx context.Context, addr string, h http.Handler) (baseURL string, done <-chan struct{}, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("listen %s: %w", addr, err)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		// Serve returns http.ErrServerClosed after Shutdown; any other error
+		// also ends serving, which done reports.
+		_ = hs.Serve(ln)
+	}()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if hs.Shutdown(sctx) != nil {
+			_ = hs.Close()
+		}
+	}()
+	return "http://" + ln.Addr().String(), stopped, nil
+}
