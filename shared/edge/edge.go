@@ -66,8 +66,8 @@ type Options struct {
 	ChatMode workflow.ChatMode
 	// Tools are the data tools a follow-up's blueprint may call (nil: not
 	// checked), as for /api/page/generate.
-	Tools []string
-	Checks   []Check
+	Tools  []string
+	Checks []Check
 	// Files signs the generated files' links again (/messages and
 	// /api/files/); nil leaves links as they were stored.
 	Files FileSigner

@@ -230,4 +230,3 @@ func cmpTitle(b blueprint.Block) string {
 	}
 	return b.ID
 }
-
