@@ -37,7 +37,7 @@ func pageIn(content string) string {
 // Words of structural changes and of changes to what is there.
 var (
 	addWords    = []string{"加一个", "加个", "加一张", "再加", "添加", "增加", "新增", "加上", "add ", "add a", "include a", "insert"}
-	removeWords = []string{"去掉", "删除", "删掉", "移除", "不要", "remove", "delete", "drop "}
+	removeWords = []string{"去掉", "删除", "删掉", "移除", "remove", "delete", "drop "}
 	blockNouns  = []string{"图", "表", "区块", "板块", "模块", "部分", "chart", "graph", "table", "block", "section", "panel"}
 	changeWords = []string{"改", "简短", "简洁", "精简", "短一点", "短一些", "详细", "具体", "换成", "换为", "重写", "润色", "口语",
 		"rewrite", "shorter", "concise", "briefer", "more detail", "longer", "change", "rename", "switch", "turn the", "make the"}
@@ -50,8 +50,7 @@ func followUpIntent(c *call) workflow.Intent {
 	switch {
 	case wantsAnalysis(c.user) && classMention(c.user) != "":
 		return "" // a page about a class: a new build
-	case containsAny(low, addWords...) && containsAny(low, blockNouns...),
-		containsAny(low, removeWords...) && (containsAny(low, blockNouns...) || namesBlock(c.page, c.user)):
+	case containsAny(low, addWords...) && containsAny(low, blockNouns...), containsAny(low, removeWords...):
 		return workflow.IntentRebuild
 	case containsAny(low, changeWords...) && !isQuestion(c.user):
 		return workflow.IntentRefine
@@ -64,19 +63,16 @@ func isQuestion(s string) bool {
 	return strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") || containsAny(t, "吗", "为什么", "怎么", "什么", "哪")
 }
 
-// pageBlockTitles reads the "- id (type): title" lines of a page section.
-func pageBlockTitles(page string) []string {
-	var out []string
-	for _, line := range strings.Split(page, "\n") {
-		if m := submatch(`^- [A-Za-z][\w-]* \([a-z_]+\): (.+)$`, strings.TrimSpace(line)); m != nil {
-			out = append(out, m[1])
-		}
+// mentions reports whether s names a block by its title, or by the title's
+// head before a parenthesis ("学生排名" for "学生排名（前后五名）").
+func mentions(s, title string) bool {
+	if title == "" {
+		return false
 	}
-	return out
-}
-
-func namesBlock(page, s string) bool {
-	return slices.ContainsFunc(pageBlockTitles(page), func(t string) bool { return t != "" && strings.Contains(s, t) })
+	head, _, _ := strings.Cut(title, "（")
+	head, _, _ = strings.Cut(head, " (")
+	head = strings.TrimSpace(head)
+	return strings.Contains(s, title) || head != "" && strings.Contains(strings.ToLower(s), strings.ToLower(head))
 }
 
 // pageAnswer answers a question about the page from what the router and
@@ -162,7 +158,7 @@ func editorReply(c *call) reply {
 		hasText := len(b.Slots) > 0
 		t := target{b.ID, b.ComponentType, hasText}
 		switch {
-		case b.Title != "" && strings.Contains(req.Request, b.Title), strings.Contains(req.Request, b.ID):
+		case mentions(req.Request, b.Title), strings.Contains(req.Request, b.ID):
 			named = append(named, t)
 		case containsAny(low, blockKindWords[b.ComponentType]...) && (hasText || b.ComponentType == blueprint.Chart):
 			byKind = append(byKind, t)
@@ -225,10 +221,9 @@ func revisedBlueprint(l lang, bp blueprint.Blueprint, request string) blueprint.
 	if containsAny(low, removeWords...) {
 		for ti := range bp.UIComposition.Tabs {
 			tab := &bp.UIComposition.Tabs[ti]
-			tab.Blocks = slices.DeleteFunc(tab.Blocks, func(b blueprint.Block) bool {
-				return b.Title != "" && strings.Contains(request, b.Title)
-			})
+			tab.Blocks = slices.DeleteFunc(tab.Blocks, func(b blueprint.Block) bool { return mentions(request, b.Title) })
 		}
+		bp.UIComposition.Tabs = slices.DeleteFunc(bp.UIComposition.Tabs, func(t blueprint.Tab) bool { return len(t.Blocks) == 0 })
 		return bp
 	}
 	group, variant := blueprint.GroupAssignment, "bar"
