@@ -159,6 +159,13 @@ func TestPageRefine(t *testing.T) {
 		t.Errorf("the notice %q does not say what changes", txt)
 	}
 
+	// A stock useChat body with the page in its extra body fields.
+	chat := postStream(t, s.URL, fmt.Sprintf(`{"id":"chat-page-1","messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"把分析总结改得更简短"}]}],"trigger":"submit-message","blueprint":%s,"pageContext":{"meta":{"pageTitle":"1A"},"dataSummary":"均分 72%%"}}`, b.bp))
+	if got := chat.types(t); !slices.Equal(got, want) || chat.Header.Get("X-Conversation-Id") != "chat-page-1" {
+		t.Fatalf("useChat body: chunks %v, conversation %q", got, chat.Header.Get("X-Conversation-Id"))
+	}
+	aiSDK(t, chat.Raw)
+
 	// The JSON answer: refine, the page's blueprint and the same plan.
 	code, a := askJSON(t, s, followUpBody(b, "把分析总结改得更简短"))
 	if code != 200 || a.Action != "refine" || a.LegacyAction != "refine" || a.Mode != "followup" || a.ChatKind != nil {
