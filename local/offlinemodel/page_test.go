@@ -45,6 +45,7 @@ func TestRouterFollowUps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
 			req := routerRequest(tt.msg)
+			req.Messages[0].Content += prompts.RouterFollowup
 			req.Messages = slices.Insert(req.Messages, 1, pageMessage())
 			var res workflow.RouterResult
 			if err := json.Unmarshal([]byte(complete(t, c, req, false).content), &res); err != nil || res.Intent != tt.intent {
@@ -52,11 +53,17 @@ func TestRouterFollowUps(t *testing.T) {
 			}
 		})
 	}
-	// Without a page the same words are no follow-up.
-	var res workflow.RouterResult
-	_ = json.Unmarshal([]byte(complete(t, c, routerRequest("把分析总结改得更简短"), false).content), &res)
-	if res.Intent == workflow.IntentRefine || res.Intent == workflow.IntentRebuild {
-		t.Errorf("a refine without a page: %q", res.Intent)
+	// Without a page, or when the prompt does not offer refine and rebuild
+	// (no blueprint was sent), the same words are no follow-up.
+	noPage := routerRequest("把分析总结改得更简短")
+	notOffered := routerRequest("把分析总结改得更简短")
+	notOffered.Messages = slices.Insert(notOffered.Messages, 1, pageMessage())
+	for _, req := range []openai.ChatCompletionRequest{noPage, notOffered} {
+		var res workflow.RouterResult
+		_ = json.Unmarshal([]byte(complete(t, c, req, false).content), &res)
+		if res.Intent == workflow.IntentRefine || res.Intent == workflow.IntentRebuild {
+			t.Errorf("a refine without a page to refine: %q", res.Intent)
+		}
 	}
 }
 

@@ -37,7 +37,9 @@ func routeCases() []routeCase {
 func routerReply(c *call) reply {
 	var rc routeCase
 	cases := routeCases()
-	if c.page != "" {
+	// Refine and rebuild only when the prompt offers them (the product
+	// does when it has the page's blueprint).
+	if c.page != "" && strings.Contains(c.system, "- refine:") {
 		switch followUpIntent(c) {
 		case workflow.IntentRefine:
 			cases = []routeCase{{workflow.IntentRefine, nil, workflow.ExpectArtifact, "standard", "change the page's blocks in place with a patch plan"}}

@@ -63,7 +63,7 @@ func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, syst
 	if h := a.historySummary(ctx, in.Turn); h != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
 	}
-	if p := a.pageNote(ctx, in.Turn); p != "" {
+	if p, _ := a.pageNote(ctx, in.Turn); p != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: p})
 	}
 	user := in.Turn.Message

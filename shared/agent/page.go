@@ -16,18 +16,19 @@ import (
 // for the router, the agent and the chat path: its title, the client's
 // data summary and its blocks. It is "" on an entry turn, or when the page
 // record cannot be read (the turn then goes on as an entry turn: the
-// teacher still gets an answer).
-func (a *Agent) pageNote(ctx context.Context, t workflow.Turn) string {
+// teacher still gets an answer). editable is true when the client sent the
+// page's blueprint, without which it can be neither refined nor rebuilt.
+func (a *Agent) pageNote(ctx context.Context, t workflow.Turn) (note string, editable bool) {
 	if !t.Followup {
-		return ""
+		return "", false
 	}
 	var rec workflow.PageRecord
 	found, err := getJSON(ctx, a.Store, t.SessionID, workflow.PageKey(t.TurnID), &rec)
 	if err != nil || !found {
 		a.Logger.WarnContext(ctx, "the follow-up's page is unavailable; continuing without it", "found", found, "err", err)
-		return ""
+		return "", false
 	}
-	return PageNote(rec)
+	return PageNote(rec), len(rec.Blueprint) > 0
 }
 
 // PageNote writes a page record as the PageHeader system message.

@@ -16,14 +16,15 @@ import (
 // refine or a rebuild is a request for a page.
 func TestRouteFollowUp(t *testing.T) {
 	cases := []struct {
-		name, answer string
-		followup     bool
-		path, intent string
+		name, answer        string
+		followup, blueprint bool
+		path, intent        string
 	}{
-		{"refine", `{"intent":"refine","expectedMode":"artifact"}`, true, workflow.PathBuild, "refine"},
-		{"rebuild", `{"intent":"rebuild","expectedMode":"artifact"}`, true, workflow.PathBuild, "rebuild"},
-		{"a question about the page", `{"intent":"chat_qa"}`, true, workflow.PathChat, "chat_qa"},
-		{"refine without a page", `{"intent":"refine"}`, false, workflow.PathBuild, "build_workflow"},
+		{"refine", `{"intent":"refine","expectedMode":"artifact"}`, true, true, workflow.PathBuild, "refine"},
+		{"rebuild", `{"intent":"rebuild","expectedMode":"artifact"}`, true, true, workflow.PathBuild, "rebuild"},
+		{"a question about the page", `{"intent":"chat_qa"}`, true, true, workflow.PathChat, "chat_qa"},
+		{"refine without a page", `{"intent":"refine"}`, false, false, workflow.PathBuild, "build_workflow"},
+		{"refine with only a pageContext", `{"intent":"refine"}`, true, false, workflow.PathBuild, "build_workflow"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -32,10 +33,13 @@ func TestRouteFollowUp(t *testing.T) {
 			ctx := context.Background()
 			turn := f.turn
 			if c.followup {
-				bp, _ := json.Marshal(blueprinttest.Analysis("class-hk-f1a"))
 				pc := &workflow.PageContext{DataSummary: "均分 72%"}
 				pc.Meta.PageTitle = "1A 班英语成绩分析"
-				rec, _ := json.Marshal(workflow.PageRecord{Blueprint: bp, PageContext: pc})
+				page := workflow.PageRecord{PageContext: pc}
+				if c.blueprint {
+					page.Blueprint, _ = json.Marshal(blueprinttest.Analysis("class-hk-f1a"))
+				}
+				rec, _ := json.Marshal(page)
 				if err := f.store.PutRecord(ctx, turn.SessionID, workflow.PageKey(turn.TurnID), rec); err != nil {
 					t.Fatal(err)
 				}
@@ -52,11 +56,11 @@ func TestRouteFollowUp(t *testing.T) {
 					page = msg.Content
 				}
 			}
-			if c.followup != strings.Contains(prompt, "- refine:") || c.followup != (page != "") {
+			if c.blueprint != strings.Contains(prompt, "- refine:") || c.followup != (page != "") {
 				t.Fatalf("follow-up %v: prompt mentions refine %v, page %q", c.followup, strings.Contains(prompt, "- refine:"), page)
 			}
 			if c.followup && (!strings.Contains(page, "1A 班英语成绩分析") || !strings.Contains(page, "均分 72%") ||
-				!strings.Contains(page, "- summary (markdown): 分析总结")) {
+				c.blueprint != strings.Contains(page, "- summary (markdown): 分析总结")) {
 				t.Errorf("page note %q", page)
 			}
 			tools := strings.Index(prompt, "Available generation tools:")

@@ -17,8 +17,8 @@ import (
 // follows from its classification. A router failure does not fail the turn:
 // the agent path with every tool lets the agent decide.
 func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
-	page := a.pageNote(ctx, in.Turn)
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: a.routerPrompt(page != "")}}
+	page, editable := a.pageNote(ctx, in.Turn)
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: a.routerPrompt(editable)}}
 	if h := a.historySummary(ctx, in.Turn); h != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
 	}
@@ -41,7 +41,7 @@ func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 		a.Metrics.Count("RouterFallback", 1, nil)
 		return a.intentTools(in.Turn.Mode, a.fallbackRoute("router answer unreadable")), nil
 	}
-	r = a.normalizeRoute(r, page != "")
+	r = a.normalizeRoute(r, editable)
 	out := a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r})
 	a.Logger.InfoContext(ctx, "routed", "intent", r.Intent, "path", out.Path, "candidates", r.CandidateTools,
 		"tools", out.Tools, "tier", r.ModelTier, "mode", in.Turn.Mode)
@@ -76,8 +76,9 @@ func (a *Agent) intentTools(m workflow.ChatMode, out workflow.RouteOutput) workf
 	return out
 }
 
-// routerPrompt is the router's system prompt; a follow-up's adds the
-// refine and rebuild intents (before the tool list, which ends the prompt).
+// routerPrompt is the router's system prompt; a follow-up's on a page whose
+// blueprint the client sent adds the refine and rebuild intents (before the
+// tool list, which ends the prompt).
 func (a *Agent) routerPrompt(followup bool) string {
 	var b strings.Builder
 	if followup {
@@ -101,7 +102,8 @@ func (a *Agent) fallbackRoute(why string) workflow.RouteOutput {
 }
 
 // normalizeRoute keeps the router's answer within what exists: refine and
-// rebuild need a page; without one, the teacher asks for a page (build).
+// rebuild need a page's blueprint; without one, the teacher asks for a page
+// (build).
 func (a *Agent) normalizeRoute(r workflow.RouterResult, page bool) workflow.RouterResult {
 	if !page && (r.Intent == workflow.IntentRefine || r.Intent == workflow.IntentRebuild) {
 		r.Intent = workflow.IntentBuild
