@@ -213,13 +213,17 @@ func (s *Server) openParts(ctx context.Context, turnID string, after int64) *pro
 // handleResume is GET /api/conversation/{id}/stream: the active turn from the
 // start or after Last-Event-ID / ?after=; 204 when there is nothing to resume.
 func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) error {
-	sess, err := s.pathSession(r)
+	sess, found, err := s.idleSession(r)
 	if err != nil {
 		return err
 	}
 	after, err := resumePoint(r)
 	if err != nil {
 		return err
+	}
+	if !found {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
 	t, ok, err := s.resumable(r.Context(), sess, after)
 	if err != nil {
@@ -282,7 +286,7 @@ func (s *Server) resumable(ctx context.Context, sess session.Session, after int6
 // closes its stream with finish, and stops its workflow.
 func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	sess, err := s.pathSession(r)
+	sess, _, err := s.idleSession(r)
 	if err != nil {
 		return err
 	}
@@ -325,7 +329,7 @@ const (
 // client that reads slowly holds one message of memory, not the answer.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	sess, err := s.pathSession(r)
+	sess, found, err := s.idleSession(r)
 	if err != nil {
 		return err
 	}
@@ -333,9 +337,11 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	turns, err := s.store.ListTurns(ctx, sess.ID)
-	if err != nil {
-		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	var turns []session.Turn
+	if found {
+		if turns, err = s.store.ListTurns(ctx, sess.ID); err != nil {
+			return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		}
 	}
 	end := len(turns)
 	if before > 0 {

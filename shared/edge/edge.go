@@ -264,14 +264,26 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer's Flush.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// pathSession authenticates the caller and returns the conversation named
-// by the path's {id}, if it is theirs.
-func (s *Server) pathSession(r *http.Request) (session.Session, error) {
+// idleSession authenticates the caller and returns the conversation named
+// by the path's {id}, if it is theirs. It serves the routes a page calls on
+// any chat id it holds (resume, messages, stop): an id nobody owns yet, or another
+// teacher's, is a conversation with nothing in it (ok false), answered as
+// an idle one, so that a page opened on a new id starts clean and ids
+// cannot be probed. An id that could never be a conversation's is a 400.
+func (s *Server) idleSession(r *http.Request) (sess session.Session, ok bool, err error) {
 	id, err := s.auth.Authenticate(r)
 	if err != nil {
-		return session.Session{}, err
+		return sess, false, err
 	}
-	return s.ownedSession(r.Context(), id, r.PathValue("id"))
+	sessionID := r.PathValue("id")
+	if !validID(sessionID) {
+		return sess, false, apperr.New(apperr.ValidationError, "a conversation id is 1–100 letters, digits, '-' or '_'")
+	}
+	sess, err = s.ownedSession(r.Context(), id, sessionID)
+	if apperr.CodeOf(err) == apperr.EntityNotFound {
+		return session.Session{ID: sessionID}, false, nil
+	}
+	return sess, err == nil, err
 }
 
 // ownedSession returns the session if it belongs to the caller. Another

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/insightedge/insightedge/shared/protocol"
+)
+
+// These tests drive the server with the AI SDK's own chat client
+// (test/aisdk/chat.mjs: AbstractChat and DefaultChatTransport, what useChat
+// runs), configured as a stock useChat app with resume: true would be.
+
+// chatStep is one step of a chat.mjs script and what the chat showed after it.
+type chatStep struct {
+	Do         string               `json:"do"`
+	Text       string               `json:"text,omitempty"`
+	StopOnText bool                 `json:"stopOnText,omitempty"`
+	MessageID  string               `json:"messageId,omitempty"`
+	URL        string               `json:"url,omitempty"`
+	HTTPStatus int                  `json:"httpStatus,omitempty"`
+	Body       string               `json:"body,omitempty"`
+	Status     string               `json:"status,omitempty"`
+	Error      *string              `json:"error,omitempty"`
+	Messages   []protocol.UIMessage `json:"messages,omitempty"`
+	Stopped    bool                 `json:"stopped,omitempty"`
+}
+
+// runChat runs the AI SDK's chat client through steps against base as
+// chat chatId and returns what it showed after each step. In CI a missing
+// node or test/aisdk fails the test.
+func runChat(t *testing.T, base, chatID string, headers map[string]string, steps ...chatStep) []chatStep {
+	t.Helper()
+	node := requireTool(t, "node")
+	dir, _ := filepath.Abs("../test/aisdk")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("test/aisdk/node_modules missing: run npm ci --prefix test/aisdk")
+		}
+		t.Skip("test/aisdk/node_modules missing (npm ci --prefix test/aisdk)")
+	}
+	in, _ := json.Marshal(map[string]any{"base": base, "chatId": chatID, "headers": headers, "steps": steps})
+	cmd := exec.Command(node, filepath.Join(dir, "chat.mjs"))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chat.mjs: %v\n%s", err, stderr.String())
+	}
+	var res struct {
+		Steps []chatStep `json:"steps"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("chat.mjs output: %v: %s", err, out)
+	}
+	return res.Steps
+}
+
+// shown is what a chat page shows: one line per message, role and text.
+func shown(msgs []protocol.UIMessage) []string {
+	var out []string
+	for _, m := range msgs {
+		var b strings.Builder
+		for _, p := range m.Parts {
+			if p.Type == "text" {
+				b.WriteString(deref(p.Text))
+			}
+		}
+		out = append(out, m.Role+": "+b.String())
+	}
+	return out
+}
+
+// TestUseChatNewChatOpensIdle: a stock useChat page with resume: true opens
+// a brand-new chat id (nobody's yet, or another teacher's) as an idle,
+// empty conversation, and the first message then works.
+func TestUseChatNewChatOpensIdle(t *testing.T) {
+	s := newLocal(t, nil)
+	for _, c := range []struct{ name, id string }{
+		{"nobody's id", "chat-new-1"},
+		{"another teacher's id", "chat-taken-1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.id == "chat-taken-1" { // t-002 holds it
+				runChat(t, s.URL, c.id, map[string]string{"X-Teacher-Id": "t-002"}, chatStep{Do: "send", Text: "你好"})
+			}
+			got := runChat(t, s.URL, c.id, nil, chatStep{Do: "load"}, chatStep{Do: "resume"})
+			if got[0].HTTPStatus != 200 || len(got[0].Messages) != 0 {
+				t.Fatalf("GET /messages of a new id: %d, %d messages; want 200 and none", got[0].HTTPStatus, len(got[0].Messages))
+			}
+			if got[1].Status != "ready" || got[1].Error != nil {
+				t.Fatalf("resume on a new id left the page %q, error %v; want ready", got[1].Status, deref(got[1].Error))
+			}
+		})
+	}
+	// The same answers as seen on the wire.
+	for _, id := range []string{"chat-new-2", "chat-taken-1"} {
+		if st := do(t, mustReq(t, "GET", s.URL+"/api/conversation/"+id+"/stream", "")); st.Status != 204 || len(st.Raw) != 0 {
+			t.Errorf("GET %s/stream: %d %q, want 204", id, st.Status, st.Raw)
+		}
+		var page map[string]any
+		if code := getJSON(t, s.URL+"/api/conversation/"+id+"/messages", &page); code != 200 ||
+			page["conversationId"] != id || len(page["messages"].([]any)) != 0 {
+			t.Errorf("GET %s/messages: %d %v, want 200 and no messages", id, code, page)
+		}
+		var stop map[string]any
+		if code := postJSON(t, s.URL+"/api/conversation/"+id+"/stop", "", &stop); code != 200 || stop["stopped"] != false {
+			t.Errorf("POST %s/stop: %d %v, want stopped: false", id, code, stop)
+		}
+	}
+	// t-002's conversation is untouched and still theirs.
+	var theirs struct{ Messages []protocol.UIMessage }
+	getJSON(t, s.URL+"/api/conversation/chat-taken-1/messages", &theirs, "X-Teacher-Id", "t-002")
+	if len(theirs.Messages) != 2 {
+		t.Fatalf("the owner sees %d messages, want 2", len(theirs.Messages))
+	}
+	// A first message on the new id starts the conversation.
+	got := runChat(t, s.URL, "chat-new-1", nil, chatStep{Do: "load"}, chatStep{Do: "resume"}, chatStep{Do: "send", Text: "你好"})
+	if last := got[2]; last.Status != "ready" || len(last.Messages) != 2 || last.Messages[1].Role != "assistant" {
+		t.Fatalf("first message: status %q, messages %v", last.Status, shown(last.Messages))
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
