@@ -147,7 +147,7 @@ func (p *printer) chunk(raw []byte) {
 	case "data-clarify":
 		var d protocol.Clarify
 		_ = json.Unmarshal(c.Data, &d)
-		fmt.Fprintf(p.out, "  ? options: %s\n", strings.Join(d.Options, " | "))
+		fmt.Fprintf(p.out, "  ? %s\n    options: %s\n", d.Question, strings.Join(d.Options, " | "))
 	case "error":
 		fmt.Fprintf(p.out, "  ! %s\n", c.ErrorText)
 	default:

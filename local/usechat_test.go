@@ -133,3 +133,40 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestUseChatClarifySaysItsQuestionOnce: a turn that asks back shows its
+// question once, live and after a reload: in the data-clarify part, with
+// its options, and in no text part.
+func TestUseChatClarifySaysItsQuestionOnce(t *testing.T) {
+	s := newLocal(t, nil)
+	got := runChat(t, s.URL, "chat-clarify", nil, chatStep{Do: "send", Text: "帮我弄一下"}, chatStep{Do: "load"})
+	for i, step := range got {
+		if len(step.Messages) != 2 {
+			t.Fatalf("step %s: %d messages", step.Do, len(step.Messages))
+		}
+		answer := step.Messages[1]
+		var question string
+		var texts []string
+		for _, p := range answer.Parts {
+			switch p.Type {
+			case "data-clarify":
+				var c protocol.Clarify
+				if err := json.Unmarshal(p.Data, &c); err != nil {
+					t.Fatal(err)
+				}
+				if len(c.Options) == 0 {
+					t.Errorf("clarify without options: %+v", c)
+				}
+				question = c.Question
+			case "text":
+				texts = append(texts, deref(p.Text))
+			}
+		}
+		if question == "" {
+			t.Fatalf("step %d (%s): no data-clarify question in %s", i, step.Do, mustJSON(t, answer))
+		}
+		if said := strings.Count(strings.Join(append(texts, question), "\n"), question); said != 1 {
+			t.Errorf("step %d (%s): the question %q is said %d times (texts %q)", i, step.Do, question, said, texts)
+		}
+	}
+}
