@@ -170,3 +170,59 @@ func TestUseChatClarifySaysItsQuestionOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestUseChatRegenerate: regenerate() replaces the named answer (the last
+// one when none is named) and every turn after it; a reload shows each
+// question once with its new answer, and the model no longer sees what
+// was replaced.
+func TestUseChatRegenerate(t *testing.T) {
+	s := newLocal(t, nil)
+	const id = "chat-regen"
+	got := runChat(t, s.URL, id, nil,
+		chatStep{Do: "send", Text: "What is photosynthesis?"},
+		chatStep{Do: "send", Text: "你好"},
+		chatStep{Do: "regenerate"},
+		chatStep{Do: "load"})
+	before, regen, loaded := got[1].Messages, got[2].Messages, got[3].Messages
+	want := []string{"user", "assistant", "user", "assistant"}
+	for _, step := range got[2:] {
+		if step.Status != "ready" || len(step.Messages) != 4 {
+			t.Fatalf("%s: status %q, messages %q", step.Do, step.Status, shown(step.Messages))
+		}
+		for i, m := range step.Messages {
+			if m.Role != want[i] {
+				t.Fatalf("%s: messages %q", step.Do, shown(step.Messages))
+			}
+		}
+	}
+	if regen[3].ID == before[3].ID || loaded[3].ID != regen[3].ID || loaded[1].ID != before[1].ID {
+		t.Fatalf("regenerated answer ids: before %s, live %s, reloaded %s (first answer %s → %s)",
+			before[3].ID, regen[3].ID, loaded[3].ID, before[1].ID, loaded[1].ID)
+	}
+	if shown(loaded)[2] != "user: 你好" || shown(loaded)[3] == "assistant: " {
+		t.Fatalf("reloaded %q", shown(loaded))
+	}
+
+	// Regenerating the first answer drops the turn after it.
+	first := loaded[1].ID
+	got = runChat(t, s.URL, id, nil, chatStep{Do: "load"}, chatStep{Do: "regenerate", MessageID: first}, chatStep{Do: "load"})
+	if live, reloaded := shown(got[1].Messages), shown(got[2].Messages); len(live) != 2 || len(reloaded) != 2 ||
+		reloaded[0] != "user: What is photosynthesis?" || got[2].Messages[1].ID == first || got[2].Messages[1].ID != got[1].Messages[1].ID {
+		t.Fatalf("after regenerating the first answer: live %q, reloaded %q", live, reloaded)
+	}
+	last := s.Offline.Requests()
+	for _, m := range last[len(last)-1].Messages {
+		if strings.Contains(m.Content, "你好") {
+			t.Fatalf("the model still sees the replaced turn: %q", m.Content)
+		}
+	}
+
+	// A messageId that names nothing is a 400.
+	var e struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	body := `{"id":"chat-regen","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"hi"}]}],"trigger":"regenerate-message","messageId":"msg-nope"}`
+	if code := postJSON(t, s.URL+"/api/conversation/stream", body, &e); code != 400 || e.Error.Code != "VALIDATION_ERROR" {
+		t.Fatalf("regenerate an unknown message: %d %+v", code, e)
+	}
+}

@@ -68,9 +68,14 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	if err != nil {
 		return session.Turn{}, err
 	}
+	replaces, err := s.regenerated(ctx, sess.ID, req)
+	if err != nil {
+		return session.Turn{}, err
+	}
 	now := s.o.Now()
 	turn := session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
-		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now}
+		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now,
+		Replaces: replaces}
 	t, err := s.store.BeginTurn(ctx, turn)
 	if errors.Is(err, session.ErrConflict) && s.recoverTurn(ctx, sess.ID) {
 		t, err = s.store.BeginTurn(ctx, turn) // the running turn was dead
@@ -108,6 +113,42 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	s.o.Logger.InfoContext(ctx, "turn started", "sessionId", sess.ID, "turnId", t.ID, "teacherId", id.TeacherID, "traceId", TraceID(ctx))
 	return t, nil
 }
+
+// regenerated is the index of the turn a regenerate request replaces (0
+// for any other request): useChat's regenerate() sends the history up to
+// the question and, in messageId, the answer to regenerate (or the
+// question: "user-<turnId>" in /messages), or none for the last answer.
+// The new turn replaces that turn and every turn after it (session.Visible),
+// so that the conversation shows the question once and the new answer.
+func (s *Server) regenerated(ctx context.Context, sessionID string, req ConversationRequest) (int, error) {
+	if req.Trigger != triggerRegenerate {
+		return 0, nil
+	}
+	turns, err := s.store.ListTurns(ctx, sessionID)
+	if err != nil {
+		return 0, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	turns = session.Visible(turns)
+	if req.MessageID == "" {
+		if len(turns) == 0 {
+			return 0, nil // nothing to regenerate yet: a first answer
+		}
+		return turns[len(turns)-1].Index, nil
+	}
+	for _, t := range turns {
+		if req.MessageID == t.MessageID || req.MessageID == userMessageID(t) {
+			return t.Index, nil
+		}
+	}
+	return 0, apperr.New(apperr.ValidationError, "messageId %q names no message of this conversation", req.MessageID).
+		WithDetails(map[string]any{"fields": []map[string]string{{"field": "messageId", "message": "not a message of this conversation"}}})
+}
+
+// triggerRegenerate is useChat's trigger of regenerate().
+const triggerRegenerate = "regenerate-message"
+
+// userMessageID is the id of a turn's user message in /messages.
+func userMessageID(t session.Turn) string { return "user-" + t.ID }
 
 // chatMode is the turn's effective chat mode (seed 003 §1.2): the
 // request's (validated by decodeRequest), else the server's CHAT_MODE.
@@ -342,6 +383,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 		if turns, err = s.store.ListTurns(ctx, sess.ID); err != nil {
 			return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
+		turns = session.Visible(turns) // a regenerated answer hides the one it replaced
 	}
 	end := len(turns)
 	if before > 0 {
@@ -373,7 +415,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 			_, _ = io.WriteString(w, ",")
 		}
 		s.resignFiles(ctx, sess.TeacherID, &m) // stored links die with the credentials that signed them
-		_ = enc.Encode(protocol.UIMessage{ID: "user-" + t.ID, Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
+		_ = enc.Encode(protocol.UIMessage{ID: userMessageID(t), Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
 		_, _ = io.WriteString(w, ",")
 		if err := enc.Encode(m); err != nil {
 			return nil // the client went away
