@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,5 +227,37 @@ func TestUseChatRegenerate(t *testing.T) {
 	body := `{"id":"chat-regen","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"hi"}]}],"trigger":"regenerate-message","messageId":"msg-nope"}`
 	if code := postJSON(t, s.URL+"/api/conversation/stream", body, &e); code != 400 || e.Error.Code != "VALIDATION_ERROR" {
 		t.Fatalf("regenerate an unknown message: %d %+v", code, e)
+	}
+}
+
+// TestUseChatReloadAsTheTurnEnds: a page reloaded in the last moments of a
+// turn reads /messages while the answer is half-written, and resumes only
+// after the turn ended. The stock client must still end on the stored turn:
+// the resume replays the turn that just ended (docs/reliability.md, the
+// reload rule). The model holds the answer half-way ([[offline:hold]]) until
+// the page's hook releases it and the turn's own stream has ended: no sleep.
+func TestUseChatReloadAsTheTurnEnds(t *testing.T) {
+	s := newLocal(t, nil)
+	const id = "chat-reload"
+	resp, r, cancel := openStream(t, s.URL, `{"id":"chat-reload","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"What is photosynthesis? [[offline:hold]]"}]}],"trigger":"submit-message"}`)
+	defer cancel()
+	defer resp.Body.Close()
+	for readEvents(t, r, 1)[0].typ(t) != "text-delta" { // the answer is being written
+	}
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		s.Offline.Release()
+		for readEvents(t, r, 1)[0].Data != "[DONE]" { // the turn ended
+		}
+	}))
+	defer hook.Close()
+	got := runChat(t, s.URL, id, nil, chatStep{Do: "load"}, chatStep{Do: "get", URL: hook.URL}, chatStep{Do: "resume"})
+	var stored struct{ Messages []protocol.UIMessage }
+	getJSON(t, s.URL+"/api/conversation/"+id+"/messages", &stored)
+	half, final, want := shown(got[0].Messages), shown(got[2].Messages), shown(stored.Messages)
+	if len(half) != 2 || len(want) != 2 || len(half[1]) >= len(want[1]) {
+		t.Fatalf("the reload did not read a half-written answer: read %q, stored %q", half, want)
+	}
+	if !slices.Equal(final, want) || got[2].Status != "ready" || got[2].Messages[1].ID != stored.Messages[1].ID {
+		t.Fatalf("the page shows\n%q (%s)\nthe stored turn is\n%q", final, got[2].Status, want)
 	}
 }

@@ -352,7 +352,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if c.has(MarkerSlow) {
 		opts.delay = slowDelay
 	}
-	if c.has(MarkerHold) {
+	if c.has(MarkerHold) && (c.kind == KindAgent || c.kind == KindChat) {
 		opts.hold = s.hold
 	}
 	opts.cut = c.kind == KindAgent && c.has(MarkerCutStream) && rep.calls(finalResultTool) &&

@@ -292,8 +292,9 @@ func resumePoint(r *http.Request) (int64, error) {
 	return n, nil
 }
 
-// resumable picks the turn to resume: the running one, or the last one when
-// the client still misses some of its events.
+// resumable picks the turn to resume: the running one; the last one when
+// the client still misses some of its events; with no cursor, the last one
+// when it ended within ReplayWindow.
 func (s *Server) resumable(ctx context.Context, sess session.Session, after int64) (session.Turn, bool, error) {
 	if sess.ActiveTurn != "" && s.recoverTurn(ctx, sess.ID) {
 		// The turn's process died: it is closed now, and resumed as ended.
@@ -308,14 +309,21 @@ func (s *Server) resumable(ctx context.Context, sess session.Session, after int6
 			return t, false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
 	}
-	if after == 0 {
+	turns, err := s.store.ListTurns(ctx, sess.ID)
+	if err != nil {
+		return session.Turn{}, false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	if turns = session.Visible(turns); len(turns) == 0 {
 		return session.Turn{}, false, nil
 	}
-	turns, err := s.store.ListTurns(ctx, sess.ID)
-	if err != nil || len(turns) == 0 {
-		return session.Turn{}, false, err
-	}
 	last := turns[len(turns)-1]
+	if after == 0 {
+		// The reload rule (docs/reliability.md): a page that read
+		// /messages while the turn ran and resumes a moment after it
+		// ended gets the whole turn again, which replaces the half-written
+		// message it holds (same message id).
+		return last, !last.EndedAt.IsZero() && s.o.Now().Sub(last.EndedAt) <= s.o.ReplayWindow, nil
+	}
 	evs, err := s.log.Read(ctx, workflow.TurnStream(last.ID), after, 1)
 	if err != nil {
 		return last, false, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")

@@ -60,6 +60,9 @@ type Options struct {
 	TurnTimeout time.Duration
 	// PollMin and PollMax pace the tail when the log cannot notify.
 	PollMin, PollMax time.Duration
+	// ReplayWindow is how long after a turn ended a resume without a
+	// cursor still replays it (60 s): the reload rule of docs/reliability.md.
+	ReplayWindow time.Duration
 	// SessionTTL sets Session.ExpiresAt (30 days).
 	SessionTTL time.Duration
 	// ChatMode is the mode of a request that names none (natural).
@@ -76,6 +79,10 @@ type Options struct {
 	Now     func() time.Time
 	NewID   func(prefix string) string
 }
+
+// DefaultReplayWindow is Options.ReplayWindow's default: far longer than
+// the moment between a reloaded page's GET /messages and its resume.
+const DefaultReplayWindow = time.Minute
 
 // Server serves the conversation API.
 type Server struct {
@@ -100,6 +107,9 @@ func New(store session.Store, log eventlog.Log, st Starter, au Authenticator, o 
 	}
 	if o.TurnTimeout <= 0 {
 		o.TurnTimeout = 10 * time.Minute
+	}
+	if o.ReplayWindow <= 0 {
+		o.ReplayWindow = DefaultReplayWindow
 	}
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = 30 * 24 * time.Hour
