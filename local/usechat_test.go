@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -259,5 +262,76 @@ func TestUseChatReloadAsTheTurnEnds(t *testing.T) {
 	}
 	if !slices.Equal(final, want) || got[2].Status != "ready" || got[2].Messages[1].ID != stored.Messages[1].ID {
 		t.Fatalf("the page shows\n%q (%s)\nthe stored turn is\n%q", final, got[2].Status, want)
+	}
+}
+
+// TestUseChatLinksThroughAProxy: a frontend reaches the API through its own
+// proxy (another origin). The links of generated files and interactive
+// pages, live and after a reload, point at the origin the page is on, never
+// at the server's own listening address, and download through the proxy:
+// relative by default; under PUBLIC_BASE_URL when the API sits below a
+// path (a root-relative link would miss it). The links stay signed.
+func TestUseChatLinksThroughAProxy(t *testing.T) {
+	for _, c := range []struct {
+		name, mount string
+		public      bool
+	}{
+		{"relative links, proxy at the root", "", false},
+		{"PUBLIC_BASE_URL, proxy under /ai", "/ai", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var target atomic.Pointer[url.URL]
+			proxy := httptest.NewServer(http.StripPrefix(c.mount, &httputil.ReverseProxy{
+				Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) },
+				FlushInterval: -1,
+			}))
+			defer proxy.Close()
+			base := proxy.URL + c.mount
+			env := map[string]string{}
+			if c.public {
+				env["PUBLIC_BASE_URL"] = base
+			}
+			s := newLocal(t, env)
+			u, _ := url.Parse(s.URL)
+			target.Store(u)
+			got := runChat(t, base, "chat-links", nil,
+				chatStep{Do: "send", Text: "写一份牛顿第一定律的教案"},
+				chatStep{Do: "send", Text: "做一个简单的网页介绍牛顿第一定律"},
+				chatStep{Do: "load"})
+			page, _ := url.Parse(base + "/chat") // where the frontend's page is
+			for _, step := range got[1:] {
+				links := map[string]string{}
+				for _, m := range step.Messages {
+					for _, p := range m.Parts {
+						if p.Type == "data-file-ready" || p.Type == "data-interactive-content" {
+							var d struct{ URL string }
+							_ = json.Unmarshal(p.Data, &d)
+							links[p.Type] = d.URL
+						}
+					}
+				}
+				if len(links) != 2 {
+					t.Fatalf("%s: links %v, want a file and a page", step.Do, links)
+				}
+				for typ, link := range links {
+					switch {
+					case c.public && !strings.HasPrefix(link, base+"/files/"):
+						t.Errorf("%s %s: %q does not start with PUBLIC_BASE_URL %s", step.Do, typ, link, base)
+					case !c.public && !strings.HasPrefix(link, "/files/"):
+						t.Errorf("%s %s: %q is not relative", step.Do, typ, link)
+					case !strings.Contains(link, "sig="):
+						t.Errorf("%s %s: %q is not signed", step.Do, typ, link)
+					}
+					abs, err := page.Parse(link)
+					if err != nil || abs.Host != page.Host {
+						t.Fatalf("%s %s: %q resolves to %v, not to the page's origin %s", step.Do, typ, link, abs, page.Host)
+					}
+					status, _, body := download(t, page.String(), link)
+					if status != http.StatusOK || len(body) == 0 {
+						t.Fatalf("%s %s: GET %s through the proxy: %d", step.Do, typ, abs, status)
+					}
+				}
+			}
+		})
 	}
 }
