@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -15,7 +18,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/session"
 )
 
 // These tests drive the server with the AI SDK's own chat client
@@ -333,5 +338,81 @@ func TestUseChatLinksThroughAProxy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUseChatStopThenSend: useChat's stop() aborts only its fetch. When that
+// was the turn's only reader, the next message wins: the old turn is
+// stopped (its record ends stopped, its model call is cancelled) and the
+// new one answers, instead of a 409 that leaves the message stuck.
+func TestUseChatStopThenSend(t *testing.T) {
+	s := newLocal(t, nil)
+	const id = "chat-stop"
+	got := runChat(t, s.URL, id, nil,
+		chatStep{Do: "send", Text: "What is photosynthesis? [[offline:hold]]", StopOnText: true},
+		chatStep{Do: "send", Text: "你好"})
+	if !got[0].Stopped {
+		t.Fatal("the client never saw text to stop on")
+	}
+	last := got[1]
+	if last.Status != "ready" || last.Error != nil || len(last.Messages) != 4 || shown(last.Messages)[3] == "assistant: " {
+		t.Fatalf("the message after stop(): status %q, error %q, messages %q", last.Status, deref(last.Error), shown(last.Messages))
+	}
+	turns, err := s.db.Sessions().ListTurns(context.Background(), id)
+	if err != nil || len(turns) != 2 || turns[0].Status != session.TurnStopped || turns[1].Status != session.TurnCompleted {
+		t.Fatalf("turns %+v, %v; want the first stopped, the second completed", turns, err)
+	}
+	waitFor(t, func() bool { // the model is the outside world: its call ends on its own clock
+		for _, r := range s.Offline.Requests() {
+			if slices.Contains(r.Markers, offlinemodel.MarkerHold) && r.Cancelled {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestNewMessageWhileAClientReads: a new message for a turn that a client
+// still reads is refused with 409, whichever client began the turn; once
+// the last reader has gone, the new message wins.
+func TestNewMessageWhileAClientReads(t *testing.T) {
+	s := newLocal(t, nil)
+	body := func(text string) string {
+		return fmt.Sprintf(`{"id":"chat-two","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":%q}]}],"trigger":"submit-message"}`, text)
+	}
+	respA, a, cancelA := openStream(t, s.URL, body("What is photosynthesis? [[offline:hold]]"))
+	defer cancelA()
+	for readEvents(t, a, 1)[0].typ(t) != "text-delta" {
+	}
+	// B: another tab resumes the same turn.
+	ctxB, cancelB := context.WithCancel(context.Background())
+	defer cancelB()
+	respB, err := http.DefaultClient.Do(mustReq(t, http.MethodGet, s.URL+"/api/conversation/chat-two/stream", "").WithContext(ctxB))
+	if err != nil || respB.StatusCode != http.StatusOK {
+		t.Fatalf("resume: %v %v", err, respB)
+	}
+	readEvents(t, bufio.NewReader(respB.Body), 1)
+	conflict := func(when string) {
+		t.Helper()
+		var e struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		if code := postJSON(t, s.URL+"/api/conversation/stream", body("你好"), &e); code != http.StatusConflict || e.Error.Code != "CONFLICT" {
+			t.Fatalf("%s: a new message got %d %s, want 409", when, code, e.Error.Code)
+		}
+	}
+	conflict("two clients read the turn")
+	cancelA()
+	respA.Body.Close()
+	conflict("the tab that began the turn has gone, the other still reads")
+	cancelB()
+	respB.Body.Close()
+	st := postStream(t, s.URL, body("你好"))
+	if st.Status != http.StatusOK || st.text(t) == "" {
+		t.Fatalf("after the last reader left: %d %s", st.Status, st.Raw)
+	}
+	turns, _ := s.db.Sessions().ListTurns(context.Background(), "chat-two")
+	if len(turns) != 2 || turns[0].Status != session.TurnStopped {
+		t.Fatalf("turns %+v", turns)
 	}
 }

@@ -80,12 +80,16 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	if errors.Is(err, session.ErrConflict) && s.recoverTurn(ctx, sess.ID) {
 		t, err = s.store.BeginTurn(ctx, turn) // the running turn was dead
 	}
+	if errors.Is(err, session.ErrConflict) && s.supersede(ctx, sess.ID) {
+		t, err = s.store.BeginTurn(ctx, turn) // no client read the running turn: the new message wins
+	}
 	if errors.Is(err, session.ErrConflict) {
-		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running; stop it or wait for it to finish")
+		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running and a client is reading it; stop it or wait for it to finish")
 	}
 	if err != nil {
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
+	s.holdOrigin(ctx, t)
 	if s.o.Leases != nil {
 		if err := s.o.Leases.HoldLease(ctx, session.Lease{Kind: session.LeaseTurn, ID: t.ID, Owner: sess.ID, Until: now.Add(session.LeaseTTL)}); err != nil {
 			s.abandon(ctx, t, "the lease could not be taken")
@@ -224,6 +228,7 @@ func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...proto
 // parts a stopped turn left open are closed before its finish, and [DONE]
 // follows the closing event.
 func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) error {
+	defer s.holdReader(ctx, t)()
 	parts := s.openParts(ctx, t.ID, after)
 	return s.relayer().relay(ctx, w, stream{header: uiHeaders(t.SessionID), key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
 		abandon: func(ctx context.Context) { s.abandon(ctx, t, "no event within the turn timeout") },
@@ -344,19 +349,13 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	turnID := sess.ActiveTurn
-	err = s.store.EndTurn(ctx, sess.ID, turnID, session.TurnStopped, session.Outcome{Action: session.ActionChat})
-	if errors.Is(err, session.ErrConflict) {
+	stopped, err := s.stopTurn(ctx, sess.ID, turnID)
+	if err != nil {
+		return err
+	}
+	if !stopped {
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": false, "conversationId": sess.ID})
 		return nil
-	}
-	if err != nil {
-		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
-	}
-	// Text parts the turn left open are closed by the relay (textParts).
-	s.closeStream(ctx, turnID, protocol.Finish{FinishReason: protocol.FinishOther})
-	if err := s.starter.Stop(context.WithoutCancel(ctx), turnID); err != nil {
-		// The stream is closed: the workflow's next append fails and it ends.
-		s.o.Logger.WarnContext(ctx, "could not stop the workflow", "turnId", turnID, "err", err)
 	}
 	s.o.Logger.InfoContext(ctx, "turn stopped", "sessionId", sess.ID, "turnId", turnID)
 	writeJSON(w, http.StatusOK, map[string]any{"stopped": true, "conversationId": sess.ID, "turnId": turnID})
