@@ -87,7 +87,7 @@ func chatTurn(ctx context.Context, base, teacher, conv, msg string, out io.Write
 		return "", fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(e)))
 	}
 	fmt.Fprintf(out, "\n› %s\n", msg)
-	p := &printer{out: out}
+	p := &printer{out: out, base: base}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
@@ -108,6 +108,8 @@ func chatTurn(ctx context.Context, base, teacher, conv, msg string, out io.Write
 type printer struct {
 	out    io.Writer
 	inText bool
+	// base resolves the relative links of files and pages for the terminal.
+	base string
 }
 
 func (p *printer) chunk(raw []byte) {
@@ -147,12 +149,18 @@ func (p *printer) chunk(raw []byte) {
 	case "data-clarify":
 		var d protocol.Clarify
 		_ = json.Unmarshal(c.Data, &d)
-		fmt.Fprintf(p.out, "  ? options: %s\n", strings.Join(d.Options, " | "))
+		fmt.Fprintf(p.out, "  ? %s\n    options: %s\n", d.Question, strings.Join(d.Options, " | "))
 	case "error":
 		fmt.Fprintf(p.out, "  ! %s\n", c.ErrorText)
 	default:
 		if strings.HasPrefix(c.Type, "data-") {
 			fmt.Fprintf(p.out, "  ▸ %s %s\n", c.Type, i18n.Clip(string(c.Data), 200))
+		}
+		var link struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(c.Data, &link) == nil && strings.HasPrefix(link.URL, "/") {
+			fmt.Fprintf(p.out, "    %s%s\n", p.base, link.URL)
 		}
 	}
 }

@@ -98,7 +98,7 @@ func TestAmbiguousRequestEndsInClarify(t *testing.T) {
 	// clarify_needed comes from the agent after it looked at the classes;
 	// the question is shown with its options once validated.
 	want := []string{"start", "start-step", "data-tool-progress", "data-tool-progress", "finish-step",
-		"start-step", "finish-step", "text-start", "text-delta+", "text-end", "data-clarify", "finish", "[DONE]"}
+		"start-step", "finish-step", "data-clarify", "finish", "[DONE]"}
 	if types := st.types(t); !slices.Equal(types, want) {
 		t.Fatalf("chunks\n got %v\nwant %v", types, want)
 	}

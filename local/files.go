@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,11 @@ func (s *localServer) startFiles(o options, env *envOverlay) ([]tools.Tool, erro
 	if err != nil {
 		return nil, err
 	}
-	s.Files, err = blob.NewFS(blob.FSConfig{Dir: filepath.Join(o.DataDir, "files"), BaseURL: s.URL, Secret: secret, Logger: o.Logger})
+	base, err := publicBaseURL(env.get("PUBLIC_BASE_URL"))
+	if err != nil {
+		return nil, err
+	}
+	s.Files, err = blob.NewFS(blob.FSConfig{Dir: filepath.Join(o.DataDir, "files"), BaseURL: base, Secret: secret, Logger: o.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("local: file store: %w", err)
 	}
@@ -39,6 +44,23 @@ func (s *localServer) startFiles(o options, env *envOverlay) ([]tools.Tool, erro
 		renderer, s.pdf = w, w
 	}
 	return gentools.New(gentools.Deps{Blob: s.Files, PDF: renderer, Logger: o.Logger}), nil
+}
+
+// publicBaseURL is where the browser reaches this server, from
+// PUBLIC_BASE_URL: the links to generated files and interactive pages
+// start with it. Unset, links are relative ("/files/…"), so that they
+// work on whatever origin serves the page, a frontend's proxy included.
+// The server's own listening address is never used: behind a proxy or on
+// another origin it is not where the browser is.
+func publicBaseURL(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("PUBLIC_BASE_URL=%q: want an http(s) URL such as https://school.example or https://school.example/ai", v)
+	}
+	return strings.TrimSuffix(v, "/"), nil
 }
 
 // filesSecret is FILES_SECRET, or a random secret kept in the data dir so

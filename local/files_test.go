@@ -198,10 +198,19 @@ func callOf(t *testing.T, st stream, typ string) string {
 	return id
 }
 
-// download GETs a file link.
-func download(t *testing.T, link string, headers ...string) (int, http.Header, []byte) {
+// download GETs a file link as a page served from base would: a relative
+// link is resolved against base.
+func download(t *testing.T, base, link string, headers ...string) (int, http.Header, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, link, nil)
+	b, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := b.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, u.String(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,9 +233,9 @@ func download(t *testing.T, link string, headers ...string) (int, http.Header, [
 
 // fetch downloads an announced file, checks its headers and size, and saves
 // it as dir/name.
-func fetch(t *testing.T, link string, size int64, contentType, dir, name string) string {
+func fetch(t *testing.T, base, link string, size int64, contentType, dir, name string) string {
 	t.Helper()
-	status, h, body := download(t, link)
+	status, h, body := download(t, base, link)
 	if status != http.StatusOK {
 		t.Fatalf("GET %s: %d %s", link, status, body)
 	}
@@ -341,9 +350,9 @@ func TestGeneratedFilesOpenInOtherReaders(t *testing.T) {
 	for _, sc := range scripts {
 		cf := got[sc.lang]
 		office = append(office,
-			fetch(t, cf.deck.URL, cf.deck.Size, pptx.ContentType, dir, "deck-"+sc.lang+".pptx"),
-			fetch(t, cf.plan.URL, cf.plan.Size, docx.ContentType, dir, "plan-"+sc.lang+".docx"))
-		fetch(t, cf.pdf.URL, cf.pdf.Size, pdf.ContentType, dir, "plan-"+sc.lang+".pdf")
+			fetch(t, s.URL, cf.deck.URL, cf.deck.Size, pptx.ContentType, dir, "deck-"+sc.lang+".pptx"),
+			fetch(t, s.URL, cf.plan.URL, cf.plan.Size, docx.ContentType, dir, "plan-"+sc.lang+".docx"))
+		fetch(t, s.URL, cf.pdf.URL, cf.pdf.Size, pdf.ContentType, dir, "plan-"+sc.lang+".pdf")
 	}
 
 	t.Run("officeparser", func(t *testing.T) {
@@ -429,7 +438,7 @@ func TestGeneratedFilesOpenInOtherReaders(t *testing.T) {
 		for _, sc := range scripts {
 			cf := got[sc.lang]
 			for _, p := range []pageReady{cf.page, cf.simple} {
-				status, h, body := download(t, p.URL)
+				status, h, body := download(t, s.URL, p.URL)
 				if status != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 					t.Fatalf("%s page: %d %q", sc.lang, status, h.Get("Content-Type"))
 				}
@@ -676,7 +685,7 @@ func TestFileLinks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			status, _, body := download(t, c.link, c.headers...)
+			status, _, body := download(t, s.URL, c.link, c.headers...)
 			if !slices.Contains(c.want, status) {
 				t.Fatalf("GET %s: %d %s, want %v", c.link, status, body, c.want)
 			}
@@ -691,7 +700,7 @@ func TestFileLinks(t *testing.T) {
 	// The signing above is the store's: a fresh signature for a future
 	// expiry works, so the refusals are about the link, not the helper.
 	future := strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)
-	if status, _, _ := download(t, link(u.Path, future, sign(key, future))); status != http.StatusOK {
+	if status, _, _ := download(t, s.URL, link(u.Path, future, sign(key, future))); status != http.StatusOK {
 		t.Fatalf("a link signed like the store signs got %d", status)
 	}
 }

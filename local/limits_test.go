@@ -198,10 +198,14 @@ func TestIDSpacesApart(t *testing.T) {
 	bp, _ := planViaConversation(t, s, "分析 1A 班英语成绩")
 	st := postSSE(t, s.URL+"/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, bp))
 	build := st.Header.Get("X-Build-Id")
-	for _, p := range []string{"/messages", "/stream"} {
-		if code := getJSON(t, s.URL+"/api/conversation/"+build+p, nil); code != 404 {
-			t.Errorf("GET /api/conversation/{build id}%s: %d", p, code)
-		}
+	// Read as a conversation, a build id is one with nothing in it (as any
+	// id that is not the caller's conversation): nothing of the build shows.
+	var page struct{ Messages []any }
+	if code := getJSON(t, s.URL+"/api/conversation/"+build+"/messages", &page); code != 200 || len(page.Messages) != 0 {
+		t.Errorf("GET /api/conversation/{build id}/messages: %d, %d messages", code, len(page.Messages))
+	}
+	if st := do(t, mustReq(t, "GET", s.URL+"/api/conversation/"+build+"/stream", "")); st.Status != 204 || len(st.Raw) != 0 {
+		t.Errorf("GET /api/conversation/{build id}/stream: %d %q", st.Status, st.Raw)
 	}
 	var e struct{ Error struct{ Code string } }
 	if code := postJSON(t, s.URL+"/api/conversation", fmt.Sprintf(`{"message":"hi","conversationId":%q}`, build), &e); code != 404 {

@@ -67,13 +67,18 @@ func TestDeadTurnFoundOnDemand(t *testing.T) {
 	if dead, _ := store.GetTurn(ctx, conv, "turn-dead"); dead.Status != session.TurnFailed {
 		t.Errorf("the dead turn: %+v", dead)
 	}
-	// A live lease still means 409.
+	// A live lease that a client reads still means 409 (one that no
+	// client reads is superseded: TestUseChatStopThenSend).
 	if _, err := store.BeginTurn(ctx, session.Turn{SessionID: conv, ID: "turn-live", Message: "x", MessageID: "msg-live"}); err != nil {
 		t.Fatal(err)
 	}
-	lease = session.Lease{Kind: session.LeaseTurn, ID: "turn-live", Owner: conv, Until: time.Now().Add(time.Minute)}
-	if err := store.HoldLease(ctx, lease); err != nil {
-		t.Fatal(err)
+	for _, l := range []session.Lease{
+		{Kind: session.LeaseTurn, ID: "turn-live", Owner: conv, Until: time.Now().Add(time.Minute)},
+		{Kind: session.LeaseReader, ID: session.ReaderLeaseID("turn-live", "tab-1"), Owner: conv, Until: time.Now().Add(time.Minute)},
+	} {
+		if err := store.HoldLease(ctx, l); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if busy := postStream(t, s.URL, fmt.Sprintf(`{"message":"What is light?","conversationId":%q}`, conv)); busy.Status != 409 {
 		t.Errorf("a turn beside a live one: %d", busy.Status)

@@ -34,7 +34,7 @@ func TestTemplateReportDownloads(t *testing.T) {
 	}
 	dir := t.TempDir()
 	save := func(format string) string {
-		status, h, body := download(t, files[format])
+		status, h, body := download(t, s.URL, files[format])
 		if status != http.StatusOK || len(body) == 0 {
 			t.Fatalf("GET %s: %d", format, status)
 		}
@@ -49,7 +49,7 @@ func TestTemplateReportDownloads(t *testing.T) {
 	}
 	docxPath, pdfPath := save("docx"), save("pdf")
 	// Another teacher cannot use the link's path without its signature.
-	if status, _, _ := download(t, strings.Split(files["docx"], "?")[0]); status == http.StatusOK {
+	if status, _, _ := download(t, s.URL, strings.Split(files["docx"], "?")[0]); status == http.StatusOK {
 		t.Error("the report downloads without its signature")
 	}
 	headings := []string{"一、班级基本情况", "1.1 学生人数与构成", "2.2 需要关注的学生", "四、总结"}

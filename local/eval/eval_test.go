@@ -66,7 +66,7 @@ func TestObserve(t *testing.T) {
 		{"a warning on finish is a soft retry", "en",
 			stream(start, step, text("Here are some ideas."), endStep, `{"type":"finish","messageMetadata":{"conversationId":"c","turnId":"t","warnings":["soft"]}}`, done), PathAnswer, false, true, false},
 		{"the build notice has no agent round", "zh", stream(start, text("正在为你搭建分析页面"), finish, done), PathBuild, false, false, false},
-		{"clarify", "zh", stream(start, text("哪个班？"), `{"type":"data-clarify","data":{"question":"哪个班？"}}`, finish, done), PathClarify, false, false, false},
+		{"clarify", "zh", stream(start, `{"type":"data-clarify","data":{"question":"哪个班？"}}`, finish, done), PathClarify, false, false, false},
 		{"error", "en", stream(start, `{"type":"error","errorText":"x"}`, `{"type":"finish","finishReason":"error"}`, done), PathError, false, false, false},
 		{"no [DONE] breaks the protocol", "en", stream(start, step, text("hi"), endStep, finish), PathAnswer, false, false, true},
 		{"a line that is not a chunk breaks the protocol", "en", stream(start, `{"nope":1}`, step, text("hi"), endStep, finish, done), PathAnswer, false, false, true},

@@ -58,6 +58,11 @@ const (
 	// MarkerToolError: a data question is looked up with a class that does
 	// not exist, and the data tool fails.
 	MarkerToolError Marker = "[[offline:tool-error]]"
+	// MarkerHold: an answer stream (the agent's final_result, a chat reply)
+	// stops half-way through its text until the test calls Server.Release,
+	// or until the product cancels the call. Tests use it to act at a known
+	// point of a turn (a reload, a stop) without sleeping.
+	MarkerHold Marker = "[[offline:hold]]"
 )
 
 // planFunc is the agent's normal decision for a state.
@@ -94,6 +99,7 @@ func misbehaviours() []misbehaviour {
 		{MarkerReasoningOnly, nil},
 		{MarkerToolEmpty, steerToolEmpty},
 		{MarkerToolError, steerToolError},
+		{MarkerHold, nil},
 	}
 }
 

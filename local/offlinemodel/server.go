@@ -133,7 +133,14 @@ type Server struct {
 	throttled *onceSet
 	cut       *onceSet
 	failed    *onceSet // [[offline:solver-fails-once]]
+	// hold is closed by Release ([[offline:hold]]).
+	hold     chan struct{}
+	holdOnce sync.Once
 }
+
+// Release lets every stream held by [[offline:hold]] go on, now and
+// later.
+func (s *Server) Release() { s.holdOnce.Do(func() { close(s.hold) }) }
 
 // New returns a Server.
 func New(opts Options) *Server {
@@ -148,6 +155,7 @@ func New(opts Options) *Server {
 		throttled: newOnceSet(maxRemembered),
 		cut:       newOnceSet(maxRemembered),
 		failed:    newOnceSet(maxRemembered),
+		hold:      make(chan struct{}),
 	}
 	// Clients are configured with a base URL ending in /v1; the bare paths
 	// are accepted as well for clients configured without it.
@@ -343,6 +351,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	if c.has(MarkerSlow) {
 		opts.delay = slowDelay
+	}
+	if c.has(MarkerHold) && (c.kind == KindAgent || c.kind == KindChat) {
+		opts.hold = s.hold
 	}
 	opts.cut = c.kind == KindAgent && c.has(MarkerCutStream) && rep.calls(finalResultTool) &&
 		s.firstTime(s.cut, bodyHash)

@@ -108,6 +108,9 @@ type streamOptions struct {
 	delay        time.Duration // before each chunk
 	// cut closes the stream half-way through the final_result arguments.
 	cut bool
+	// hold, when set, pauses the stream half-way through its text until it
+	// is closed or ctx ends.
+	hold <-chan struct{}
 }
 
 type streamOutcome int
@@ -123,6 +126,19 @@ const (
 type streamPlan struct {
 	chunks   []chunk
 	cutAfter int
+}
+
+// holdAt is the chunk after which a held stream pauses: where a cut
+// stream would stop (half-way through final_result's message), else the
+// middle of a text answer; -1 for a reply with neither.
+func (p streamPlan) holdAt(r reply) int {
+	switch {
+	case p.cutAfter >= 0:
+		return p.cutAfter
+	case r.content != "" && len(r.toolCalls) == 0:
+		return len(p.chunks) / 2
+	}
+	return -1
 }
 
 // planStream splits the reply into chunks the way a real model streams: the
@@ -220,6 +236,13 @@ func writeStream(ctx context.Context, w http.ResponseWriter, m responseMeta, r r
 		}
 		if opts.cut && i == plan.cutAfter {
 			return streamCut
+		}
+		if opts.hold != nil && i == plan.holdAt(r) {
+			select {
+			case <-opts.hold:
+			case <-ctx.Done():
+				return streamCancelled
+			}
 		}
 	}
 	if !send([]byte("[DONE]")) {

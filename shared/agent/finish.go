@@ -63,7 +63,7 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 		c := in.Route.Result.Clarify
 		out.Action, out.Text = session.ActionClarify, c.Question
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
-		chunks, err := clarifyChunks("text-clarify", *c)
+		chunks, err := clarifyChunks(*c)
 		return out, session.TurnCompleted, chunks, err
 	case in.Route.Path == workflow.PathBuild:
 		return a.buildOutcome(ctx, in, out)
@@ -99,7 +99,7 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 		c := *rec.Result.Clarify
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
 		var err error
-		if chunks, err = clarifyChunks(rec.TextID, c); err != nil {
+		if chunks, err = clarifyChunks(c); err != nil {
 			return out, "", nil, err
 		}
 	}
@@ -131,12 +131,16 @@ func (a *Agent) strictFallback(ctx context.Context, in workflow.FinishInput, rec
 	return textChunks(fmt.Sprintf("text-strict-%d", in.Attempt), text), true, nil
 }
 
-func clarifyChunks(textID string, c workflow.Clarify) ([]protocol.Chunk, error) {
+// clarifyChunks is the question a turn asks back. It is said once, in the
+// data-clarify part (PROTOCOL.md §1: question, options, hint), which the
+// frontend renders as the question with its choices; a text part with the
+// same words would show it twice.
+func clarifyChunks(c workflow.Clarify) ([]protocol.Chunk, error) {
 	d, err := protocol.NewData(protocol.DataClarify, "", protocol.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint})
 	if err != nil {
 		return nil, err
 	}
-	return append(textChunks(textID, c.Question), d), nil
+	return []protocol.Chunk{d}, nil
 }
 
 func textChunks(id, text string) []protocol.Chunk {
@@ -158,7 +162,7 @@ func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out s
 		c := *p.Clarify
 		out.Action, out.Text = session.ActionClarify, c.Question
 		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
-		chunks, err := clarifyChunks("text-build", c)
+		chunks, err := clarifyChunks(c)
 		return out, session.TurnCompleted, chunks, err
 	case p.Status == workflow.PlanPlanned:
 		var rec workflow.PlanRecord

@@ -22,7 +22,7 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 		return ""
 	}
 	var done []session.Turn
-	for _, x := range turns {
+	for _, x := range session.Visible(turns) { // a regenerated answer's predecessors are gone
 		if x.ID != t.TurnID && x.Status != session.TurnRunning {
 			done = append(done, x)
 		}

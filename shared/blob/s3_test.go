@@ -56,6 +56,12 @@ func TestS3PresignedURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Presigned links are absolute by design: the bucket is another origin
+	// than the API (PUBLIC_BASE_URL and relative links are the local
+	// file server's).
+	if !u.IsAbs() || u.Host == "" {
+		t.Errorf("presigned URL %q is not absolute", raw)
+	}
 	q := u.Query()
 	if got := q.Get("X-Amz-Expires"); got != "900" {
 		t.Errorf("X-Amz-Expires = %q, want 900", got)

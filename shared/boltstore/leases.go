@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,4 +82,28 @@ func (s *SessionStore) ExpiredLeases(ctx context.Context, now time.Time, limit i
 	}
 	slices.SortFunc(out, session.LeaseOrder)
 	return out[:min(len(out), max(limit, 0))], nil
+}
+
+// LiveLeases implements session.Leases: a seek to the prefix in the
+// bucket, whose keys are <kind>#<id>.
+func (s *SessionStore) LiveLeases(ctx context.Context, kind session.LeaseKind, idPrefix string, now time.Time, limit int) ([]session.Lease, error) {
+	var out []session.Lease
+	prefix := leaseKey(kind, idPrefix)
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		c := tx.Bucket([]byte(bucketLeases)).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Next() {
+			var l session.Lease
+			if err := json.Unmarshal(v, &l); err != nil {
+				return err
+			}
+			if !l.Expired(now) {
+				out = append(out, l)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: live leases %s %s: %w", kind, idPrefix, err)
+	}
+	return out, nil
 }

@@ -103,6 +103,32 @@ func (s *Sessions) ExpiredLeases(ctx context.Context, now time.Time, limit int) 
 	return out[:min(len(out), max(limit, 0))], nil
 }
 
+// LiveLeases implements session.Leases: one query of the key range
+// <kind>#<idPrefix> in the lease partition.
+func (s *Sessions) LiveLeases(ctx context.Context, kind session.LeaseKind, idPrefix string, now time.Time, limit int) ([]session.Lease, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	items, err := s.t.query(ctx, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+		FilterExpression:          aws.String("#until >= :now"),
+		ExpressionAttributeNames:  map[string]string{"#until": attrUntil},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkLeases), ":prefix": str(string(kind) + "#" + idPrefix), ":now": num(now.UnixMilli())},
+	}, 0)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: live leases %s %s: %w", kind, idPrefix, err)
+	}
+	out := make([]session.Lease, 0, min(len(items), limit))
+	for _, it := range items[:min(len(items), limit)] {
+		l, err := decodeLease(it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
 func decodeLease(item map[string]types.AttributeValue) (session.Lease, error) {
 	kind, id, ok := strings.Cut(getStr(item, AttrSK), "#")
 	until, err := getNum(item, attrUntil)

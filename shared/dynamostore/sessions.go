@@ -44,6 +44,7 @@ const (
 	attrOutcome    = "outcome"
 	attrStartedAt  = "startedAt"
 	attrEndedAt    = "endedAt"
+	attrReplaces   = "replaces"
 	attrValue      = "value"
 )
 
@@ -482,6 +483,9 @@ func encodeTurn(t session.Turn, ttl int64) (map[string]types.AttributeValue, err
 	item[attrOutcome] = str(string(outcome))
 	setTime(item, attrStartedAt, t.StartedAt)
 	setTime(item, attrEndedAt, t.EndedAt)
+	if t.Replaces > 0 {
+		item[attrReplaces] = num(int64(t.Replaces))
+	}
 	item[AttrTTL] = num(ttl)
 	return item, nil
 }
@@ -498,14 +502,15 @@ func decodeTurn(item map[string]types.AttributeValue) (session.Turn, error) {
 	index, err1 := getNum(item, attrIndex)
 	started, err2 := getTime(item, attrStartedAt)
 	ended, err3 := getTime(item, attrEndedAt)
+	replaces, err5 := getNum(item, attrReplaces)
 	var err4 error
 	if o := getStr(item, attrOutcome); o != "" {
 		err4 = json.Unmarshal([]byte(o), &t.Outcome)
 	}
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return session.Turn{}, fmt.Errorf("decode turn %s/%s: %w", t.SessionID, t.ID, err)
 	}
-	t.Index, t.StartedAt, t.EndedAt = int(index), started, ended
+	t.Index, t.StartedAt, t.EndedAt, t.Replaces = int(index), started, ended, int(replaces)
 	return t, nil
 }
 

@@ -68,19 +68,28 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	if err != nil {
 		return session.Turn{}, err
 	}
+	replaces, err := s.regenerated(ctx, sess.ID, req)
+	if err != nil {
+		return session.Turn{}, err
+	}
 	now := s.o.Now()
 	turn := session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
-		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now}
+		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now,
+		Replaces: replaces}
 	t, err := s.store.BeginTurn(ctx, turn)
 	if errors.Is(err, session.ErrConflict) && s.recoverTurn(ctx, sess.ID) {
 		t, err = s.store.BeginTurn(ctx, turn) // the running turn was dead
 	}
+	if errors.Is(err, session.ErrConflict) && s.supersede(ctx, sess.ID) {
+		t, err = s.store.BeginTurn(ctx, turn) // no client read the running turn: the new message wins
+	}
 	if errors.Is(err, session.ErrConflict) {
-		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running; stop it or wait for it to finish")
+		return t, apperr.New(apperr.Conflict, "a turn of this conversation is still running and a client is reading it; stop it or wait for it to finish")
 	}
 	if err != nil {
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
+	s.holdOrigin(ctx, t)
 	if s.o.Leases != nil {
 		if err := s.o.Leases.HoldLease(ctx, session.Lease{Kind: session.LeaseTurn, ID: t.ID, Owner: sess.ID, Until: now.Add(session.LeaseTTL)}); err != nil {
 			s.abandon(ctx, t, "the lease could not be taken")
@@ -118,6 +127,42 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	s.o.Logger.InfoContext(ctx, "turn started", "sessionId", sess.ID, "turnId", t.ID, "teacherId", id.TeacherID, "traceId", TraceID(ctx))
 	return t, nil
 }
+
+// regenerated is the index of the turn a regenerate request replaces (0
+// for any other request): useChat's regenerate() sends the history up to
+// the question and, in messageId, the answer to regenerate (or the
+// question: "user-<turnId>" in /messages), or none for the last answer.
+// The new turn replaces that turn and every turn after it (session.Visible),
+// so that the conversation shows the question once and the new answer.
+func (s *Server) regenerated(ctx context.Context, sessionID string, req ConversationRequest) (int, error) {
+	if req.Trigger != triggerRegenerate {
+		return 0, nil
+	}
+	turns, err := s.store.ListTurns(ctx, sessionID)
+	if err != nil {
+		return 0, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	turns = session.Visible(turns)
+	if req.MessageID == "" {
+		if len(turns) == 0 {
+			return 0, nil // nothing to regenerate yet: a first answer
+		}
+		return turns[len(turns)-1].Index, nil
+	}
+	for _, t := range turns {
+		if req.MessageID == t.MessageID || req.MessageID == userMessageID(t) {
+			return t.Index, nil
+		}
+	}
+	return 0, apperr.New(apperr.ValidationError, "messageId %q names no message of this conversation", req.MessageID).
+		WithDetails(map[string]any{"fields": []map[string]string{{"field": "messageId", "message": "not a message of this conversation"}}})
+}
+
+// triggerRegenerate is useChat's trigger of regenerate().
+const triggerRegenerate = "regenerate-message"
+
+// userMessageID is the id of a turn's user message in /messages.
+func userMessageID(t session.Turn) string { return "user-" + t.ID }
 
 // chatMode is the turn's effective chat mode (seed 003 §1.2): the
 // request's (validated by decodeRequest), else the server's CHAT_MODE.
@@ -193,6 +238,7 @@ func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...proto
 // parts a stopped turn left open are closed before its finish, and [DONE]
 // follows the closing event.
 func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) error {
+	defer s.holdReader(ctx, t)()
 	parts := s.openParts(ctx, t.ID, after)
 	return s.relayer().relay(ctx, w, stream{header: uiHeaders(t.SessionID), key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
 		abandon: func(ctx context.Context) { s.abandon(ctx, t, "no event within the turn timeout") },
@@ -223,13 +269,17 @@ func (s *Server) openParts(ctx context.Context, turnID string, after int64) *pro
 // handleResume is GET /api/conversation/{id}/stream: the active turn from the
 // start or after Last-Event-ID / ?after=; 204 when there is nothing to resume.
 func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) error {
-	sess, err := s.pathSession(r)
+	sess, found, err := s.idleSession(r)
 	if err != nil {
 		return err
 	}
 	after, err := resumePoint(r)
 	if err != nil {
 		return err
+	}
+	if !found {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
 	t, ok, err := s.resumable(r.Context(), sess, after)
 	if err != nil {
@@ -257,8 +307,9 @@ func resumePoint(r *http.Request) (int64, error) {
 	return n, nil
 }
 
-// resumable picks the turn to resume: the running one, or the last one when
-// the client still misses some of its events.
+// resumable picks the turn to resume: the running one; the last one when
+// the client still misses some of its events; with no cursor, the last one
+// when it ended within ReplayWindow.
 func (s *Server) resumable(ctx context.Context, sess session.Session, after int64) (session.Turn, bool, error) {
 	if sess.ActiveTurn != "" && s.recoverTurn(ctx, sess.ID) {
 		// The turn's process died: it is closed now, and resumed as ended.
@@ -273,14 +324,21 @@ func (s *Server) resumable(ctx context.Context, sess session.Session, after int6
 			return t, false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
 	}
-	if after == 0 {
+	turns, err := s.store.ListTurns(ctx, sess.ID)
+	if err != nil {
+		return session.Turn{}, false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	if turns = session.Visible(turns); len(turns) == 0 {
 		return session.Turn{}, false, nil
 	}
-	turns, err := s.store.ListTurns(ctx, sess.ID)
-	if err != nil || len(turns) == 0 {
-		return session.Turn{}, false, err
-	}
 	last := turns[len(turns)-1]
+	if after == 0 {
+		// The reload rule (docs/reliability.md): a page that read
+		// /messages while the turn ran and resumes a moment after it
+		// ended gets the whole turn again, which replaces the half-written
+		// message it holds (same message id).
+		return last, !last.EndedAt.IsZero() && s.o.Now().Sub(last.EndedAt) <= s.o.ReplayWindow, nil
+	}
 	evs, err := s.log.Read(ctx, workflow.TurnStream(last.ID), after, 1)
 	if err != nil {
 		return last, false, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")
@@ -292,7 +350,7 @@ func (s *Server) resumable(ctx context.Context, sess session.Session, after int6
 // closes its stream with finish, and stops its workflow.
 func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	sess, err := s.pathSession(r)
+	sess, _, err := s.idleSession(r)
 	if err != nil {
 		return err
 	}
@@ -301,19 +359,13 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	turnID := sess.ActiveTurn
-	err = s.store.EndTurn(ctx, sess.ID, turnID, session.TurnStopped, session.Outcome{Action: session.ActionChat})
-	if errors.Is(err, session.ErrConflict) {
+	stopped, err := s.stopTurn(ctx, sess.ID, turnID)
+	if err != nil {
+		return err
+	}
+	if !stopped {
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": false, "conversationId": sess.ID})
 		return nil
-	}
-	if err != nil {
-		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
-	}
-	// Text parts the turn left open are closed by the relay (textParts).
-	s.closeStream(ctx, turnID, protocol.Finish{FinishReason: protocol.FinishOther})
-	if err := s.starter.Stop(context.WithoutCancel(ctx), turnID); err != nil {
-		// The stream is closed: the workflow's next append fails and it ends.
-		s.o.Logger.WarnContext(ctx, "could not stop the workflow", "turnId", turnID, "err", err)
 	}
 	s.o.Logger.InfoContext(ctx, "turn stopped", "sessionId", sess.ID, "turnId", turnID)
 	writeJSON(w, http.StatusOK, map[string]any{"stopped": true, "conversationId": sess.ID, "turnId": turnID})
@@ -335,7 +387,7 @@ const (
 // client that reads slowly holds one message of memory, not the answer.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	sess, err := s.pathSession(r)
+	sess, found, err := s.idleSession(r)
 	if err != nil {
 		return err
 	}
@@ -343,9 +395,12 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	turns, err := s.store.ListTurns(ctx, sess.ID)
-	if err != nil {
-		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	var turns []session.Turn
+	if found {
+		if turns, err = s.store.ListTurns(ctx, sess.ID); err != nil {
+			return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		}
+		turns = session.Visible(turns) // a regenerated answer hides the one it replaced
 	}
 	end := len(turns)
 	if before > 0 {
@@ -377,7 +432,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 			_, _ = io.WriteString(w, ",")
 		}
 		s.resignFiles(ctx, sess.TeacherID, &m) // stored links die with the credentials that signed them
-		_ = enc.Encode(protocol.UIMessage{ID: "user-" + t.ID, Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
+		_ = enc.Encode(protocol.UIMessage{ID: userMessageID(t), Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
 		_, _ = io.WriteString(w, ",")
 		if err := enc.Encode(m); err != nil {
 			return nil // the client went away

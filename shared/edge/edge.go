@@ -60,6 +60,9 @@ type Options struct {
 	TurnTimeout time.Duration
 	// PollMin and PollMax pace the tail when the log cannot notify.
 	PollMin, PollMax time.Duration
+	// ReplayWindow is how long after a turn ended a resume without a
+	// cursor still replays it (60 s): the reload rule of docs/reliability.md.
+	ReplayWindow time.Duration
 	// SessionTTL sets Session.ExpiresAt (30 days).
 	SessionTTL time.Duration
 	// ChatMode is the mode of a request that names none (natural).
@@ -79,6 +82,10 @@ type Options struct {
 	Now     func() time.Time
 	NewID   func(prefix string) string
 }
+
+// DefaultReplayWindow is Options.ReplayWindow's default: far longer than
+// the moment between a reloaded page's GET /messages and its resume.
+const DefaultReplayWindow = time.Minute
 
 // Server serves the conversation API.
 type Server struct {
@@ -103,6 +110,9 @@ func New(store session.Store, log eventlog.Log, st Starter, au Authenticator, o 
 	}
 	if o.TurnTimeout <= 0 {
 		o.TurnTimeout = 10 * time.Minute
+	}
+	if o.ReplayWindow <= 0 {
+		o.ReplayWindow = DefaultReplayWindow
 	}
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = 30 * 24 * time.Hour
@@ -267,14 +277,26 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer's Flush.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// pathSession authenticates the caller and returns the conversation named
-// by the path's {id}, if it is theirs.
-func (s *Server) pathSession(r *http.Request) (session.Session, error) {
+// idleSession authenticates the caller and returns the conversation named
+// by the path's {id}, if it is theirs. It serves the routes a page calls on
+// any chat id it holds (resume, messages, stop): an id nobody owns yet, or another
+// teacher's, is a conversation with nothing in it (ok false), answered as
+// an idle one, so that a page opened on a new id starts clean and ids
+// cannot be probed. An id that could never be a conversation's is a 400.
+func (s *Server) idleSession(r *http.Request) (sess session.Session, ok bool, err error) {
 	id, err := s.auth.Authenticate(r)
 	if err != nil {
-		return session.Session{}, err
+		return sess, false, err
 	}
-	return s.ownedSession(r.Context(), id, r.PathValue("id"))
+	sessionID := r.PathValue("id")
+	if !validID(sessionID) {
+		return sess, false, apperr.New(apperr.ValidationError, "a conversation id is 1–100 letters, digits, '-' or '_'")
+	}
+	sess, err = s.ownedSession(r.Context(), id, sessionID)
+	if apperr.CodeOf(err) == apperr.EntityNotFound {
+		return session.Session{ID: sessionID}, false, nil
+	}
+	return sess, err == nil, err
 }
 
 // ownedSession returns the session if it belongs to the caller. Another

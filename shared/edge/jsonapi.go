@@ -66,7 +66,9 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	longWait(w, s.o.TurnTimeout)
+	release := s.holdReader(ctx, t) // waiting for the answer is reading the turn
 	notices, err := s.await(ctx, t)
+	release()
 	if err != nil {
 		return err
 	}

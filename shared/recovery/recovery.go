@@ -120,6 +120,10 @@ func (r *Recoverer) recover(ctx context.Context, l session.Lease) error {
 	ctx = context.WithoutCancel(ctx)
 	var err error
 	switch l.Kind {
+	case session.LeaseReader:
+		// A reader that went away without dropping its lease: there is no
+		// work to close.
+		return r.store.DropLease(ctx, l.Kind, l.ID)
 	case session.LeaseTurn:
 		err = r.turn(ctx, l.Owner, l.ID)
 	case session.LeaseBuild:

@@ -14,7 +14,18 @@ const (
 	LeaseBuild LeaseKind = "build"
 	LeaseTurn  LeaseKind = "turn"
 	LeaseRun   LeaseKind = "run"
+	// LeaseReader is held by a client reading a turn's stream; its ID is
+	// ReaderLeaseID(turn, reader). It is no work to recover: an expired one
+	// is only dropped.
+	LeaseReader LeaseKind = "reader"
 )
+
+// ReaderLeaseID is the lease id of one reader of a turn's stream; the
+// readers of a turn are the live leases under ReaderLeasePrefix(turnID).
+func ReaderLeaseID(turnID, readerID string) string { return ReaderLeasePrefix(turnID) + readerID }
+
+// ReaderLeasePrefix is the id prefix of the reader leases of a turn.
+func ReaderLeasePrefix(turnID string) string { return turnID + "/" }
 
 // Lease says that a live process is doing a piece of work: a turn, a page
 // build, an app run. Whoever runs the work renews the lease (moves Until)
@@ -46,6 +57,10 @@ type Leases interface {
 	// ExpiredLeases returns up to limit leases whose Until is before now,
 	// in the order of LeaseKind (builds first), then by Until.
 	ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]Lease, error)
+	// LiveLeases returns up to limit leases of kind whose ID starts with
+	// idPrefix and whose Until is not before now (one query of the lease
+	// partition's key range).
+	LiveLeases(ctx context.Context, kind LeaseKind, idPrefix string, now time.Time, limit int) ([]Lease, error)
 }
 
 // LeaseOrder sorts leases as ExpiredLeases returns them.

@@ -61,12 +61,34 @@ type Turn struct {
 	Message   string `json:"message"`
 	MessageID string `json:"messageId"`
 	// Language is the request's language tag, if it named one.
-	Language string     `json:"language,omitempty"`
+	Language string `json:"language,omitempty"`
+	// Replaces, when set, is the index of the first turn this one replaces
+	// (a regenerated answer): the turns from that index up to this one are
+	// no longer part of the conversation (Visible).
+	Replaces int        `json:"replaces,omitempty"`
 	Status   TurnStatus `json:"status"`
 	// Outcome is filled when the turn ends.
 	Outcome   Outcome   `json:"outcome"`
 	StartedAt time.Time `json:"startedAt"`
 	EndedAt   time.Time `json:"endedAt,omitzero"`
+}
+
+// Visible returns the turns that make up the conversation, in order: a
+// turn that replaces earlier ones (Replaces) hides them, and the turns
+// after them that it also replaces.
+func Visible(turns []Turn) []Turn {
+	out := make([]Turn, 0, len(turns))
+	for _, t := range turns {
+		if t.Replaces > 0 {
+			keep := 0
+			for keep < len(out) && out[keep].Index < t.Replaces {
+				keep++
+			}
+			out = out[:keep]
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // Action is ConversationResponse.action (seed 004 §1.3.1).

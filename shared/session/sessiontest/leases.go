@@ -84,4 +84,36 @@ func RunLeases(t *testing.T, newStore func(t *testing.T) session.Leases) {
 			t.Errorf("nothing had expired an hour before: %+v", got)
 		}
 	})
+	t.Run("Live", func(t *testing.T) {
+		s := newStore(t)
+		leases := []session.Lease{
+			{Kind: session.LeaseReader, ID: session.ReaderLeaseID("turn-1", "r1"), Owner: "conv-1", Until: base.Add(time.Minute)},
+			{Kind: session.LeaseReader, ID: session.ReaderLeaseID("turn-1", "r2"), Owner: "conv-1", Until: base},
+			{Kind: session.LeaseReader, ID: session.ReaderLeaseID("turn-1", "r3"), Owner: "conv-1", Until: base.Add(-time.Second)}, // gone
+			{Kind: session.LeaseReader, ID: session.ReaderLeaseID("turn-10", "r1"), Owner: "conv-1", Until: base.Add(time.Minute)},
+			{Kind: session.LeaseTurn, ID: session.ReaderLeaseID("turn-1", "r4"), Owner: "conv-1", Until: base.Add(time.Minute)}, // another kind
+		}
+		for _, l := range leases {
+			if err := s.HoldLease(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.LiveLeases(ctx, session.LeaseReader, session.ReaderLeasePrefix("turn-1"), base, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, l := range got {
+			ids = append(ids, l.ID)
+		}
+		if len(ids) != 2 || ids[0] != "turn-1/r1" || ids[1] != "turn-1/r2" {
+			t.Fatalf("LiveLeases = %v, want turn-1/r1 and turn-1/r2", ids)
+		}
+		if got, _ := s.LiveLeases(ctx, session.LeaseReader, session.ReaderLeasePrefix("turn-1"), base, 1); len(got) != 1 {
+			t.Errorf("limit 1: %d leases", len(got))
+		}
+		if got, _ := s.LiveLeases(ctx, session.LeaseReader, session.ReaderLeasePrefix("turn-2"), base, 10); len(got) != 0 {
+			t.Errorf("a turn without readers: %+v", got)
+		}
+	})
 }

@@ -41,6 +41,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,6 +71,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 		{"EndTurnBadStatus", testEndTurnBadStatus},
 		{"EndTurnRace", testEndTurnRace},
 		{"ListTurns", testListTurns},
+		{"TurnReplaces", testTurnReplaces},
 		{"Version", testVersion},
 		{"ExpiresAt", testExpiresAt},
 		{"Records", testRecords},
@@ -738,5 +740,36 @@ func testRecordsLarge(t *testing.T, s session.Store) {
 	recs := listRecords(t, s, sid, "history/t1/")
 	if len(recs) != 2 || recs[0].Key != "history/t1/1" || !bytes.Equal(recs[0].Value, second) || string(recs[1].Value) != `[]` {
 		t.Fatalf("ListRecords = %d records (first %d bytes), want the 500 KB history and the small one", len(recs), len(recs[0].Value))
+	}
+}
+
+// testTurnReplaces: a regenerated turn's Replaces is kept through its end,
+// and Visible hides the turns it replaced.
+func testTurnReplaces(t *testing.T, s session.Store) {
+	const sid = "s-replaces"
+	create(t, s, sid)
+	for _, id := range []string{"turn-1", "turn-2"} {
+		begin(t, s, sid, id)
+		end(t, s, sid, id, session.TurnCompleted, session.Outcome{Text: id})
+	}
+	regen := newTurn(sid, "turn-3")
+	regen.Replaces = 2
+	if _, err := s.BeginTurn(context.Background(), regen); err != nil {
+		t.Fatalf("BeginTurn: %v", err)
+	}
+	end(t, s, sid, "turn-3", session.TurnCompleted, session.Outcome{Text: "again"})
+	if got := getTurn(t, s, sid, "turn-3"); got.Replaces != 2 {
+		t.Fatalf("GetTurn: Replaces = %d, want 2", got.Replaces)
+	}
+	turns, err := s.ListTurns(context.Background(), sid)
+	if err != nil || len(turns) != 3 {
+		t.Fatalf("ListTurns = %d turns, %v", len(turns), err)
+	}
+	var ids []string
+	for _, tr := range session.Visible(turns) {
+		ids = append(ids, tr.ID)
+	}
+	if strings.Join(ids, ",") != "turn-1,turn-3" {
+		t.Fatalf("Visible = %v, want turn-1, turn-3", ids)
 	}
 }
