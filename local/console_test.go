@@ -237,8 +237,8 @@ func TestConsoleQuizTurn(t *testing.T) {
 	b.send("出 3 道牛顿第一定律的选择题", 1)
 	var cards []struct {
 		Question, Answer, Explanation string
-		Options, Correct             int
-		ExplanationVisible           bool
+		Options, Correct              int
+		ExplanationVisible            bool
 	}
 	b.eval(`[...document.querySelectorAll('#chat .quiz-card')].map(c => ({
 		Question: c.querySelector('.question').innerText,
@@ -461,7 +461,9 @@ func TestConsoleReloadResumesTheTurn(t *testing.T) {
 		t.Errorf("the resumed answer %q does not continue %q", answer.Text, partial)
 	}
 	// What the console shows is what the server stored.
-	var stored struct{ Messages []struct{ Parts []struct{ Type, Text string } } }
+	var stored struct {
+		Messages []struct{ Parts []struct{ Type, Text string } }
+	}
 	var conv string
 	b.eval(`document.querySelector('#conv').innerText`, &conv)
 	getJSON(t, s.URL+"/api/conversation/"+conv+"/messages", &stored)
