@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -154,7 +156,7 @@ func (b *browser) artifacts() {
 	name := regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(b.t.Name(), "_") + "-" + time.Now().UTC().Format("20060102T150405")
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		b.t.Logf("artifacts: %v", err)
 		return
@@ -323,7 +325,17 @@ func TestConsoleDeckAndInteractivePage(t *testing.T) {
 	if frame.Sandbox != "allow-scripts" || !strings.Contains(frame.Src, ".html") {
 		t.Fatalf("interactive frame: %+v", frame)
 	}
-	b.waitJS("the framed page to load", `(() => { const f = document.querySelector('#chat .interactive iframe'); return f && f.offsetHeight > 100; })()`)
+	b.waitJS("the framed page to load", `!!document.querySelector('#chat .interactive iframe[data-loaded]')`)
+	b.run("show the frame", chromedp.ScrollIntoView(chromedp.CSS("#chat .interactive iframe")))
+	shot, err := chromedp.Run(b.ctx, chromedp.Screenshot(chromedp.CSS("#chat .interactive iframe")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ink := inked(t, shot)
+	t.Logf("the framed page: %.2f of its pixels drawn", ink)
+	if ink < 0.05 {
+		t.Errorf("the framed page looks blank (%.3f of its pixels differ from the background)", ink)
+	}
 	b.noRawJSON()
 }
 
@@ -476,6 +488,30 @@ func TestConsoleReloadResumesTheTurn(t *testing.T) {
 	if plain(text) != plain(answer.Text) {
 		t.Errorf("shown %q, stored %q", answer.Text, text)
 	}
+}
+
+// inked is the share of a PNG's pixels that differ from its most common
+// colour (the background): how much of a frame is drawn.
+func inked(t *testing.T, shot []byte) float64 {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	r := img.Bounds()
+	count := map[color.RGBA]int{}
+	all := 0
+	for y := r.Min.Y; y < r.Max.Y; y += 2 {
+		for x := r.Min.X; x < r.Max.X; x += 2 {
+			count[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
+			all++
+		}
+	}
+	most := 0
+	for _, n := range count {
+		most = max(most, n)
+	}
+	return float64(all-most) / float64(max(all, 1))
 }
 
 // wordsRE finds a streamed chunk with words in it.
