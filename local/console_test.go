@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -428,6 +429,56 @@ func TestConsoleNewConversation(t *testing.T) {
 	var msgs struct{ Messages []json.RawMessage }
 	if code := getJSON(t, s.URL+"/api/conversation/"+first+"/messages", &msgs); code != 200 || len(msgs.Messages) != 2 {
 		t.Errorf("the first conversation: %d, %d messages (want 2: the new turn must not join it)", code, len(msgs.Messages))
+	}
+}
+
+// TestConsoleResearchTimeline: the research tab proposes, runs and draws
+// the timeline from the named SSE events.
+func TestConsoleResearchTimeline(t *testing.T) {
+	s := newLocal(t, nil)
+	b := newBrowser(t, s.URL)
+	b.run("propose", chromedp.Click(chromedp.CSS(`nav button[data-tab="research"]`)),
+		chromedp.SetValue(chromedp.CSS("#topic"), "牛顿力学的发展"), chromedp.Click(chromedp.CSS("#rf button")))
+	b.waitJS("the proposal", `!document.querySelector('#run').disabled`)
+	b.run("run", chromedp.Click(chromedp.CSS("#run")))
+	b.waitJS("the end of the run", `/✓ \d+ milestones/.test(document.querySelector('#steps').innerText) || !!document.querySelector('#steps .err')`)
+	var tl struct {
+		Items, Sources int
+		Err            string
+	}
+	b.eval(`({Items: document.querySelectorAll('#timeline li').length, Sources: document.querySelectorAll('#timeline a.src[href^="http"]').length,
+		Err: [...document.querySelectorAll('#steps .err')].map(e => e.innerText).join(' ')})`, &tl)
+	if tl.Err != "" || tl.Items < 3 || tl.Sources < 1 {
+		t.Errorf("timeline: %+v", tl)
+	}
+}
+
+// TestConsoleTemplateReport: the report tab runs seed 002 over SSE + POST:
+// the plan is confirmed from its card and the report arrives rendered, with
+// its download links.
+func TestConsoleTemplateReport(t *testing.T) {
+	s := newLocal(t, nil)
+	b := newBrowser(t, s.URL)
+	b.run("start a report", chromedp.Click(chromedp.CSS(`nav button[data-tab="report"]`)),
+		chromedp.SetValue(chromedp.CSS("#tq"), "写一份本学期的教学工作总结"), chromedp.Click(chromedp.CSS("#tf button")))
+	b.waitJS("the plan's confirm button", `!!document.querySelector('#rlog .card button')`)
+	b.run("confirm", chromedp.Click(chromedp.CSS("#rlog .card button")))
+	b.waitJS("the report", `!!document.querySelector('#rlog .card .md h1')`)
+	var report struct {
+		Title          string
+		Sections, Rows int
+		Files          []string
+	}
+	b.eval(`(() => { const c = document.querySelector('#rlog .card .md h1').closest('.card'); return {Title: c.querySelector('h1').innerText,
+		Sections: c.querySelectorAll('h2').length, Rows: c.querySelectorAll('table tr').length,
+		Files: [...c.querySelectorAll('a.file')].map(a => a.innerText)}; })()`, &report)
+	if report.Title != "学期教学工作总结" || report.Sections < 2 || report.Rows < 2 || !slices.Contains(report.Files, "⬇ docx") {
+		t.Errorf("the report as shown: %+v", report)
+	}
+	var log string
+	b.eval(`document.querySelector('#rlog').innerText`, &log)
+	if strings.Contains(log, `{"`) {
+		t.Errorf("the report log shows raw JSON:\n%s", log)
 	}
 }
 
