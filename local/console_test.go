@@ -27,6 +27,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/insightedge/insightedge/local/offlinemodel"
+	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 	"github.com/insightedge/insightedge/shared/prompts"
 )
 
@@ -430,6 +431,45 @@ func TestConsoleNewConversation(t *testing.T) {
 	if code := getJSON(t, s.URL+"/api/conversation/"+first+"/messages", &msgs); code != 200 || len(msgs.Messages) != 2 {
 		t.Errorf("the first conversation: %d, %d messages (want 2: the new turn must not join it)", code, len(msgs.Messages))
 	}
+}
+
+// TestConsoleClarifyGuideNotice: the parts that ask the teacher something
+// or warn her are drawn as buttons and banners, never as JSON.
+func TestConsoleClarifyGuideNotice(t *testing.T) {
+	s := newLocal(t, map[string]string{"JAVA_API_RETRY_BASE": "10ms"})
+	b := newBrowser(t, s.URL)
+	// The data service is down: sample data, and a notice saying so.
+	s.Java.SetFault(mockserver.Fault{Status: http.StatusServiceUnavailable})
+	b.send("我有哪些班？", 1)
+	var notice string
+	b.eval(`(() => { const n = [...document.querySelectorAll('#chat .msg.assistant')].pop().querySelector('.notice'); return n ? n.innerText : ''; })()`, &notice)
+	if !strings.Contains(notice, "MOCK_DATA") || len([]rune(notice)) < 12 {
+		t.Errorf("notice %q:\n%s", notice, b.lastAssistant())
+	}
+	s.Java.ClearFault()
+	// A class that does not exist: a clarify with the closest classes.
+	b.send("分析 2B 班英语成绩", 2)
+	var options []string
+	b.eval(`[...document.querySelectorAll('#chat .clarify .choices button')].map(e => e.innerText)`, &options)
+	if len(options) < 2 || !strings.Contains(b.lastAssistant(), "2B") {
+		t.Fatalf("clarify options %q:\n%s", options, b.lastAssistant())
+	}
+	b.run("choose", chromedp.Click(chromedp.CSS("#chat .clarify .choices button")))
+	b.waitTurn(3)
+	var asked string
+	b.eval(`[...document.querySelectorAll('#chat .msg.user')].pop().innerText`, &asked)
+	if asked != options[0] {
+		t.Errorf("the choice sent %q, want %q", asked, options[0])
+	}
+	// Strict mode answers a greeting with guidance and suggestions.
+	b.run("strict", chromedp.SetValue(chromedp.CSS("#mode"), "strict"))
+	b.send("你好", 4)
+	var suggestions []string
+	b.eval(`[...[...document.querySelectorAll('#chat .msg.assistant')].pop().querySelectorAll('.guide .choices button')].map(e => e.innerText)`, &suggestions)
+	if len(suggestions) < 2 {
+		t.Errorf("guide suggestions %q:\n%s", suggestions, b.lastAssistant())
+	}
+	b.noRawJSON()
 }
 
 // TestConsoleResearchTimeline: the research tab proposes, runs and draws
