@@ -608,6 +608,30 @@ func inked(t *testing.T, shot []byte) float64 {
 // wordsRE finds a streamed chunk with words in it.
 var wordsRE = regexp.MustCompile(`"content":"[^"]`)
 
+// TestConsoleStop: Stop ends the running turn on the server; its stream
+// closes with finish "other" and the console can send again.
+func TestConsoleStop(t *testing.T) {
+	gate := newHeldModel(t, "What is photosynthesis?")
+	defer close(gate.release)
+	s := newLocal(t, map[string]string{"OPENAI_BASE_URL": gate.URL, "OPENAI_API_KEY": "offline",
+		"LLM_MODEL_FAST": offlinemodel.ModelFast, "LLM_MODEL_STANDARD": offlinemodel.ModelStandard, "LLM_MODEL_STRONG": offlinemodel.ModelStrong})
+	b := newBrowser(t, s.URL)
+	b.run("send", chromedp.SetValue(chromedp.CSS("#m"), "What is photosynthesis?"), chromedp.Click(chromedp.CSS("#send")))
+	b.waitJS("the first words", `document.querySelector('#chat').dataset.state === 'running' && !!document.querySelector('#chat .msg.assistant .text')`)
+	b.run("stop", chromedp.Click(chromedp.CSS("#stop")))
+	b.waitJS("the stopped turn", `document.querySelector('#chat').dataset.state === 'idle' && !!document.querySelector('#chat .msg.assistant[data-finish="other"]')`)
+	var conv string
+	b.eval(`document.querySelector('#conv').innerText`, &conv)
+	if code := getJSON(t, s.URL+"/api/conversation/"+conv+"/stream", nil); code != http.StatusNoContent {
+		t.Errorf("after Stop the turn still runs: resume gives %d, want 204", code)
+	}
+	var sendable bool
+	b.eval(`!document.querySelector('#send').disabled && document.querySelector('#stop').disabled`, &sendable)
+	if !sendable {
+		t.Error("after Stop the console cannot send")
+	}
+}
+
 // plain is Markdown as a reader sees it: no emphasis markers or list
 // bullets, whitespace folded.
 func plain(s string) string {
