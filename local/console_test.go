@@ -279,6 +279,23 @@ func TestConsoleQuizTurn(t *testing.T) {
 		t.Errorf("Markdown markers shown as text:\n%s", got)
 	}
 	b.noRawJSON()
+	// The page's Markdown renderer builds only its own markup.
+	for _, c := range []struct{ in, want, not string }{
+		{"<script>alert(1)</script>", "&lt;script&gt;", "<script"},
+		{`<img src=x onerror="alert(1)">`, "&lt;img", "<img"},
+		{"[x](javascript:alert(1))", "[x](javascript:alert(1))", "<a"},
+		{"[docs](https://example.org/?a=1&b=2)", `<a href="https://example.org/?a=1&amp;b=2"`, ""},
+		{"# T\n\n- **a** and *b*\n- `c<d`", "<h1>T</h1><ul><li><strong>a</strong> and <em>b</em></li><li><code>c&lt;d</code></li></ul>", ""},
+		{"| a | b |\n| --- | --- |\n| 1 | 2 |", "<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>", ""},
+		{"1. one\n2. two", "<ol><li>one</li><li>two</li></ol>", ""},
+	} {
+		in, _ := json.Marshal(c.in)
+		var html string
+		b.eval("md("+string(in)+")", &html)
+		if !strings.Contains(html, c.want) || (c.not != "" && strings.Contains(html, c.not)) {
+			t.Errorf("md(%q) = %q, want %q and no %q", c.in, html, c.want, c.not)
+		}
+	}
 	// The raw-events toggle shows what arrived, as it arrived.
 	b.run("raw events", chromedp.Click(chromedp.CSS("#rawToggle")))
 	var rawText string
@@ -347,10 +364,19 @@ func TestConsoleBuildThenPatch(t *testing.T) {
 	b.run("plan a page", chromedp.Click(chromedp.CSS(`nav button[data-tab="page"]`)),
 		chromedp.SetValue(chromedp.CSS("#pm"), "分析 1A 班英语成绩"), chromedp.Click(chromedp.CSS("#pf button")))
 	b.waitJS("the blueprint card", `!!document.querySelector('#bp .blueprint-card button.build')`)
-	// Blocks are drawn as the build streams them, then the whole page.
+	// Blocks are drawn as the build streams them (a streaming block has its
+	// slots; a drawn page's block has a body), then the whole page.
+	var none any
+	b.eval(`(() => { window.streamed = []; new MutationObserver((recs) => { for (const r of recs) for (const n of r.addedNodes)
+		if (n.nodeType === 1 && n.matches('.block') && n.querySelector(':scope > .slots')) streamed.push(n.dataset.blockId); })
+		.observe(document.querySelector('#page'), {childList: true, subtree: true}); return null; })()`, &none)
 	b.run("build", chromedp.Click(chromedp.CSS("#bp .blueprint-card button.build")))
-	b.waitJS("the first streamed block", `document.querySelectorAll('#page .block[data-block-id]').length > 0`)
 	b.waitJS("the built page", `document.querySelector('#page').dataset.state === 'complete'`)
+	var streamed []string
+	b.eval(`streamed.splice(0)`, &streamed)
+	if want := []string{"kpis", "distribution", "summary", "assignmentTable", "skillChart", "ranking", "insights", "actions"}; !slices.Equal(streamed, want) {
+		t.Errorf("blocks streamed %v, want %v", streamed, want)
+	}
 	type block struct{ ID, Type, Text string }
 	var blocks []block
 	read := func() map[string]block {
@@ -378,6 +404,10 @@ func TestConsoleBuildThenPatch(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#pbPrompt"), "更简短一些"), chromedp.Click(chromedp.CSS("#patchForm button")))
 	b.waitJS("the patch to start", `document.querySelector('#page').dataset.state === 'patching'`)
 	b.waitJS("the patched page", `document.querySelector('#page').dataset.state === 'complete'`)
+	b.eval(`streamed.splice(0)`, &streamed)
+	if !slices.Equal(streamed, []string{"summary"}) {
+		t.Errorf("the patch streamed %v, want only the summary", streamed)
+	}
 	after := read()
 	if len(after) != 8 {
 		t.Fatalf("%d blocks after the patch", len(after))
