@@ -8,10 +8,11 @@ import (
 //go:embed console.html
 var consoleHTML []byte
 
-// consoleCSP lets the console run its own inline script and style, talk to
-// this server only, and frame the interactive pages this server serves (they
-// run in a sandboxed frame with an opaque origin).
-const consoleCSP = "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; frame-src 'self'"
+// consoleCSP lets the console run its own inline script and style and talk
+// to this server only. Interactive pages may come from a configured public
+// file URL on another origin: they are framed with sandbox="allow-scripts"
+// (an opaque origin), and their own CSP forbids every load.
+const consoleCSP = "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; frame-src 'self' http: https:"
 
 // console serves the dev console: a small page to talk to the local server
 // that also shows a frontend engineer every wire format (docs in the page).
