@@ -346,13 +346,11 @@ func TestConsoleDeckAndInteractivePage(t *testing.T) {
 	}
 	b.waitJS("the framed page to load", `!!document.querySelector('#chat .interactive iframe[data-loaded]')`)
 	b.run("show the frame", chromedp.ScrollIntoView(chromedp.CSS("#chat .interactive iframe")))
-	shot, err := chromedp.Run(b.ctx, chromedp.Screenshot(chromedp.CSS("#chat .interactive iframe")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ink := inked(t, shot)
+	// The frame's document loads in its own process: poll its pixels until
+	// it is painted (bounded), as a teacher would look at it.
+	ink := b.drawn("#chat .interactive iframe", 0.15)
 	t.Logf("the framed page: %.2f of its pixels drawn", ink)
-	if ink < 0.05 {
+	if ink < 0.15 {
 		t.Errorf("the framed page looks blank (%.3f of its pixels differ from the background)", ink)
 	}
 	b.noRawJSON()
@@ -609,6 +607,24 @@ func TestConsoleReloadResumesTheTurn(t *testing.T) {
 	if plain(text) != plain(answer.Text) {
 		t.Errorf("shown %q, stored %q", answer.Text, text)
 	}
+}
+
+// drawn screenshots the element until at least share of its pixels are
+// drawn or waitBound passes, and returns the last share seen.
+func (b *browser) drawn(sel string, share float64) float64 {
+	b.t.Helper()
+	ink := 0.0
+	for deadline := time.Now().Add(waitBound); time.Now().Before(deadline); {
+		shot, err := chromedp.Run(b.ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+		if err != nil {
+			b.t.Fatalf("screenshot of %s: %v", sel, err)
+		}
+		if ink = inked(b.t, shot); ink >= share {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the poll interval
+	}
+	return ink
 }
 
 // inked is the share of a PNG's pixels that differ from its most common
