@@ -171,6 +171,10 @@ const (
 	StrictToolError
 	// GuideShown: the guide_user tool's progress line.
 	GuideShown
+	// RefineNotice takes the blocks a patch plan changes (%s); RebuildNotice
+	// the page's name, what changes and its number of blocks (%s, %s, %d).
+	RefineNotice
+	RebuildNotice
 	numMsgs
 )
 
@@ -225,7 +229,9 @@ var catalogue = [numMsgs][2]string{
 		"严格模式（无结果）：查询成功，但没有找到匹配的数据。可以换一个班级、作业或关键词，或者放宽条件再试。"},
 	StrictToolError: {"Strict mode (tool error): looking up your data failed. Please try again, simplify the request, or name the class or assignment exactly.",
 		"严格模式（工具出错）：查询数据时出错了。请稍后重试、简化需求，或直接给出准确的班级或作业名称。"},
-	GuideShown: {"Suggested what to ask next", "已给出下一步建议"},
+	GuideShown:    {"Suggested what to ask next", "已给出下一步建议"},
+	RefineNotice:  {"I will change %s on the page; the page is updated in place.", "好的，我将修改页面中的「%s」，页面会在原处更新。"},
+	RebuildNotice: {"I revised the page %q: it %s, %d blocks in all. Build it again to see the change.", "已重新规划页面「%s」：%s，共 %d 个区块。确认后点击「生成页面」重新生成即可查看。"},
 }
 
 // Text returns message m in l, formatted with args when it takes any.
