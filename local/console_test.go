@@ -216,6 +216,12 @@ func (b *browser) waitTurn(n int) {
 		`document.querySelector('#chat').dataset.state === 'idle' && document.querySelectorAll('#chat .msg.assistant[data-finish]').length >= %d`, n))
 }
 
+// waitPage waits until the page view has completed n builds and patches.
+func (b *browser) waitPage(what string, n int) {
+	b.t.Helper()
+	b.waitJS(what, fmt.Sprintf(`document.querySelector('#page').dataset.state === 'complete' && +document.querySelector('#page').dataset.runs === %d`, n))
+}
+
 // lastAssistant is what the teacher sees of the latest answer.
 func (b *browser) lastAssistant() string {
 	var s string
@@ -369,7 +375,7 @@ func TestConsoleBuildThenPatch(t *testing.T) {
 		if (n.nodeType === 1 && n.matches('.block') && n.querySelector(':scope > .slots')) streamed.push(n.dataset.blockId); })
 		.observe(document.querySelector('#page'), {childList: true, subtree: true}); return null; })()`, &none)
 	b.run("build", chromedp.Click(chromedp.CSS("#bp .blueprint-card button.build")))
-	b.waitJS("the built page", `document.querySelector('#page').dataset.state === 'complete'`)
+	b.waitPage("the built page", 1)
 	var streamed []string
 	b.eval(`streamed.splice(0)`, &streamed)
 	if want := []string{"kpis", "distribution", "summary", "assignmentTable", "skillChart", "ranking", "insights", "actions"}; !slices.Equal(streamed, want) {
@@ -400,8 +406,7 @@ func TestConsoleBuildThenPatch(t *testing.T) {
 	// Patch the summary: it is written again, the other blocks stay.
 	b.run("patch", chromedp.SetValue(chromedp.CSS("#pbBlock"), "summary"), chromedp.SetValue(chromedp.CSS("#pbOp"), "recompose"),
 		chromedp.SetValue(chromedp.CSS("#pbPrompt"), "更简短一些"), chromedp.Click(chromedp.CSS("#patchForm button")))
-	b.waitJS("the patch to start", `document.querySelector('#page').dataset.state === 'patching'`)
-	b.waitJS("the patched page", `document.querySelector('#page').dataset.state === 'complete'`)
+	b.waitPage("the patched page", 2)
 	b.eval(`streamed.splice(0)`, &streamed)
 	if !slices.Equal(streamed, []string{"summary"}) {
 		t.Errorf("the patch streamed %v, want only the summary", streamed)
@@ -427,6 +432,46 @@ func TestConsoleBuildThenPatch(t *testing.T) {
 	if !attach {
 		t.Error("no follow-up context offered after a build")
 	}
+}
+
+// TestConsoleChatBuildRefineRebuild: the page follow-ups of seed 004
+// §1.3.1 from the chat: the stream's data-blueprint card builds the page; a
+// follow-up carries the page, its data-patch-plan card patches the block in
+// place; a structural follow-up brings a new blueprint that rebuilds it.
+func TestConsoleChatBuildRefineRebuild(t *testing.T) {
+	s := newLocal(t, nil)
+	b := newBrowser(t, s.URL)
+	b.send("分析 1A 班英语成绩", 1)
+	b.waitJS("the blueprint card", `!!document.querySelector('#chat .blueprint-card button.build')`)
+	b.run("build", chromedp.Click(chromedp.CSS("#chat .blueprint-card button.build")))
+	b.waitPage("the built page", 1)
+	summary := `document.querySelector('#page [data-block-id="summary"] .body').textContent`
+	var before, after string
+	var blocks int
+	b.eval(summary, &before)
+	b.eval(`document.querySelectorAll('#page .block').length`, &blocks)
+
+	b.run("back to the chat", chromedp.Click(chromedp.CSS(`nav button[data-tab="chat"]`)))
+	b.send("把分析总结改得更简短", 2)
+	b.waitJS("the patch-plan card", `!!document.querySelector('#chat .msg.assistant:last-child .patch-card button.apply')`)
+	b.run("apply", chromedp.Click(chromedp.CSS("#chat .msg.assistant:last-child .patch-card button.apply")))
+	b.waitPage("the patched page", 2)
+	b.eval(summary, &after)
+	if after == before || len([]rune(after)) >= len([]rune(before)) {
+		t.Errorf("the summary is not shorter after the refine:\nbefore %q\nafter  %q", before, after)
+	}
+
+	b.run("back to the chat", chromedp.Click(chromedp.CSS(`nav button[data-tab="chat"]`)))
+	b.send("加一个按作业的对比图", 3)
+	b.waitJS("the rebuild's blueprint card", `!!document.querySelector('#chat .msg.assistant:last-child .blueprint-card button.build')`)
+	b.run("rebuild", chromedp.Click(chromedp.CSS("#chat .msg.assistant:last-child .blueprint-card button.build")))
+	b.waitPage("the rebuilt page", 3)
+	var rebuilt int
+	b.eval(`document.querySelectorAll('#page .block').length`, &rebuilt)
+	if rebuilt != blocks+1 {
+		t.Errorf("%d blocks after the rebuild, want %d (one comparison chart more)", rebuilt, blocks+1)
+	}
+	b.noRawJSON()
 }
 
 func TestConsoleNewConversation(t *testing.T) {
