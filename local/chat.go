@@ -18,7 +18,10 @@ import (
 )
 
 type chatOptions struct {
+	// Server is the base URL of a running server; empty: the server at
+	// Addr when one answers, else one started in process.
 	Server       string
+	Addr         string
 	DataDir      string
 	Teacher      string
 	Conversation string
@@ -28,11 +31,22 @@ type chatOptions struct {
 	Getenv       func(string) string
 }
 
-// chat runs one turn per message against a server (started in process when
-// none is given) and prints each turn readably.
+// chat runs one turn per message against a server and prints each turn
+// readably. The server is -server, else the one at ADDR when it answers its
+// health check, else one started in process; the first line says which.
 func chat(ctx context.Context, o chatOptions) error {
 	base := o.Server
-	if base == "" {
+	if base == "" && o.Addr != "" {
+		url := "http://" + o.Addr
+		if why := probe(ctx, url); why == "" {
+			base = url
+		} else {
+			fmt.Fprintf(o.Out, "(no server at %s: %s; running one in this process with its own store)\n", url, why)
+		}
+	}
+	if base != "" {
+		fmt.Fprintf(o.Out, "(using the server at %s)\n", base)
+	} else {
 		dir, err := os.MkdirTemp("", "insight-chat-")
 		if err != nil {
 			return err
@@ -61,6 +75,35 @@ func chat(ctx context.Context, o chatOptions) error {
 		conv = id
 	}
 	return nil
+}
+
+// probeTimeout bounds the look for a running server.
+const probeTimeout = 2 * time.Second
+
+// probe says why base is not a ready Insight Edge server ("" when it is):
+// its GET /api/health answers 200 with a JSON status.
+func probe(ctx context.Context, base string) string {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/health", nil)
+	if err != nil {
+		return err.Error()
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "nothing answers"
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Status string `json:"status"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&h); err != nil || h.Status == "" {
+		return fmt.Sprintf("GET /api/health answered %s, not Insight Edge's health", resp.Status)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Sprintf("it is not ready (GET /api/health: %s, %s)", resp.Status, h.Status)
+	}
+	return ""
 }
 
 func chatTurn(ctx context.Context, base, teacher, conv, msg string, out io.Writer) (string, error) {

@@ -223,7 +223,7 @@ func aiSDK(t testing.TB, raw []byte) protocol.UIMessage {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("test/aisdk/node_modules missing: run npm ci --prefix test/aisdk")
 		}
-		t.Skip("test/aisdk/node_modules missing (npm ci --prefix test/aisdk)")
+		t.Skip("test/aisdk/node_modules missing: npm ci --prefix test/aisdk (or every test tool: bash .ci/run --install-only)")
 	}
 	cmd := exec.Command(node, filepath.Join(dir, "check.mjs"))
 	cmd.Stdin = bytes.NewReader(raw)
@@ -252,7 +252,7 @@ func requireTool(t testing.TB, name string) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s is required in CI but not on PATH", name)
 		}
-		t.Skipf("%s not on PATH", name)
+		t.Skipf("%s not on PATH (install the test tools: bash .ci/run --install-only, as root)", name)
 	}
 	return p
 }

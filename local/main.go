@@ -7,10 +7,12 @@
 //	go run ./local chat "…"        run one turn and print it readably
 //	go run ./local template-check  seed 002's end-to-end self-check of the template report agent
 //	go run ./local eval            run the evaluation suite (docs/eval.md)
+//	go run ./local -h              usage
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,12 +37,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	cmd := "serve"
 	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "template-check" || args[0] == "eval") {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && args[0] == "help" {
+		args = []string{"-h"}
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", envOr(getenv, "ADDR", "127.0.0.1:8000"), "listen address")
+	// Parse reports errors; usage is printed here: on stdout when asked
+	// for (-h, exit 0), on stderr after a wrong flag.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	addr := fs.String("addr", envOr(getenv, "ADDR", "127.0.0.1:8000"), "listen address (ADDR); chat: the server to use when one answers there")
 	dataDir := fs.String("data", envOr(getenv, "DATA_DIR", ".data"), "directory of the embedded store")
-	server := fs.String("server", "", "chat, template-check: use this running server (http://… or ws://…) instead of starting one")
+	server := fs.String("server", "", "chat, template-check: use this running server (http://… or ws://…); chat's default: the one at -addr if it answers")
 	tplName := fs.String("template", "", "template-check: the template to use (default "+templatebackend.SelfCheckTemplate+")")
 	kbName := fs.String("kb", "", "template-check: the knowledge base to use (default "+templatebackend.SelfCheckKB+")")
 	teacher := fs.String("teacher", "", "chat: teacher id (development mode)")
@@ -53,6 +60,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		evalFlags(fs, &ev)
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout, fs)
+			return nil
+		}
+		usage(stderr, fs)
 		return err
 	}
 	level := slog.LevelInfo
@@ -88,12 +100,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		if *verbose {
 			logger = obs.NewLogger(stderr, level, "local")
 		}
-		return chat(ctx, chatOptions{Server: *server, DataDir: *dataDir, Teacher: *teacher, Conversation: *conv,
+		return chat(ctx, chatOptions{Server: *server, Addr: *addr, DataDir: *dataDir, Teacher: *teacher, Conversation: *conv,
 			Messages: fs.Args(), Out: stdout, Logger: logger, Getenv: getenv})
 	default:
 		return serve(ctx, options{Addr: *addr, DataDir: *dataDir, Getenv: getenv, TemplateWSAddr: *templateWS,
 			Logger: obs.NewLogger(stderr, level, "local")}, stdout)
 	}
+}
+
+// usage prints the commands and the flags of fs.
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `Insight Edge on one machine: the whole product, no AWS, no network, no key.
+
+Usage:
+  go run ./local [serve] [flags]            serve on ADDR (default 127.0.0.1:8000); the dev console is at /
+  go run ./local chat [flags] "…" ["…"]     one turn per message, printed readably: through the server
+                                            at ADDR when one answers, else a server started in process
+  go run ./local replay [-app ID]           run the saved apps that are due (or one app now)
+  go run ./local template-check [flags]     seed 002's end-to-end self-check of the template report agent
+  go run ./local eval [flags]               the evaluation suite (docs/eval.md; go run ./local eval -h)
+  go run ./local -h                         this help
+
+Flags of `+fs.Name()+`:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	fmt.Fprint(w, `
+Settings come from the environment (ADDR, DATA_DIR, OPENAI_BASE_URL, …): README.md, "Configuration".
+`)
 }
 
 func serve(ctx context.Context, o options, stdout io.Writer) error {

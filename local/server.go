@@ -195,6 +195,7 @@ func (s *localServer) serve(o options) error {
 	s.Template.Server.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
+	mux.HandleFunc("GET /favicon.ico", favicon)
 	// The turn latencies, as in AWS (wire.CloudApp.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle
 	// keep-alive connection are let go. Streaming routes and the routes
 	// that wait for a whole turn set their own deadlines (edge relay).

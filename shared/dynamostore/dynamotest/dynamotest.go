@@ -57,7 +57,7 @@ func Require(t testing.TB, why string) {
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%s (CI=true: a missing test tool is a failure)", why)
 	}
-	t.Skip(why)
+	t.Skip(why + " (install the test tools: bash .ci/run --install-only, as root)")
 }
 
 // RepoRoot returns the directory of the repository's go.mod, found from the

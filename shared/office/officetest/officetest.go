@@ -43,7 +43,7 @@ func missing(t testing.TB, why string) {
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%s; CI must install it (see .ci/run)", why)
 	}
-	t.Skip(why)
+	t.Skip(why + " (install the test tools: bash .ci/run --install-only, as root)")
 }
 
 func run(t testing.TB, dir string, name string, args ...string) []byte {
