@@ -100,6 +100,7 @@ type API interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 }
 
 // Options configure a Table. Zero values take the defaults in brackets.
@@ -124,11 +125,12 @@ type Options struct {
 
 // Table is one DynamoDB table holding sessions and event streams.
 type Table struct {
-	db   API
-	name string
-	o    Options
-	gaps *gapTracker
-	tips *tips
+	db    API
+	name  string
+	o     Options
+	gaps  *gapTracker
+	tips  *tips
+	watch *watcher
 }
 
 // New returns the store on the table name, which must exist with the key
@@ -149,7 +151,9 @@ func New(db API, name string, o Options) *Table {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Table{db: db, name: name, o: o, gaps: newGapTracker(), tips: newTips()}
+	t := &Table{db: db, name: name, o: o, gaps: newGapTracker(), tips: newTips()}
+	t.watch = newWatcher(t)
+	return t
 }
 
 // Sessions returns the session.Store of the table.

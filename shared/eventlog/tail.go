@@ -51,6 +51,9 @@ func Tail(ctx context.Context, r Reader, stream string, after int64, o TailOptio
 	if f, ok := r.(Feeder); ok {
 		return tailFeed(ctx, r, f, stream, after, o, fn)
 	}
+	if w, ok := r.(Watcher); ok {
+		return tailWatch(ctx, r, w, stream, after, o, fn)
+	}
 	n, _ := r.(Notifier)
 	poll := o.PollMin
 	lastEvent, lastIdle := time.Now(), time.Now()
@@ -203,6 +206,39 @@ func catchUp(ctx context.Context, r Reader, stream string, after *int64, batch i
 		}
 		if len(evs) < batch {
 			return false, nil
+		}
+	}
+}
+
+// tailWatch reads the log and, when it has nothing new, waits on the log's
+// shared watch instead of polling by itself.
+func tailWatch(ctx context.Context, r Reader, w Watcher, stream string, after int64, o TailOptions, fn func(Event) error) error {
+	lastEvent, lastIdle := time.Now(), time.Now()
+	for {
+		from := after
+		closed, err := catchUp(ctx, r, stream, &after, o.Batch, fn)
+		if err != nil || closed {
+			return err
+		}
+		now := time.Now()
+		if after > from {
+			lastEvent, lastIdle = now, now
+		}
+		if now.Sub(lastEvent) > o.MaxWait {
+			return ErrTailTimeout
+		}
+		if o.Idle != nil && now.Sub(lastIdle) >= o.IdleEvery {
+			if err := o.Idle(); err != nil {
+				return err
+			}
+			lastIdle = now
+		}
+		changed, stop := w.Watch(stream, after)
+		wait := max(min(o.IdleEvery-now.Sub(lastIdle), o.MaxWait-now.Sub(lastEvent)+time.Millisecond), time.Millisecond)
+		err = sleep(ctx, wait, changed)
+		stop()
+		if err != nil {
+			return err
 		}
 	}
 }

@@ -54,12 +54,31 @@ func (n notifyOnly) Read(ctx context.Context, stream string, after int64, limit 
 
 func (n notifyOnly) Changed(stream string) <-chan struct{} { return n.m.Changed(stream) }
 
-// readerKinds are the three ways Tail waits: fed from memory by a Feeder,
-// woken by a Notifier, or polling.
-func readerKinds() []string { return []string{"feed", "notifier", "polling"} }
+// watchOnly plays a log with a shared poll (eventlog.Watcher) over Memory.
+type watchOnly struct{ m *eventlog.Memory }
+
+func (w watchOnly) Read(ctx context.Context, stream string, after int64, limit int) ([]eventlog.Event, error) {
+	return w.m.Read(ctx, stream, after, limit)
+}
+
+func (w watchOnly) Watch(stream string, after int64) (<-chan struct{}, func()) {
+	ch := w.m.Changed(stream) // first, so that no append is missed
+	if evs, _ := w.m.Read(context.Background(), stream, after, 1); len(evs) > 0 {
+		done := make(chan struct{})
+		close(done)
+		return done, func() {}
+	}
+	return ch, func() {}
+}
+
+// readerKinds are the ways Tail waits: fed from memory by a Feeder, woken
+// by a Notifier or a Watcher, or polling.
+func readerKinds() []string { return []string{"feed", "notifier", "watcher", "polling"} }
 
 func readerOf(m *eventlog.Memory, kind string) eventlog.Reader {
 	switch kind {
+	case "watcher":
+		return watchOnly{m}
 	case "polling":
 		return pollOnly{m}
 	case "notifier":
@@ -246,6 +265,12 @@ func TestTailErrors(t *testing.T) {
 			name: "MaxWait woken by a notifier",
 			r:    notifyOnly{m},
 			o:    eventlog.TailOptions{PollMin: time.Millisecond, PollMax: 5 * time.Millisecond, MaxWait: 30 * time.Millisecond},
+			want: eventlog.ErrTailTimeout,
+		},
+		{
+			name: "MaxWait on a watcher",
+			r:    watchOnly{m},
+			o:    eventlog.TailOptions{MaxWait: 30 * time.Millisecond},
 			want: eventlog.ErrTailTimeout,
 		},
 		{
