@@ -305,6 +305,17 @@ func (l *Events) Read(ctx context.Context, stream string, after int64, limit int
 	if stream == "" || after >= maxSeq {
 		return nil, nil
 	}
+	if it, ok := l.t.watch.take(stream, after); ok && limit > 0 {
+		// The shared poll read the next block already (blocks never change).
+		if evs, err := blockEvents(it); err == nil && evs[0].Seq == after+1 {
+			end := evs[len(evs)-1]
+			l.t.tips.set(stream, tip{last: end.Seq, closed: end.Close})
+			if limit > 0 && len(evs) > limit {
+				evs = evs[:limit]
+			}
+			return evs, nil
+		}
+	}
 	lo := after + 1
 	if at, ok := l.t.tips.get(stream); !ok || at.last != after {
 		lo = max(after+2-maxBlockEvents, 1)

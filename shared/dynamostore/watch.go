@@ -44,7 +44,14 @@ type watcher struct {
 	waits   map[watchKey]*watchEntry
 	running bool
 	kick    chan struct{}
+	// fetched holds the blocks the poll found, for the woken tailer's
+	// next Read (a block never changes once written), so that finding an
+	// event costs one read, not a poll and a query.
+	fetched map[watchKey]map[string]types.AttributeValue
 }
+
+// maxFetched bounds the blocks kept for tailers that have not read them.
+const maxFetched = 1024
 
 type watchKey struct {
 	stream string
@@ -57,7 +64,8 @@ type watchEntry struct {
 }
 
 func newWatcher(t *Table) *watcher {
-	return &watcher{t: t, waits: map[watchKey]*watchEntry{}, kick: make(chan struct{}, 1)}
+	return &watcher{t: t, waits: map[watchKey]*watchEntry{}, kick: make(chan struct{}, 1),
+		fetched: map[watchKey]map[string]types.AttributeValue{}}
 }
 
 func (w *watcher) watch(k watchKey) (<-chan struct{}, func()) {
@@ -95,8 +103,10 @@ func (w *watcher) run() {
 		select {
 		case <-timer.C:
 		case <-w.kick: // a new wait: poll at the quick pace again
-			interval = watchMin
-			timer.Reset(interval)
+			if interval > watchMin { // (at the quick pace already, the poll is due soon: no reset that could put it off)
+				interval = watchMin
+				timer.Reset(interval)
+			}
 			continue
 		}
 		w.mu.Lock()
@@ -110,11 +120,11 @@ func (w *watcher) run() {
 			keys = append(keys, k)
 		}
 		w.mu.Unlock()
-		found, err := w.poll(keys)
+		found, blocks, err := w.poll(keys)
 		if err != nil {
-			found = keys // let every tailer read for itself and see the error
+			found, blocks = keys, nil // let every tailer read for itself and see the error
 		}
-		w.wake(found)
+		w.wake(found, blocks)
 		if len(found) > 0 && err == nil {
 			interval = watchMin
 		} else {
@@ -124,11 +134,12 @@ func (w *watcher) run() {
 	}
 }
 
-// poll returns the keys whose next block exists.
-func (w *watcher) poll(keys []watchKey) ([]watchKey, error) {
+// poll returns the keys whose next block exists, with the blocks.
+func (w *watcher) poll(keys []watchKey) ([]watchKey, []map[string]types.AttributeValue, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), watchTimeout)
 	defer cancel()
 	var found []watchKey
+	var blocks []map[string]types.AttributeValue
 	for len(keys) > 0 {
 		n := min(len(keys), batchGetKeys)
 		batch := keys[:n]
@@ -144,28 +155,44 @@ func (w *watcher) poll(keys []watchKey) ([]watchKey, error) {
 			req = append(req, key(pk, sk))
 		}
 		out, err := w.t.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-			w.t.name: {Keys: req, ConsistentRead: aws.Bool(true), ProjectionExpression: aws.String("#pk, #sk"),
-				ExpressionAttributeNames: map[string]string{"#pk": AttrPK, "#sk": AttrSK}},
+			w.t.name: {Keys: req, ConsistentRead: aws.Bool(true)},
 		}})
 		if err != nil {
-			return found, err
+			return found, blocks, err
 		}
 		// Keys DynamoDB left unprocessed (throttling) are asked again at
 		// the next poll.
 		for _, it := range out.Responses[w.t.name] {
 			if k, ok := byKey[getStr(it, AttrPK)+"\x00"+getStr(it, AttrSK)]; ok {
 				found = append(found, k)
+				blocks = append(blocks, it)
 			}
 		}
 	}
-	return found, nil
+	return found, blocks, nil
 }
 
-// wake closes the channels of the keys found.
-func (w *watcher) wake(found []watchKey) {
+// take returns the block the poll found after seq after of stream, once.
+func (w *watcher) take(stream string, after int64) (map[string]types.AttributeValue, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, k := range found {
+	k := watchKey{stream, after}
+	it, ok := w.fetched[k]
+	delete(w.fetched, k)
+	return it, ok
+}
+
+// wake keeps the blocks found and closes the channels of their keys.
+func (w *watcher) wake(found []watchKey, blocks []map[string]types.AttributeValue) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.fetched)+len(blocks) > maxFetched {
+		clear(w.fetched) // tailers that went away: a miss costs a query
+	}
+	for i, k := range found {
+		if i < len(blocks) {
+			w.fetched[k] = blocks[i]
+		}
 		if e := w.waits[k]; e != nil {
 			close(e.ch)
 			delete(w.waits, k)
