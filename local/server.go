@@ -90,7 +90,15 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return s, fmt.Errorf("local: data dir: %w", err)
 	}
-	s.db, err = boltstore.Open(filepath.Join(o.DataDir, "insight.db"), boltstore.Options{NoSync: true})
+	// EVENTLOG_GROUP_DELAY: how long an appended event may wait for the
+	// group commit that writes it (docs/reliability.md, "Delivery").
+	var groupDelay time.Duration
+	if v := o.Getenv("EVENTLOG_GROUP_DELAY"); v != "" {
+		if groupDelay, err = time.ParseDuration(v); err != nil || groupDelay <= 0 || groupDelay > time.Second {
+			return s, fmt.Errorf("local: EVENTLOG_GROUP_DELAY=%q: want a duration from 1ns to 1s such as 2ms", v)
+		}
+	}
+	s.db, err = boltstore.Open(filepath.Join(o.DataDir, "insight.db"), boltstore.Options{NoSync: true, GroupDelay: groupDelay})
 	if err != nil {
 		return s, err
 	}

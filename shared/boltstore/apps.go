@@ -41,7 +41,7 @@ func (s *AppStore) PutApp(ctx context.Context, a apps.App) error {
 	if err := check(ctx, "app id", a.ID); err != nil {
 		return fmt.Errorf("boltstore: put app: %w", err)
 	}
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists([]byte(bucketApps))
 		if err != nil {
 			return err
@@ -127,7 +127,7 @@ func (s *AppStore) DeleteApp(ctx context.Context, id string) error {
 	if err := check(ctx, "app id", id); err != nil {
 		return fmt.Errorf("boltstore: delete app: %w", err)
 	}
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketApps))
 		if b == nil || b.Get([]byte(id)) == nil {
 			return apps.ErrNotFound
@@ -153,7 +153,7 @@ func (s *AppStore) PutSnapshot(ctx context.Context, snap apps.Snapshot) error {
 	if err := check(ctx, "app id", snap.AppID, "run id", snap.RunID); err != nil {
 		return fmt.Errorf("boltstore: put snapshot: %w", err)
 	}
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		root, err := tx.CreateBucketIfNotExists([]byte(bucketSnapshots))
 		if err != nil {
 			return err

@@ -84,6 +84,18 @@ type Options struct {
 	TTL time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// GroupDelay is the longest an appended event waits for its group
+	// commit (see EventLog) [2 ms]; negative commits at once.
+	GroupDelay time.Duration
+}
+
+// update runs fn in a write transaction after the events appended before
+// it are committed (see EventLog).
+func (d *DB) update(fn func(*bbolt.Tx) error) error {
+	if err := d.events.barrier(); err != nil {
+		return err
+	}
+	return d.bolt.Update(fn)
 }
 
 // DB is an open store file.
@@ -92,6 +104,7 @@ type DB struct {
 	ttl    time.Duration
 	now    func() time.Time
 	notify *eventlog.SharedNotifier
+	events *writer
 
 	closeOnce sync.Once
 	closeErr  error
@@ -125,13 +138,20 @@ func Open(path string, opts Options) (*DB, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &DB{bolt: b, ttl: opts.TTL, now: now, notify: eventlog.NewNotifier()}, nil
+	d := &DB{bolt: b, ttl: opts.TTL, now: now, notify: eventlog.NewNotifier()}
+	delay := opts.GroupDelay
+	if delay == 0 {
+		delay = defaultGroupDelay
+	}
+	d.events = newWriter(b, max(delay, 0), func() time.Time { return d.expiry(d.now()) }, d.notify)
+	return d, nil
 }
 
 // Close syncs the file (writes made with NoSync reach the disk) and closes
 // it. Later calls return the first call's result.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
+		d.events.close() // the queued appends are committed first
 		d.closeErr = errors.Join(d.bolt.Sync(), d.bolt.Close())
 		if d.closeErr != nil {
 			d.closeErr = fmt.Errorf("boltstore: close: %w", d.closeErr)
@@ -162,7 +182,14 @@ func (d *DB) Sweep(ctx context.Context) (sessions, streams int, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, 0, fmt.Errorf("boltstore: sweep: %w", err)
 	}
+	if err := d.events.barrier(); err != nil {
+		return 0, 0, fmt.Errorf("boltstore: sweep: %w", err)
+	}
 	now := d.now()
+	// The event writer's lock keeps appends from being sequenced on the
+	// memory state of a stream this deletes.
+	d.events.mu.Lock()
+	defer d.events.mu.Unlock()
 	err = d.bolt.Update(func(tx *bbolt.Tx) error {
 		expired, err := expiredKeys(tx.Bucket([]byte(bucketSessions)), now, func(v []byte) (time.Time, error) {
 			var s session.Session
@@ -190,7 +217,13 @@ func (d *DB) Sweep(ctx context.Context) (sessions, streams int, err error) {
 		if err != nil {
 			return err
 		}
+		streams = 0
 		for _, name := range expired {
+			if st := d.events.streams[string(name)]; st != nil && st.pending != nil {
+				continue // being written: not expired
+			}
+			streams++
+			delete(d.events.streams, string(name))
 			if err := tx.Bucket([]byte(bucketStreams)).Delete(name); err != nil {
 				return err
 			}
@@ -198,7 +231,6 @@ func (d *DB) Sweep(ctx context.Context) (sessions, streams int, err error) {
 				return err
 			}
 		}
-		streams = len(expired)
 		return nil
 	})
 	if err != nil {

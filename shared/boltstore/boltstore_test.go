@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -468,5 +469,53 @@ func BenchmarkRead100(b *testing.B) {
 		if err != nil || len(got) != 100 {
 			b.Fatalf("Read = %d events, %v", len(got), err)
 		}
+	}
+}
+
+// BenchmarkConcurrentAppend is the load of many turns streaming at once: 50
+// producers, each appending 200 one-event chunks to its own stream (one
+// op is the whole run of 10,000 appends, ended by a Flush: every event is
+// committed), as the agents of 50 turns do. It reports the cost per append.
+func BenchmarkConcurrentAppend(b *testing.B) {
+	const producers, events = 50, 200
+	for _, noSync := range []bool{true, false} {
+		b.Run(fmt.Sprint("NoSync=", noSync), func(b *testing.B) {
+			log := open(b, boltstore.Options{NoSync: noSync}).Events()
+			ev := eventlog.Event{Data: json.RawMessage(`{"type":"text-delta","id":"t1","delta":"Fractions are parts of a whole."}`)}
+			ctx := context.Background()
+			run := 0
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for b.Loop() {
+				run++
+				var wg sync.WaitGroup
+				errs := make(chan error, producers)
+				for p := range producers {
+					wg.Go(func() {
+						stream := fmt.Sprintf("turn-%d-%d", run, p)
+						for range events {
+							if _, err := log.Append(ctx, stream, ev); err != nil {
+								errs <- err
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					b.Fatal(err)
+				}
+				if err := log.Flush(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			runtime.ReadMemStats(&after)
+			n := float64(b.N * producers * events)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/append")
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/append")
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/append")
+		})
 	}
 }

@@ -3,7 +3,9 @@ package boltstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -11,14 +13,35 @@ import (
 	"github.com/insightedge/insightedge/shared/eventlog"
 )
 
-// EventLog is the eventlog.Log of a DB, and an eventlog.Notifier for tailers
-// in the same process (another process appending to the file would not wake
-// them; the local run is one process).
+// EventLog is the eventlog.Log of a DB, and an eventlog.Notifier and
+// eventlog.Feeder for tailers in the same process (another process cannot
+// open the file: bbolt locks it).
+//
+// # Group commit
+//
+// An Append is sequenced in memory: under one lock it checks the stream's
+// closed flag, takes the next seqs, publishes the events to the feed (the
+// relay of a live stream has them at once), queues them and returns. One
+// committer writes everything queued, of every stream, in one bbolt
+// transaction, at most Options.GroupDelay after the first of them was
+// queued; while it commits, the next appends queue for the next one. So the
+// appends of all turns share one transaction, and a turn's chunks share
+// pages instead of rewriting them one chunk at a time. Read returns the
+// sequenced events too (committed ones from the file, the rest from
+// memory), so a cursor the relay gave a client is readable at once.
+//
+// Every other write to the file (sessions, turns, records, leases) first
+// waits until the events sequenced before it are committed, so the file
+// never holds a turn's end without the events the turn appended before it.
+// A crash loses at most the events of the last group (sequenced, relayed,
+// not yet committed); docs/reliability.md has the delivery rule. The queue
+// is bounded (maxQueued events): past it an Append waits for a commit.
 type EventLog struct{ db *DB }
 
 var (
 	_ eventlog.Log      = (*EventLog)(nil)
 	_ eventlog.Notifier = (*EventLog)(nil)
+	_ eventlog.Feeder   = (*EventLog)(nil)
 )
 
 // streamMeta is a stream's counter item: the last seq, and whether the
@@ -37,9 +60,71 @@ const (
 	flagNamed = 2
 )
 
-// Append implements eventlog.Appender. The check of the closed flag, the seqs
-// and the writes are one transaction, so concurrent appenders get
-// consecutive blocks and none can write after the close.
+// ErrClosedDB is returned by Append after Close.
+var ErrClosedDB = errors.New("boltstore: database closed")
+
+const (
+	// maxCachedStreams bounds the streams whose seq state stays in memory
+	// with nothing pending; past it they are dropped and read from the
+	// file again.
+	maxCachedStreams = 4096
+	// maxQueued bounds the events waiting for a commit: an Append that
+	// finds more waits for the commit in progress (back-pressure).
+	maxQueued = 8192
+	// defaultGroupDelay is Options.GroupDelay's default.
+	defaultGroupDelay = 2 * time.Millisecond
+)
+
+// writer sequences appends and commits them in groups.
+type writer struct {
+	bolt   *bbolt.DB
+	expiry func() time.Time
+	feed   *eventlog.Feed
+	notify *eventlog.SharedNotifier
+	delay  time.Duration
+
+	mu       sync.Mutex
+	streams  map[string]*seqState
+	queue    map[string][]eventlog.Event // sequenced, for the next commit
+	queued   int                         // events in queue
+	group    *group                      // the commit that will write queue
+	inflight *group                      // the commit being written, if any
+	err      error                       // a failed commit: every later write fails
+	closed   bool
+	kick     chan struct{} // something was queued
+	urgent   chan struct{} // a writer waits: commit without the delay
+	done     chan struct{}
+	commits  int // transactions written, for tests and benchmarks
+}
+
+// seqState is a stream's sequencing state: seqs up to durable are in the
+// file, pending holds durable+1 ... last.
+type seqState struct {
+	last, durable int64
+	closed        bool
+	pending       []eventlog.Event
+	// expires is the stream's expiry as of its last append.
+	expires time.Time
+}
+
+// group is one commit; done closes when it is written (err tells how).
+type group struct {
+	done chan struct{}
+	err  error
+}
+
+func newGroup() *group { return &group{done: make(chan struct{})} }
+
+func newWriter(b *bbolt.DB, delay time.Duration, expiry func() time.Time, notify *eventlog.SharedNotifier) *writer {
+	w := &writer{bolt: b, expiry: expiry, feed: eventlog.NewFeed(), notify: notify, delay: delay,
+		streams: map[string]*seqState{}, queue: map[string][]eventlog.Event{}, group: newGroup(),
+		kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), done: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+// Append implements eventlog.Appender: the events get their seqs, reach
+// the feed and are queued for the next group commit.
 func (l *EventLog) Append(ctx context.Context, stream string, events ...eventlog.Event) (int64, error) {
 	if err := check(ctx, "stream", stream); err != nil {
 		return 0, fmt.Errorf("boltstore: append: %w", err)
@@ -47,61 +132,266 @@ func (l *EventLog) Append(ctx context.Context, stream string, events ...eventlog
 	if err := eventlog.CheckNames(events); err != nil {
 		return 0, fmt.Errorf("boltstore: append %s: %w", stream, err)
 	}
-	if len(events) == 0 {
-		// Nothing to write: no commit (and no fsync) for it.
-		var meta streamMeta
-		err := l.db.bolt.View(func(tx *bbolt.Tx) (err error) {
-			meta, err = getMeta(tx, stream)
-			return err
-		})
-		if err == nil && meta.Closed {
-			err = eventlog.ErrClosed
-		}
-		if err != nil {
-			return 0, fmt.Errorf("boltstore: append %s: %w", stream, err)
-		}
-		return meta.Last, nil
-	}
-	var last int64
-	err := l.db.bolt.Update(func(tx *bbolt.Tx) error {
-		meta, err := getMeta(tx, stream)
-		if err != nil {
-			return err
-		}
-		if meta.Closed {
-			return eventlog.ErrClosed
-		}
-		b, err := tx.Bucket([]byte(bucketEvents)).CreateBucketIfNotExists([]byte(stream))
-		if err != nil {
-			return err
-		}
-		for _, ev := range events {
-			if meta.Closed {
-				break // a batch stops at its closing event
-			}
-			meta.Last++
-			if err := b.Put(u64key(meta.Last), encodeEvent(ev)); err != nil {
-				return err
-			}
-			meta.Closed = ev.Close
-		}
-		meta.ExpiresAt = l.db.expiry(l.db.now())
-		last = meta.Last
-		return putJSON(tx.Bucket([]byte(bucketStreams)), []byte(stream), meta)
-	})
+	last, full, err := l.db.events.sequence(stream, events)
 	if err != nil {
 		return 0, fmt.Errorf("boltstore: append %s: %w", stream, err)
 	}
-	l.db.notify.Broadcast(stream)
+	if len(events) > 0 {
+		l.db.notify.Broadcast(stream)
+	}
+	if full != nil { // back-pressure: bounded by one commit
+		<-full.done
+	}
 	return last, nil
 }
 
-// Read implements eventlog.Reader.
+// sequence assigns the seqs of events, queues them and publishes them. It
+// returns a group to wait for when the queue is full.
+func (w *writer) sequence(stream string, events []eventlog.Event) (int64, *group, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return 0, nil, ErrClosedDB
+	}
+	if w.err != nil {
+		return 0, nil, w.err
+	}
+	st, err := w.state(stream)
+	if err != nil {
+		return 0, nil, err
+	}
+	if st.closed {
+		return 0, nil, eventlog.ErrClosed
+	}
+	if len(events) == 0 {
+		return st.last, nil, nil
+	}
+	st.expires = w.expiry()
+	from := len(st.pending)
+	for _, ev := range events {
+		if st.closed {
+			break // a batch stops at its closing event
+		}
+		st.last++
+		ev.Seq = st.last
+		st.closed = ev.Close
+		st.pending = append(st.pending, ev)
+	}
+	evs := st.pending[from:]
+	w.queue[stream] = append(w.queue[stream], evs...)
+	w.queued += len(evs)
+	w.feed.Publish(stream, evs) // under mu: in seq order
+	signal(w.kick)
+	if w.queued >= maxQueued {
+		signal(w.urgent)
+		return st.last, w.group, nil
+	}
+	return st.last, nil, nil
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// barrier waits until every event sequenced before the call is committed,
+// and returns the commit's error. Every other write to the file calls it
+// first.
+func (w *writer) barrier() error {
+	w.mu.Lock()
+	g := w.inflight
+	if w.queued > 0 {
+		g = w.group
+		signal(w.urgent)
+	}
+	err := w.err
+	w.mu.Unlock()
+	if g == nil {
+		return err
+	}
+	<-g.done
+	return g.err
+}
+
+// state returns the stream's state, from memory or else from the file;
+// w.mu is held.
+func (w *writer) state(stream string) (*seqState, error) {
+	if st := w.streams[stream]; st != nil {
+		return st, nil
+	}
+	var meta streamMeta
+	err := w.bolt.View(func(tx *bbolt.Tx) (err error) {
+		meta, err = getMeta(tx, stream)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	st := &seqState{last: meta.Last, durable: meta.Last, closed: meta.Closed}
+	w.streams[stream] = st
+	return st, nil
+}
+
+// run is the committer: it writes what is queued, one transaction at a
+// time, until Close.
+func (w *writer) run() {
+	defer close(w.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		<-w.kick
+		if w.delay > 0 { // gather more of the producers' events
+			timer.Reset(w.delay)
+			select {
+			case <-timer.C:
+			case <-w.urgent:
+				timer.Stop()
+			}
+		}
+		w.mu.Lock()
+		queue, g, closed := w.queue, w.group, w.closed
+		w.queue, w.group, w.queued, w.inflight = map[string][]eventlog.Event{}, newGroup(), 0, g
+		w.mu.Unlock()
+		if len(queue) > 0 {
+			g.err = w.commit(queue)
+			w.committed(queue, g.err)
+		}
+		w.mu.Lock()
+		w.inflight = nil
+		w.mu.Unlock()
+		close(g.done)
+		if closed {
+			return
+		}
+	}
+}
+
+// commit writes the queued events and their streams' counters in one
+// transaction.
+func (w *writer) commit(queue map[string][]eventlog.Event) error {
+	expires := make(map[string]time.Time, len(queue))
+	w.mu.Lock()
+	for stream := range queue {
+		expires[stream] = w.streams[stream].expires
+	}
+	w.mu.Unlock()
+	return w.bolt.Update(func(tx *bbolt.Tx) error {
+		events, streams := tx.Bucket([]byte(bucketEvents)), tx.Bucket([]byte(bucketStreams))
+		for stream, evs := range queue {
+			b, err := events.CreateBucketIfNotExists([]byte(stream))
+			if err != nil {
+				return err
+			}
+			b.FillPercent = 1 // seqs only grow: full pages, no half-empty splits
+			for _, ev := range evs {
+				if err := b.Put(u64key(ev.Seq), encodeEvent(ev)); err != nil {
+					return err
+				}
+			}
+			last := evs[len(evs)-1]
+			if err := putJSON(streams, []byte(stream), streamMeta{Last: last.Seq, Closed: last.Close, ExpiresAt: expires[stream]}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// committed moves the committed events out of memory, or records the
+// failure: the memory state is then ahead of the file, so nothing more may
+// be sequenced on it.
+func (w *writer) committed(queue map[string][]eventlog.Event, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.commits++
+	if err != nil {
+		w.err = fmt.Errorf("a commit of the event log failed, nothing more is written until a restart: %w", err)
+		return
+	}
+	for stream, evs := range queue {
+		st := w.streams[stream]
+		st.durable = evs[len(evs)-1].Seq
+		st.pending = st.pending[len(evs):]
+		if len(st.pending) == 0 {
+			st.pending = nil // let the committed events go
+			if st.closed {
+				delete(w.streams, stream) // the file says closed
+			}
+		}
+	}
+	if len(w.streams) > maxCachedStreams {
+		for stream, st := range w.streams {
+			if st.pending == nil {
+				delete(w.streams, stream)
+			}
+		}
+	}
+}
+
+// close commits what is queued and stops the committer.
+func (w *writer) close() {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
+	w.closed = true
+	w.mu.Unlock()
+	signal(w.kick)
+	signal(w.urgent)
+	<-w.done
+}
+
+// pendingAfter returns the sequenced events of stream not yet committed
+// and the last committed seq, as one consistent snapshot. The events of
+// the slice are never modified.
+func (w *writer) pendingAfter(stream string) (pending []eventlog.Event, durable int64, known bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := w.streams[stream]
+	if st == nil {
+		return nil, 0, false
+	}
+	return st.pending, st.durable, true
+}
+
+// Read implements eventlog.Reader: the committed events from the file and
+// the sequenced ones from memory. The memory snapshot is taken first: an
+// event committed after it is also in the file's view, an event committed
+// before it is in the file.
 func (l *EventLog) Read(ctx context.Context, stream string, after int64, limit int) ([]eventlog.Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("boltstore: read %s: %w", stream, err)
 	}
 	after = max(after, 0)
+	pending, durable, known := l.db.events.pendingAfter(stream)
+	var evs []eventlog.Event
+	if !known || after < durable {
+		var err error
+		if evs, err = l.readFile(stream, after, limit); err != nil {
+			return nil, err
+		}
+	}
+	next := after + 1
+	if len(evs) > 0 {
+		next = evs[len(evs)-1].Seq + 1
+	}
+	for _, ev := range pending {
+		if limit > 0 && len(evs) >= limit {
+			break
+		}
+		if ev.Seq == next {
+			evs = append(evs, ev)
+			next++
+		}
+	}
+	return evs, nil
+}
+
+// readFile reads committed events.
+func (l *EventLog) readFile(stream string, after int64, limit int) ([]eventlog.Event, error) {
 	var evs []eventlog.Event
 	err := l.db.bolt.View(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketEvents)).Bucket([]byte(stream))
@@ -130,8 +420,23 @@ func (l *EventLog) Read(ctx context.Context, stream string, after int64, limit i
 	return evs, nil
 }
 
-// Changed implements eventlog.Notifier.
+// Flush waits until every event appended before the call is committed (at
+// most one group delay and one commit) and returns the commit's error.
+func (l *EventLog) Flush() error {
+	if err := l.db.events.barrier(); err != nil {
+		return fmt.Errorf("boltstore: flush: %w", err)
+	}
+	return nil
+}
+
+// Changed implements eventlog.Notifier: the channel closes when the next
+// events of stream are sequenced (Read has them then).
 func (l *EventLog) Changed(stream string) <-chan struct{} { return l.db.notify.Changed(stream) }
+
+// Subscribe implements eventlog.Feeder.
+func (l *EventLog) Subscribe(stream string) *eventlog.Subscription {
+	return l.db.events.feed.Subscribe(stream)
+}
 
 func getMeta(tx *bbolt.Tx, stream string) (streamMeta, error) {
 	var meta streamMeta

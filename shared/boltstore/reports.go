@@ -36,7 +36,7 @@ func (s *ReportStore) CreateSession(ctx context.Context, sess report.Session) er
 	}
 	now := time.Now().UTC()
 	sess.Version, sess.CreatedAt, sess.UpdatedAt = 1, now, now
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists([]byte(bucketReportSessions))
 		if err != nil {
 			return err
@@ -69,7 +69,7 @@ func (s *ReportStore) UpdateSession(ctx context.Context, id string, fn func(*rep
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketReportSessions))
 		if b == nil || id == "" {
 			return report.ErrNotFound
@@ -100,7 +100,7 @@ func (s *ReportStore) PutConnection(ctx context.Context, c report.Connection) er
 	if err := check(ctx, "connection id", c.ID); err != nil {
 		return fmt.Errorf("boltstore: put connection: %w", err)
 	}
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists([]byte(bucketReportConnections))
 		if err != nil {
 			return err
@@ -127,7 +127,7 @@ func (s *ReportStore) AddSession(ctx context.Context, connID, sessionID string) 
 	if err := check(ctx, "connection id", connID, "session id", sessionID); err != nil {
 		return fmt.Errorf("boltstore: add session: %w", err)
 	}
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketReportConnections))
 		if b == nil {
 			return report.ErrNotFound
@@ -156,7 +156,7 @@ func (s *ReportStore) DeleteConnection(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	return s.db.update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketReportConnections))
 		if b == nil {
 			return nil

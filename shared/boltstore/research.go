@@ -34,7 +34,7 @@ func (s *ResearchStore) CreateResearch(ctx context.Context, r research.Session) 
 	if err := check(ctx, "research id", r.ID); err != nil {
 		return fmt.Errorf("boltstore: create research: %w", err)
 	}
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists([]byte(bucketResearch))
 		if err != nil {
 			return err
@@ -74,7 +74,7 @@ func (s *ResearchStore) UpdateResearch(ctx context.Context, id string, fn func(*
 		return research.Session{}, fmt.Errorf("boltstore: update research: %w", err)
 	}
 	var r research.Session
-	err := s.db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := s.db.update(func(tx *bbolt.Tx) error {
 		var err error
 		if r, err = getResearch(tx, id); err != nil {
 			return err

@@ -10,8 +10,7 @@
 //	SESSION#<id>       META            the session: owner, kind, title, activeTurn, turns, version
 //	SESSION#<id>       TURN#<turn id>  one turn: index, message, status, outcome (JSON)
 //	SESSION#<id>       REC#<key>       one record of session.Records (value: binary)
-//	STREAM#<name>      HEAD            a stream's counter: last (the last allocated seq), closed
-//	STREAM#<name>      EV#<seq, 12 digits>  one event (data: binary, close)
+//	STREAM#<name>      EV#<seq, 12 digits>  a block of events from that seq: one event (data: binary, name, close) or n events (evs)
 //	APP#<id>, TEACHER#<id>, APPS#DUE        saved apps, their snapshots and indexes (apps.go)
 //
 // Turns are keyed by id, not by index: GetTurn and EndTurn address a turn
@@ -45,19 +44,22 @@
 //     frees the session under a newer one. If the process dies between the
 //     two writes, the session names a turn that has ended; the next BeginTurn
 //     that loses its condition sees that and clears it as above.
-//   - Append: UpdateItem of the stream's HEAD item, ADD last :n (and SET
-//     closed when the batch holds the closing event), conditional on
-//     attribute_not_exists(closed), allocates a block of n seqs atomically;
-//     then the n event items are written (BatchWriteItem). Concurrent
-//     appenders get disjoint blocks in the order of their counter updates,
-//     and none gets a block after the close. A block is written after it is
-//     allocated, so for a moment a later block may be visible before an
-//     earlier one: Read returns the contiguous run after `after` and stops
-//     before the first missing seq. A gap that a later event shows and that
-//     is still there after Options.GapTimeout is reported as ErrGap (an
-//     appender died between its two writes), never skipped. A block
-//     allocated but never written at the very end of a stream shows no later
-//     event; the tailer's own wait bound (the edge's turn timeout) ends it.
+//   - Append: one PutItem of a block (the batch's events, up to 100 or
+//     300 KB; a larger batch is several blocks) keyed by its first seq,
+//     conditional on attribute_not_exists(SK): the put takes the seqs and
+//     writes the events in one write. A writer tries the seq after the
+//     stream's end as it knows it (this process's last append or read, else
+//     one query of the last block); if the put loses, another writer took
+//     that seq, and it reads the blocks after what it knew to the new end
+//     and tries again (at most 50 times). The closing event ends its
+//     block; a writer that reads on to it gets ErrClosed, so nothing is
+//     written after the close. Blocks are written whole and only right
+//     after the end, so the stream never has a gap, and a batch that fits
+//     one block is never split by another writer's events. Appends of one process to
+//     one stream take turns (a lock), so they do not lose puts to each
+//     other. (Until November 2026 an append was a counter update and the
+//     event items, two writes; their streams read the same, a counter item
+//     is ignored.)
 //
 // Every read that decides something is a strongly consistent read
 // (ConsistentRead), so a writer's own writes and every won condition are
@@ -98,6 +100,7 @@ type API interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 }
 
 // Options configure a Table. Zero values take the defaults in brackets.
@@ -122,10 +125,12 @@ type Options struct {
 
 // Table is one DynamoDB table holding sessions and event streams.
 type Table struct {
-	db   API
-	name string
-	o    Options
-	gaps *gapTracker
+	db    API
+	name  string
+	o     Options
+	gaps  *gapTracker
+	tips  *tips
+	watch *watcher
 }
 
 // New returns the store on the table name, which must exist with the key
@@ -146,7 +151,9 @@ func New(db API, name string, o Options) *Table {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Table{db: db, name: name, o: o, gaps: newGapTracker()}
+	t := &Table{db: db, name: name, o: o, gaps: newGapTracker(), tips: newTips()}
+	t.watch = newWatcher(t)
+	return t
 }
 
 // Sessions returns the session.Store of the table.

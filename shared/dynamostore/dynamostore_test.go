@@ -128,7 +128,7 @@ func TestStore(t *testing.T) {
 		{"RepairCrashInBeginTurn", testRepairCrashInBeginTurn},
 		{"RepairCrashInEndTurn", testRepairCrashInEndTurn},
 		{"GapWaitsThenFails", testGapWaitsThenFails},
-		{"UnwrittenTail", testUnwrittenTail},
+		{"WritersInOtherProcesses", testWritersInOtherProcesses},
 		{"ReadPagesPastLimit", testReadPagesPastLimit},
 	}
 	for _, tt := range tests {
@@ -158,9 +158,7 @@ func testTTLOnEveryItem(t *testing.T, f *fixture) {
 		"SESSION#s1/TURN#t1":             expires.Unix(), // a turn lives as long as its session
 		"SESSION#s1/REC#history/t1":      later,
 		"SESSION#s1/REC#empty":           later,
-		"STREAM#turn/t1/HEAD":            later,
-		"STREAM#turn/t1/EV#000000000001": later,
-		"STREAM#turn/t1/EV#000000000002": later,
+		"STREAM#turn/t1/EV#000000000001": later, // one block: both events
 	}
 	items := f.scan(t)
 	if len(items) != len(want) {
@@ -258,16 +256,15 @@ func testRepairCrashInEndTurn(t *testing.T, f *fixture) {
 	}
 }
 
-// allocate moves a stream's counter on by n without writing the events, as
-// an appender that died between its two writes would.
-func (f *fixture) allocate(t *testing.T, stream string, n int) {
+// putEvent writes an event item as another writer would, bypassing the
+// store.
+func (f *fixture) putEvent(t *testing.T, stream string, seq int64, data string) {
 	t.Helper()
-	f.update(t, &dynamodb.UpdateItemInput{
-		Key:                       key("STREAM#"+stream, "HEAD"),
-		UpdateExpression:          aws.String("ADD #last :n"),
-		ExpressionAttributeNames:  map[string]string{"#last": "last"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)}},
-	})
+	_, err := f.srv.Client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "STREAM#" + stream}, "SK": &types.AttributeValueMemberS{Value: fmt.Sprintf("EV#%012d", seq)},
+		"data": &types.AttributeValueMemberB{Value: []byte(data)}, "ttl": &types.AttributeValueMemberN{Value: "1"},
+	}})
+	must(t, err)
 }
 
 func seqs(evs []eventlog.Event) []int64 {
@@ -287,12 +284,7 @@ func testGapWaitsThenFails(t *testing.T, f *fixture) {
 	const s = "turn/gap"
 	_, err := log.Append(ctx, s, eventlog.Event{Data: json.RawMessage(`1`)}, eventlog.Event{Data: json.RawMessage(`2`)})
 	must(t, err)
-	f.allocate(t, s, 1)
-	last, err := log.Append(ctx, s, eventlog.Event{Data: json.RawMessage(`4`)})
-	must(t, err)
-	if last != 4 {
-		t.Fatalf("Append after the allocation returned %d, want 4", last)
-	}
+	f.putEvent(t, s, 4, `4`) // an item that skips seq 3 (the log's own appends cannot)
 
 	evs, err := log.Read(ctx, s, 0, 0)
 	if err != nil || fmt.Sprint(seqs(evs)) != "[1 2]" {
@@ -310,34 +302,82 @@ func testGapWaitsThenFails(t *testing.T, f *fixture) {
 	}
 
 	// The late writer arrives: the stream reads on, and the gap is forgotten.
-	_, err = f.srv.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "STREAM#" + s}, "SK": &types.AttributeValueMemberS{Value: "EV#000000000003"},
-		"data": &types.AttributeValueMemberB{Value: []byte(`3`)}, "ttl": &types.AttributeValueMemberN{Value: "1"},
-	}})
-	must(t, err)
+	f.putEvent(t, s, 3, `3`)
 	evs, err = log.Read(ctx, s, 2, 0)
 	if err != nil || fmt.Sprint(seqs(evs)) != "[3 4]" {
 		t.Fatalf("Read after the gap filled = %v, %v; want [3 4]", seqs(evs), err)
 	}
 }
 
-// testUnwrittenTail allocates the last seqs without writing them: nothing
-// shows the gap, so Read returns the run before it and no error (the
-// tailer's wait bound ends such a stream).
-func testUnwrittenTail(t *testing.T, f *fixture) {
+// testWritersInOtherProcesses appends to one stream from several stores
+// on the table, as the Lambda functions of one turn do (each its own
+// process, with its own idea of the stream's end), while another closes
+// it: the conditional puts keep seqs unique and gap-free, a batch whole,
+// and nothing after the close.
+func testWritersInOtherProcesses(t *testing.T, f *fixture) {
 	ctx := context.Background()
-	log := f.store.Events()
-	const s = "turn/tail"
-	_, err := log.Append(ctx, s, eventlog.Event{Data: json.RawMessage(`1`)})
-	must(t, err)
-	f.allocate(t, s, 2)
-	f.clock.Add(time.Hour)
-	evs, err := log.Read(ctx, s, 0, 10)
-	if err != nil || fmt.Sprint(seqs(evs)) != "[1]" {
-		t.Fatalf("Read = %v, %v; want [1]", seqs(evs), err)
+	const s, writers, pairs = "turn/procs", 4, 10
+	logs := make([]eventlog.Log, writers+1)
+	for i := range logs {
+		logs[i] = dynamostore.New(f.srv.Client, f.table, dynamostore.Options{Now: f.clock.Now}).Events()
 	}
-	if last, err := log.Append(ctx, s); err != nil || last != 3 {
-		t.Fatalf("empty Append = %d, %v; want the allocated last seq 3", last, err)
+	if _, err := logs[0].Append(ctx, s, eventlog.Event{Data: json.RawMessage(`"start"`)}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	accepted := make([][]int64, writers)
+	going := make(chan struct{}, writers) // each writer has appended thrice
+	for w := range writers {
+		wg.Go(func() {
+			for i := range pairs {
+				if i == 3 {
+					going <- struct{}{}
+				}
+				last, err := logs[w].Append(ctx, s,
+					eventlog.Event{Data: json.RawMessage(fmt.Sprintf(`"%d/%d/a"`, w, i))},
+					eventlog.Event{Data: json.RawMessage(fmt.Sprintf(`"%d/%d/b"`, w, i))})
+				if errors.Is(err, eventlog.ErrClosed) {
+					return
+				}
+				if err != nil {
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+				accepted[w] = append(accepted[w], last)
+			}
+		})
+	}
+	for range writers {
+		<-going
+	}
+	closeSeq, err := logs[writers].Append(ctx, s, eventlog.Event{Data: json.RawMessage(`"stop"`), Close: true})
+	must(t, err)
+	wg.Wait()
+	evs, err := logs[0].Read(ctx, s, 0, 0)
+	must(t, err)
+	if int64(len(evs)) != closeSeq || !evs[len(evs)-1].Close {
+		t.Fatalf("the stream holds %d events, the close has seq %d", len(evs), closeSeq)
+	}
+	n := 1
+	for w := range accepted {
+		n += 2 * len(accepted[w])
+		for _, last := range accepted[w] {
+			a, b := evs[last-2], evs[last-1]
+			if string(b.Data) != strings.Replace(string(a.Data), "/a", "/b", 1) || !strings.HasPrefix(string(a.Data), fmt.Sprintf(`"%d/`, w)) {
+				t.Fatalf("the pair ending at %d is %s %s", last, a.Data, b.Data)
+			}
+		}
+	}
+	if n+1 != len(evs) || n < 1+2*3*writers {
+		t.Fatalf("%d events accepted before the close, the stream holds %d", n, len(evs)-1)
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i, ev.Seq)
+		}
+	}
+	if _, err := logs[1].Append(ctx, s, eventlog.Event{Data: json.RawMessage(`"late"`)}); !errors.Is(err, eventlog.ErrClosed) {
+		t.Fatalf("a late append from another process: %v, want ErrClosed", err)
 	}
 }
 

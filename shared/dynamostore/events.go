@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,36 +20,96 @@ import (
 // Key prefixes and attribute names of the stream items.
 const (
 	prefixStream = "STREAM#"
-	skHead       = "HEAD"
 	prefixEvent  = "EV#"
-	attrLast     = "last"
-	attrClosed   = "closed"
 	attrData     = "data"
 	attrClose    = "close"
 	attrName     = "name"
+	// attrCount and attrEvents hold a block of more than one event: how
+	// many, and the list of them (each a map of attrData, attrName,
+	// attrClose). A block of one event has its attributes on the item.
+	attrCount  = "n"
+	attrEvents = "evs"
 	// seqDigits pads seqs so that sort keys order like the numbers.
 	seqDigits = 12
 	maxSeq    = 999_999_999_999
+	// maxBlockEvents and maxBlockBytes bound a block (an item is at most
+	// 400 KB); a batch beyond them is written as several blocks.
+	maxBlockEvents = 100
+	maxBlockBytes  = 300 << 10
+	// maxAppendTries bounds the conditional puts of one block: each lost
+	// one means another writer appended to the stream meanwhile.
+	maxAppendTries = 50
+	// maxCachedTips bounds the streams whose last seq this process keeps.
+	maxCachedTips = 4096
 )
 
 // ErrGap is returned by Read when an event is still missing after
-// Options.GapTimeout while a later event exists: an appender allocated its
-// seqs and did not write them. The tailer must not skip it silently.
+// Options.GapTimeout while a later event exists. Appends write a block and
+// take its seqs in one conditional put, so they leave no gap; a gap is the
+// trace of an item written by other means (or of the counter-and-items
+// writes of the log's earlier version). The tailer must not skip it.
 var ErrGap = errors.New("dynamostore: an event is missing from the stream")
 
 // Events is the eventlog.Log of a Table; see the package comment for the
-// counter item and the gap rule.
+// blocks and how they keep seqs gap-free.
 type Events struct{ t *Table }
 
 var _ eventlog.Log = (*Events)(nil)
 
-func headKey(stream string) map[string]types.AttributeValue { return key(prefixStream+stream, skHead) }
-
 func eventSK(seq int64) string { return fmt.Sprintf("%s%0*d", prefixEvent, seqDigits, seq) }
 
-// Append implements eventlog.Appender: one conditional update of the
-// stream's counter allocates the block of seqs (and closes the stream when
-// the batch holds its closing event), then the events are written.
+// tip is what this process knows of a stream's end: the last seq and
+// whether it is the closing event. It may be stale (another process
+// appended); the conditional put finds out.
+type tip struct {
+	last   int64
+	closed bool
+}
+
+// tips caches the streams' tips, and serializes the appends of this process
+// to one stream, so that they do not race each other's conditions.
+type tips struct {
+	mu    sync.Mutex
+	tips  map[string]tip
+	locks [64]sync.Mutex
+}
+
+func newTips() *tips { return &tips{tips: map[string]tip{}} }
+
+func (c *tips) lock(stream string) *sync.Mutex {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(stream))
+	return &c.locks[h.Sum32()%uint32(len(c.locks))]
+}
+
+func (c *tips) get(stream string) (tip, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.tips[stream]
+	return t, ok
+}
+
+// set records t unless a later tip is known (a reader of an old part of
+// the stream does not move it back).
+func (c *tips) set(stream string, t tip) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.tips[stream]
+	if ok && old.last > t.last {
+		return
+	}
+	if !ok && len(c.tips) >= maxCachedTips {
+		clear(c.tips) // cheap and rare: a miss costs one query
+	}
+	c.tips[stream] = t
+}
+
+// Append implements eventlog.Appender. The events are written as blocks:
+// one item keyed by the block's first seq, put on condition that no item has
+// that key. The put both takes the seqs and writes the events, in one write
+// (one request, one write unit per KB); a writer whose put loses reads on to
+// the stream's new end and tries after it, and stops with ErrClosed when
+// that end is the closing event.
 func (l *Events) Append(ctx context.Context, stream string, events ...eventlog.Event) (int64, error) {
 	if err := nonEmpty("stream", stream); err != nil {
 		return 0, fmt.Errorf("dynamostore: append: %w", err)
@@ -56,88 +117,208 @@ func (l *Events) Append(ctx context.Context, stream string, events ...eventlog.E
 	if err := eventlog.CheckNames(events); err != nil {
 		return 0, fmt.Errorf("dynamostore: append %s: %w", stream, err)
 	}
-	n, closes := 0, false
-	for _, ev := range events {
-		n++
+	for i, ev := range events {
 		if ev.Close {
-			closes = true
-			break // a batch stops at its closing event
+			events = events[:i+1] // a batch stops at its closing event
+			break
 		}
 	}
-	if n == 0 {
-		last, err := l.last(ctx, stream)
+	mu := l.t.tips.lock(stream)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(events) == 0 {
+		end, err := l.end(ctx, stream, 0) // fresh: another process may have appended
+		if err == nil && end.closed {
+			err = eventlog.ErrClosed
+		}
 		if err != nil {
 			return 0, fmt.Errorf("dynamostore: append %s: %w", stream, err)
 		}
-		return last, nil
+		return end.last, nil
 	}
-	now := l.t.o.Now()
-	ttl := l.t.expiry(now)
-	update := "SET #ttl = :ttl ADD #last :n"
-	values := map[string]types.AttributeValue{":ttl": num(ttl), ":n": num(int64(n))}
-	if closes {
-		update = "SET #ttl = :ttl, #closed = :true ADD #last :n"
-		values[":true"] = &types.AttributeValueMemberBOOL{Value: true}
-	}
-	out, err := l.t.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(l.t.name),
-		Key:                       headKey(stream),
-		ConditionExpression:       aws.String("attribute_not_exists(#closed)"),
-		UpdateExpression:          aws.String(update),
-		ExpressionAttributeNames:  map[string]string{"#ttl": AttrTTL, "#last": attrLast, "#closed": attrClosed},
-		ExpressionAttributeValues: values,
-		ReturnValues:              types.ReturnValueUpdatedNew,
-	})
-	if conditionFailed(err) {
-		err = eventlog.ErrClosed
-	}
-	if err != nil {
-		return 0, fmt.Errorf("dynamostore: append %s: %w", stream, err)
-	}
-	last, err := getNum(out.Attributes, attrLast)
-	if err != nil || last < int64(n) || last > maxSeq {
-		return 0, fmt.Errorf("dynamostore: append %s: counter returned last=%d for %d events (%v)", stream, last, n, err)
-	}
-	items := make([]map[string]types.AttributeValue, n)
-	for i, ev := range events[:n] {
-		item := key(prefixStream+stream, eventSK(last-int64(n)+1+int64(i)))
-		if len(ev.Data) > 0 {
-			item[attrData] = &types.AttributeValueMemberB{Value: ev.Data}
+	at, ok := l.t.tips.get(stream)
+	if !ok {
+		var err error
+		if at, err = l.end(ctx, stream, 0); err != nil {
+			return 0, fmt.Errorf("dynamostore: append %s: %w", stream, err)
 		}
-		if ev.Close {
-			item[attrClose] = &types.AttributeValueMemberBOOL{Value: true}
-		}
-		if ev.Name != "" {
-			item[attrName] = str(ev.Name)
-		}
-		item[AttrTTL] = num(ttl)
-		items[i] = item
 	}
-	if err := l.t.putAll(ctx, items); err != nil {
-		return 0, fmt.Errorf("dynamostore: append %s: write seqs %d..%d: %w", stream, last-int64(n)+1, last, err)
+	ttl := l.t.expiry(l.t.o.Now())
+	for len(events) > 0 {
+		n := blockLen(events)
+		next, err := l.putBlock(ctx, stream, at, events[:n], ttl)
+		if err != nil {
+			if next.closed {
+				l.t.tips.set(stream, next)
+			}
+			return 0, fmt.Errorf("dynamostore: append %s: %w", stream, err)
+		}
+		at, events = next, events[n:]
 	}
-	return last, nil
+	l.t.tips.set(stream, at)
+	return at.last, nil
 }
 
-// last returns the stream's last allocated seq, or ErrClosed.
-func (l *Events) last(ctx context.Context, stream string) (int64, error) {
-	item, err := l.t.get(ctx, headKey(stream))
+// blockLen is how many of events the next block takes.
+func blockLen(events []eventlog.Event) int {
+	size := 0
+	for i, ev := range events {
+		size += len(ev.Data) + len(ev.Name) + 16
+		if i > 0 && (i == maxBlockEvents || size > maxBlockBytes) {
+			return i
+		}
+	}
+	return len(events)
+}
+
+// putBlock writes events as the block after at, reading on past blocks
+// other writers put first, and returns the stream's new tip.
+func (l *Events) putBlock(ctx context.Context, stream string, at tip, events []eventlog.Event, ttl int64) (tip, error) {
+	for range maxAppendTries {
+		if at.closed {
+			return at, eventlog.ErrClosed
+		}
+		first := at.last + 1
+		if first+int64(len(events))-1 > maxSeq {
+			return at, fmt.Errorf("seq %d is past the largest seq", first)
+		}
+		item := blockItem(stream, first, events, ttl)
+		_, err := l.t.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName:                aws.String(l.t.name),
+			Item:                     item,
+			ConditionExpression:      aws.String("attribute_not_exists(#sk)"),
+			ExpressionAttributeNames: map[string]string{"#sk": AttrSK},
+		})
+		if err == nil {
+			return tip{last: first + int64(len(events)) - 1, closed: events[len(events)-1].Close}, nil
+		}
+		if !conditionFailed(err) {
+			return at, fmt.Errorf("write seqs %d..%d: %w", first, first+int64(len(events))-1, err)
+		}
+		// Another writer took first: read on to the stream's end.
+		if at, err = l.end(ctx, stream, at.last); err != nil {
+			return at, err
+		}
+	}
+	return at, fmt.Errorf("no seq won in %d tries: too many writers on one stream", maxAppendTries)
+}
+
+func blockItem(stream string, first int64, events []eventlog.Event, ttl int64) map[string]types.AttributeValue {
+	item := key(prefixStream+stream, eventSK(first))
+	item[AttrTTL] = num(ttl)
+	if len(events) == 1 {
+		putEvent(item, events[0])
+		return item
+	}
+	list := make([]types.AttributeValue, len(events))
+	for i, ev := range events {
+		m := map[string]types.AttributeValue{}
+		putEvent(m, ev)
+		list[i] = &types.AttributeValueMemberM{Value: m}
+	}
+	item[attrCount] = num(int64(len(events)))
+	item[attrEvents] = &types.AttributeValueMemberL{Value: list}
+	return item
+}
+
+func putEvent(m map[string]types.AttributeValue, ev eventlog.Event) {
+	if len(ev.Data) > 0 {
+		m[attrData] = &types.AttributeValueMemberB{Value: ev.Data}
+	}
+	if ev.Close {
+		m[attrClose] = &types.AttributeValueMemberBOOL{Value: true}
+	}
+	if ev.Name != "" {
+		m[attrName] = str(ev.Name)
+	}
+}
+
+// blockEvents returns the events of a block item with their seqs.
+func blockEvents(item map[string]types.AttributeValue) ([]eventlog.Event, error) {
+	first, err := strconv.ParseInt(strings.TrimPrefix(getStr(item, AttrSK), prefixEvent), 10, 64)
 	if err != nil {
-		return 0, err
+		return nil, fmt.Errorf("bad sort key %q", getStr(item, AttrSK))
 	}
-	if getBool(item, attrClosed) {
-		return 0, eventlog.ErrClosed
+	list, ok := item[attrEvents].(*types.AttributeValueMemberL)
+	if !ok {
+		return []eventlog.Event{eventOf(item, first)}, nil
 	}
-	return getNum(item, attrLast)
+	evs := make([]eventlog.Event, 0, len(list.Value))
+	for i, v := range list.Value {
+		m, ok := v.(*types.AttributeValueMemberM)
+		if !ok {
+			return nil, fmt.Errorf("block %d: event %d is not a map", first, i)
+		}
+		evs = append(evs, eventOf(m.Value, first+int64(i)))
+	}
+	if n, _ := getNum(item, attrCount); n != int64(len(evs)) || n == 0 {
+		return nil, fmt.Errorf("block %d holds %d events, says %d", first, len(evs), n)
+	}
+	return evs, nil
+}
+
+func eventOf(m map[string]types.AttributeValue, seq int64) eventlog.Event {
+	return eventlog.Event{Seq: seq, Name: getStr(m, attrName), Data: getBytes(m, attrData), Close: getBool(m, attrClose)}
+}
+
+// end reads the stream's blocks after seq after (all of them when after is
+// 0 and the stream is new to this process: the last one) and returns its
+// tip.
+func (l *Events) end(ctx context.Context, stream string, after int64) (tip, error) {
+	in := &dynamodb.QueryInput{
+		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(prefixStream + stream), ":lo": str(eventSK(after + 1)), ":hi": str(eventSK(maxSeq)),
+		},
+	}
+	enough := 0
+	if after == 0 { // the last block only
+		in.ScanIndexForward = aws.Bool(false)
+		in.Limit = aws.Int32(1)
+		enough = 1
+	}
+	items, err := l.t.query(ctx, in, enough)
+	if err != nil {
+		return tip{}, err
+	}
+	at := tip{last: after}
+	for _, it := range items {
+		evs, err := blockEvents(it)
+		if err != nil {
+			return tip{}, err
+		}
+		if last := evs[len(evs)-1]; last.Seq > at.last {
+			at = tip{last: last.Seq, closed: last.Close}
+		}
+	}
+	return at, nil
 }
 
 // Read implements eventlog.Reader with one strongly consistent query (more
-// when the events pass 1 MB) of the seqs after `after`, stopping before the
-// first missing one.
+// when the events pass 1 MB) of the blocks that hold the seqs after
+// `after`, stopping before the first missing one. A block is keyed by its
+// first seq, so a cursor inside a block (a resume) reads from up to
+// maxBlockEvents-1 seqs before it; a cursor at a block's end (a tail) reads
+// from the next seq.
 func (l *Events) Read(ctx context.Context, stream string, after int64, limit int) ([]eventlog.Event, error) {
 	after = max(after, 0)
 	if stream == "" || after >= maxSeq {
 		return nil, nil
+	}
+	if it, ok := l.t.watch.take(stream, after); ok && limit > 0 {
+		// The shared poll read the next block already (blocks never change).
+		if evs, err := blockEvents(it); err == nil && evs[0].Seq == after+1 {
+			end := evs[len(evs)-1]
+			l.t.tips.set(stream, tip{last: end.Seq, closed: end.Close})
+			if limit > 0 && len(evs) > limit {
+				evs = evs[:limit]
+			}
+			return evs, nil
+		}
+	}
+	lo := after + 1
+	if at, ok := l.t.tips.get(stream); !ok || at.last != after {
+		lo = max(after+2-maxBlockEvents, 1)
 	}
 	hi := int64(maxSeq)
 	if limit > 0 {
@@ -146,28 +327,38 @@ func (l *Events) Read(ctx context.Context, stream string, after int64, limit int
 	items, err := l.t.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(prefixStream + stream), ":lo": str(eventSK(after + 1)), ":hi": str(eventSK(hi)),
+			":pk": str(prefixStream + stream), ":lo": str(eventSK(lo)), ":hi": str(eventSK(hi)),
 		},
-	}, limit)
+	}, 0)
 	if err != nil {
 		return nil, fmt.Errorf("dynamostore: read %s: %w", stream, err)
 	}
 	evs := make([]eventlog.Event, 0, len(items))
 	next := after + 1
 	for _, it := range items {
-		seq, err := strconv.ParseInt(strings.TrimPrefix(getStr(it, AttrSK), prefixEvent), 10, 64)
+		block, err := blockEvents(it)
 		if err != nil {
-			return nil, fmt.Errorf("dynamostore: read %s: bad sort key %q", stream, getStr(it, AttrSK))
+			return nil, fmt.Errorf("dynamostore: read %s: %w", stream, err)
 		}
-		if seq != next {
-			// seq > next: next is allocated but not written (yet).
+		if block[len(block)-1].Seq < next {
+			continue // before the cursor
+		}
+		if block[0].Seq > next {
+			// next is missing while a later event exists.
 			if err := l.t.gaps.seen(stream, next, l.t.o.Now(), l.t.o.GapTimeout); err != nil {
 				return nil, fmt.Errorf("dynamostore: read %s: %w", stream, err)
 			}
 			return evs, nil
 		}
-		evs = append(evs, eventlog.Event{Seq: seq, Name: getStr(it, attrName), Data: getBytes(it, attrData), Close: getBool(it, attrClose)})
-		next++
+		for _, ev := range block[next-block[0].Seq:] {
+			if limit > 0 && len(evs) == limit {
+				return evs, nil
+			}
+			evs = append(evs, ev)
+			next++
+		}
+		end := block[len(block)-1]
+		l.t.tips.set(stream, tip{last: end.Seq, closed: end.Close})
 	}
 	l.t.gaps.passed(stream, next)
 	return evs, nil

@@ -72,7 +72,10 @@ func (r relayer) resumeFrom(ctx context.Context, key string, after int64) (*even
 }
 
 // relay writes the events of s after seq after as SSE, with their seq as
-// id and their name as event, until the closing event. A client that goes
+// id and their name as event, until the closing event. eventlog.Tail reads
+// the log for the past and takes the live tail from the log's in-process
+// feed when it has one (the local store: no wait for a commit), else from
+// its shared poll (DynamoDB). A client that goes
 // away only ends the relay: the producers go on. The error is a bad cursor
 // (see resumeFrom), returned before the response starts.
 func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, after int64) error {

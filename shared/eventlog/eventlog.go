@@ -73,3 +73,14 @@ type Notifier interface {
 	// Changed returns a channel that is closed after the next append to stream.
 	Changed(stream string) <-chan struct{}
 }
+
+// Watcher is implemented by logs that learn of new events for many streams
+// at once (one shared poll of the store for every tailer in the process),
+// so that a tailer waits on it instead of polling the log itself.
+type Watcher interface {
+	// Watch returns a channel that is closed once the event at seq after+1
+	// of stream may exist (a spurious wake is allowed: the tailer reads and
+	// watches again), and stop, which releases the watch. after is the
+	// last seq the tailer read, and nothing after it was there.
+	Watch(stream string, after int64) (changed <-chan struct{}, stop func())
+}

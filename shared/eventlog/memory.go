@@ -5,12 +5,13 @@ import (
 	"sync"
 )
 
-// Memory is an in-process Log and Notifier. The embedded store persists to
-// disk; Memory serves tests and short-lived streams.
+// Memory is an in-process Log, Notifier and Feeder. The embedded store
+// persists to disk; Memory serves tests and short-lived streams.
 type Memory struct {
 	mu      sync.Mutex
 	streams map[string]*memStream
 	notify  *notifier
+	feed    *Feed
 }
 
 type memStream struct {
@@ -20,7 +21,7 @@ type memStream struct {
 
 // NewMemory returns an empty in-process log.
 func NewMemory() *Memory {
-	return &Memory{streams: map[string]*memStream{}, notify: newNotifier()}
+	return &Memory{streams: map[string]*memStream{}, notify: newNotifier(), feed: NewFeed()}
 }
 
 // Append implements Appender.
@@ -38,6 +39,7 @@ func (m *Memory) Append(_ context.Context, stream string, events ...Event) (int6
 		m.mu.Unlock()
 		return 0, ErrClosed
 	}
+	first := len(s.events)
 	for _, ev := range events {
 		if s.closed {
 			break
@@ -47,6 +49,7 @@ func (m *Memory) Append(_ context.Context, stream string, events ...Event) (int6
 		s.closed = ev.Close
 	}
 	last := int64(len(s.events))
+	m.feed.Publish(stream, s.events[first:]) // under mu: in seq order
 	m.mu.Unlock()
 	m.notify.broadcast(stream)
 	return last, nil
@@ -66,6 +69,9 @@ func (m *Memory) Read(_ context.Context, stream string, after int64, limit int) 
 	}
 	return append([]Event(nil), evs...), nil
 }
+
+// Subscribe implements Feeder.
+func (m *Memory) Subscribe(stream string) *Subscription { return m.feed.Subscribe(stream) }
 
 // Changed implements Notifier.
 func (m *Memory) Changed(stream string) <-chan struct{} { return m.notify.wait(stream) }

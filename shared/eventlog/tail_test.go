@@ -45,12 +45,44 @@ func appendAll(t *testing.T, m *eventlog.Memory, stream string, evs ...eventlog.
 	}
 }
 
-// readerKinds are the two ways Tail waits: woken by a Notifier, or polling.
-func readerKinds() []string { return []string{"notifier", "polling"} }
+// notifyOnly hides Memory's Feeder, so that Tail reads the log when woken.
+type notifyOnly struct{ m *eventlog.Memory }
+
+func (n notifyOnly) Read(ctx context.Context, stream string, after int64, limit int) ([]eventlog.Event, error) {
+	return n.m.Read(ctx, stream, after, limit)
+}
+
+func (n notifyOnly) Changed(stream string) <-chan struct{} { return n.m.Changed(stream) }
+
+// watchOnly plays a log with a shared poll (eventlog.Watcher) over Memory.
+type watchOnly struct{ m *eventlog.Memory }
+
+func (w watchOnly) Read(ctx context.Context, stream string, after int64, limit int) ([]eventlog.Event, error) {
+	return w.m.Read(ctx, stream, after, limit)
+}
+
+func (w watchOnly) Watch(stream string, after int64) (<-chan struct{}, func()) {
+	ch := w.m.Changed(stream) // first, so that no append is missed
+	if evs, _ := w.m.Read(context.Background(), stream, after, 1); len(evs) > 0 {
+		done := make(chan struct{})
+		close(done)
+		return done, func() {}
+	}
+	return ch, func() {}
+}
+
+// readerKinds are the ways Tail waits: fed from memory by a Feeder, woken
+// by a Notifier or a Watcher, or polling.
+func readerKinds() []string { return []string{"feed", "notifier", "watcher", "polling"} }
 
 func readerOf(m *eventlog.Memory, kind string) eventlog.Reader {
-	if kind == "polling" {
+	switch kind {
+	case "watcher":
+		return watchOnly{m}
+	case "polling":
 		return pollOnly{m}
+	case "notifier":
+		return notifyOnly{m}
 	}
 	return m
 }
@@ -230,6 +262,18 @@ func TestTailErrors(t *testing.T) {
 			want: eventlog.ErrTailTimeout,
 		},
 		{
+			name: "MaxWait woken by a notifier",
+			r:    notifyOnly{m},
+			o:    eventlog.TailOptions{PollMin: time.Millisecond, PollMax: 5 * time.Millisecond, MaxWait: 30 * time.Millisecond},
+			want: eventlog.ErrTailTimeout,
+		},
+		{
+			name: "MaxWait on a watcher",
+			r:    watchOnly{m},
+			o:    eventlog.TailOptions{MaxWait: 30 * time.Millisecond},
+			want: eventlog.ErrTailTimeout,
+		},
+		{
 			name: "MaxWait while polling",
 			r:    pollOnly{m},
 			o:    eventlog.TailOptions{PollMin: time.Millisecond, PollMax: 5 * time.Millisecond, MaxWait: 30 * time.Millisecond},
@@ -324,5 +368,77 @@ func TestTailContextCancel(t *testing.T) {
 				t.Fatal("Tail did not return after cancel")
 			}
 		})
+	}
+}
+
+// TestTailSlowReaderFallsBack has a producer run far ahead of a reader that
+// takes its time: the feed drops the reader instead of blocking the
+// producer, and the reader gets every event once, in order, from the log.
+func TestTailSlowReaderFallsBack(t *testing.T) {
+	const n = 3 * eventlog.FeedBuffer
+	m := eventlog.NewMemory()
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+	defer cancel()
+	first := make(chan struct{})
+	release := make(chan struct{})
+	var got []int64
+	done := make(chan error, 1)
+	go func() {
+		done <- eventlog.Tail(ctx, m, "fast", 0, fastTail(), func(e eventlog.Event) error {
+			if e.Seq == 1 {
+				close(first)
+				<-release // the producer appends everything meanwhile
+			}
+			got = append(got, e.Seq)
+			return nil
+		})
+	}()
+	appendAll(t, m, "fast", event("1"))
+	<-first
+	for i := 2; i <= n; i++ { // must not block on the held reader
+		appendAll(t, m, "fast", event(fmt.Sprint(i)))
+	}
+	appendAll(t, m, "fast", closeEvent("end"))
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("Tail: %v", err)
+	}
+	if !equalSeqs(got, seqRange(1, n+1)) {
+		t.Fatalf("Tail delivered %d events (%v...), want 1..%d in order", len(got), got[:min(len(got), 5)], n+1)
+	}
+}
+
+func TestFeedDropsAFullSubscription(t *testing.T) {
+	f := eventlog.NewFeed()
+	slow, fast := f.Subscribe("s"), f.Subscribe("s")
+	defer slow.Close()
+	defer fast.Close()
+	other := f.Subscribe("other")
+	defer other.Close()
+	for i := range eventlog.FeedBuffer + 1 {
+		f.Publish("s", []eventlog.Event{{Seq: int64(i + 1)}})
+		if i < eventlog.FeedBuffer {
+			if ev := <-fast.Events(); ev.Seq != int64(i+1) {
+				t.Fatalf("fast subscriber got seq %d, want %d", ev.Seq, i+1)
+			}
+		}
+	}
+	select {
+	case <-slow.Lagged():
+	default:
+		t.Fatal("a subscription past its buffer was not told it lagged")
+	}
+	select {
+	case <-fast.Lagged():
+		t.Fatal("a subscription that kept up was dropped")
+	default:
+	}
+	if ev := <-fast.Events(); ev.Seq != eventlog.FeedBuffer+1 {
+		t.Fatalf("fast subscriber's last event: seq %d", ev.Seq)
+	}
+	select {
+	case ev := <-other.Events():
+		t.Fatalf("a subscriber of another stream got seq %d", ev.Seq)
+	default:
 	}
 }

@@ -117,19 +117,21 @@ var production = map[string]struct {
 }
 
 // streaming is how long each scenario's answer streams with a real model:
-// the agent appends its text every 50 ms while it streams (two write units
-// an append: the counter and the event), and the edge, finding an event at
-// each poll, reads at its 20 ms floor, one unit a poll.
+// the agent appends its text every 50 ms while it streams (one write unit
+// an append: the conditional put of its block; two before November 2026,
+// the counter and the event), and the edge's shared poll, finding an event
+// at each poll (it reads the block itself), one unit a poll.
 var streaming = map[string]time.Duration{"quiz": 2 * time.Second, "chat": 4 * time.Second}
 
 const (
 	appendsPerSec       = 20.0 // text flushes while the answer streams (every 50 ms)
+	unitsPerAppend      = 1.0  // one block put of ≤ 1 KB (dynamostore.Events.Append)
 	streamingPollPerSec = 20.0
 
 	streamMemMB   = 256
 	expressMemMB  = 64                     // Express bills memory in 64 MB steps
 	edgeOverhead  = 300 * time.Millisecond // begin the turn, start the execution, [DONE]
-	pollsPerSec   = 2.0                    // the tail's poll at its 500 ms ceiling
+	pollsPerSec   = 2.0                    // the shared poll at its 500 ms ceiling
 	logBytesPerFn = 1500.0                 // JSON lines + START/END/REPORT per invocation
 	tracedShare   = 0.05                   // X-Ray default sampling: 1/s then 5 %
 	turnsPerMonth = 100_000 * 20 * 30      // 100,000 teachers × 20 turns a day
@@ -159,7 +161,7 @@ func costOf(r turnReport) cost {
 	// answer's appends and reads while it streams.
 	live := streaming[r.Scenario]
 	reads := pollsPerSec*(c.turn-live).Seconds() + streamingPollPerSec*live.Seconds()
-	writes := 2 * appendsPerSec * live.Seconds()
+	writes := unitsPerAppend * appendsPerSec * live.Seconds()
 	// A read request costs at least one unit, even when it finds nothing.
 	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
 	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
@@ -224,7 +226,7 @@ func buildCostOf(r turnReport) cost {
 	c.express = expressRequest + c.turn.Seconds()*expressMemMB/1024*expressGBSecond
 	c.standard = float64(sum(r.Transitions)) * standardPerStep
 	reads := pollsPerSec*(c.turn-buildStreaming).Seconds() + streamingPollPerSec*buildStreaming.Seconds()
-	writes := 2 * appendsPerSec * buildStreaming.Seconds()
+	writes := unitsPerAppend * appendsPerSec * buildStreaming.Seconds()
 	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
 	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
 	c.dynamo = c.rru*dynamoRRU + c.wru*dynamoWRU

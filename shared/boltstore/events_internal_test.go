@@ -1,0 +1,102 @@
+package boltstore
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/session"
+)
+
+// slowGroup opens a store whose group commit waits an hour unless a writer
+// needs it, so the tests see what is sequenced and not yet committed.
+func slowGroup(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "store.db"), Options{NoSync: true, GroupDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func (w *writer) commitCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.commits
+}
+
+// TestRelayedBeforeCommit: a tailer gets an event the moment it is
+// sequenced, from the feed, while its commit is still to come; Read has it
+// too, so a cursor the relay gave out is valid at once.
+func TestRelayedBeforeCommit(t *testing.T) {
+	db := slowGroup(t)
+	log := db.Events()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := make(chan eventlog.Event, 4)
+	go func() {
+		_ = eventlog.Tail(ctx, log, "turn-1", 0, eventlog.TailOptions{}, func(ev eventlog.Event) error {
+			got <- ev
+			return nil
+		})
+	}()
+	time.Sleep(20 * time.Millisecond) // let the tailer subscribe (either way it must get the event)
+	if _, err := log.Append(ctx, "turn-1", eventlog.Event{Data: json.RawMessage(`"a"`)}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-got:
+		if ev.Seq != 1 || string(ev.Data) != `"a"` {
+			t.Fatalf("tailer got %+v", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("the tailer did not get the sequenced event")
+	}
+	if n := db.events.commitCount(); n != 0 {
+		t.Fatalf("%d commits before the group delay: the relay should not have needed one", n)
+	}
+	if evs, err := log.Read(ctx, "turn-1", 0, 10); err != nil || len(evs) != 1 || evs[0].Seq != 1 {
+		t.Fatalf("Read of a sequenced event: %v, %v", evs, err)
+	}
+	if err := log.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.events.commitCount(); n != 1 {
+		t.Fatalf("%d commits after Flush, want 1", n)
+	}
+}
+
+// TestOtherWritesFollowEvents: a write to the session store commits the
+// events appended before it first, so the file never holds a turn's end
+// without the events the turn appended before it.
+func TestOtherWritesFollowEvents(t *testing.T) {
+	db := slowGroup(t)
+	ctx := context.Background()
+	for i := range 3 {
+		if _, err := db.Events().Append(ctx, "turn-1", eventlog.Event{Data: json.RawMessage(`1`), Close: i == 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := db.events.commitCount(); n != 0 {
+		t.Fatalf("%d commits before the group delay", n)
+	}
+	if err := db.Sessions().CreateSession(ctx, session.Session{ID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.events.commitCount(); n != 1 {
+		t.Fatalf("the session write did not wait for the events' commit: %d commits", n)
+	}
+	var meta streamMeta
+	if err := db.bolt.View(func(tx *bbolt.Tx) (err error) { meta, err = getMeta(tx, "turn-1"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Last != 3 || !meta.Closed {
+		t.Fatalf("the file's stream counter: %+v, want last 3, closed", meta)
+	}
+}
