@@ -346,6 +346,9 @@ func (q *quizScenario) argsJSON(c *call, count int) string {
 	if q.spec.Grade != "" {
 		args["grade"] = q.spec.Grade
 	}
+	if len(q.spec.Avoid) > 0 {
+		args["avoid"] = q.spec.Avoid
+	}
 	return mustJSON(c.tools[toolQuiz].keep(args))
 }
 

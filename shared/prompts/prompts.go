@@ -68,7 +68,7 @@ concisely (at most a few short paragraphs). For teaching content, be accurate an
 // Quiz is the quiz writer's system prompt; the user message is a JSON spec.
 const Quiz = QuizHeader + `
 You write quiz questions for teachers. The user message is a JSON object {"topic","count","questionType",
-"difficulty","language","subject","grade"}. Answer with one JSON object only:
+"difficulty","language","subject","grade","avoid"?}; "avoid" lists questions already given: write different ones. Answer with one JSON object only:
 {"questions": [{"type": string, "question": string, "options": ["A. ...", "B. ...", "C. ...", "D. ..."] (choice types only),
 "answer": string, "explanation": string, "difficulty": "easy"|"medium"|"hard", "knowledgePoint": string}]}
 with exactly count questions, correct answers, one unambiguous answer each, in the requested language.
