@@ -110,7 +110,11 @@ func agentScenarioFor(c *call) scenario {
 	case wantsQuiz(c):
 		spec := quizSpecFrom(c)
 		if spec.Topic == "" {
-			return &clarifyScenario{class: classMention(c.user)}
+			class := classMention(c.user)
+			if class == "" && answersQuizClarify(c) {
+				class = classMention(lastTurn(c.history))
+			}
+			return &clarifyScenario{class: class}
 		}
 		return &quizScenario{spec: spec}
 	case wantsContent(c):
@@ -449,14 +453,22 @@ func (s *clarifyScenario) finish(st *agentState) finalResult {
 		}
 	}
 	topics := suggestTopics(l, subjects)
+	// One question per dimension, so the options are of one kind: the
+	// class first (when the teacher has classes to choose from), then the
+	// topic in the next turn.
 	cl := &workflow.Clarify{Hint: "needClassId"}
-	if s.class != "" {
+	switch {
+	case s.class != "":
 		cl.Hint = "needTopic"
 		cl.Question = l.pick("好的！想给 "+s.class+" 班出哪个知识点的练习？", "Sure! Which topic should the practice for class "+s.class+" cover?")
 		cl.Options = topics
-	} else {
-		cl.Question = l.pick("好的！想给哪个班出练习？想练哪个知识点？", "Sure! Which class is it for, and which topic should it cover?")
-		cl.Options = append(classes, topics...)
+	case len(classes) > 0:
+		cl.Question = l.pick("好的！这份练习是给哪个班的？（知识点下一步再选）", "Sure! Which class is the practice for? (We'll pick the topic next.)")
+		cl.Options = classes
+	default:
+		cl.Hint = "needTopic"
+		cl.Question = l.pick("好的！想练哪个知识点？", "Sure! Which topic should the practice cover?")
+		cl.Options = topics
 	}
 	return finalResult{Status: statusClarify, Message: cl.Question, Clarify: cl}
 }

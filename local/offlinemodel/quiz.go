@@ -117,6 +117,12 @@ func quizSpecFrom(c *call) quizSpec {
 			topic, line = historyTopic(l, c.history)
 		}
 	}
+	if topic == "" && classMention(text) == "" && answersQuizClarify(c) {
+		topic = cleanTopic(strings.Trim(strings.TrimSpace(text), "。.!！"))
+	}
+	if topic == "" && answersQuizClarify(c) {
+		line = lastTurn(c.history) // the class or grade named before
+	}
 	spec := quizSpec{Topic: topic, Count: questionCount(text), Difficulty: difficulty(text), Language: l, Avoid: earlier.Questions}
 	if spec.Count == 0 {
 		spec.Count = 5

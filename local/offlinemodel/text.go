@@ -344,7 +344,15 @@ func wantsQuiz(c *call) bool {
 	if namesContentFormat(s) {
 		return false // questions on a page, in a deck or a document: content
 	}
-	return (zhVerb && zhNoun) || (enVerb && enNoun) || (isFollowUpMore(s) && c.history != "")
+	return (zhVerb && zhNoun) || (enVerb && enNoun) || (isFollowUpMore(s) && c.history != "") || answersQuizClarify(c)
+}
+
+// answersQuizClarify reports a short reply to the practice clarify the
+// last turn asked (a class, or a topic, picked from its options).
+func answersQuizClarify(c *call) bool {
+	last := lastTurn(c.history)
+	asked := strings.Contains(last, "Assistant: (asked)") && containsAny(last, "出练习", "的练习", "练习是给", "想练", "the practice", "practice for")
+	return asked && len([]rune(strings.TrimSpace(c.user))) <= 30
 }
 
 // namesContentFormat reports a request for a file or page format, which
