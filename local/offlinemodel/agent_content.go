@@ -43,7 +43,7 @@ type contentScenario struct {
 	// sim is the physics simulation a page on the topic demonstrates.
 	sim    simulation
 	hasSim bool
-	grade    string
+	grade  string
 }
 
 func contentScenarioFrom(c *call) *contentScenario {
