@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -178,4 +180,55 @@ func toStrings(v any) []string {
 		}
 	}
 	return out
+}
+
+// TestPDFUnavailableIsSaidInTheTeachersWords: on a server without the PDF
+// font, "导出成 PDF" gives the same document as .docx with a PDF_UNAVAILABLE
+// notice; what the teacher reads is catalogue text in Chinese (no tool
+// name, no English internals); the AI SDK accepts the stream; and the next
+// export still knows the document's topic.
+func TestPDFUnavailableIsSaidInTheTeachersWords(t *testing.T) {
+	s := newLocal(t, map[string]string{"PDF_FONT_PATH": filepath.Join(t.TempDir(), "no-such-font.ttf")})
+	first := say(t, s.URL, "", "写一份牛顿第一定律的教案")
+	conv := first.Header.Get("X-Conversation-Id")
+	plan := one(t, first, "docx")
+	for _, msg := range []string{"把这份教案导出成 PDF", "导出为PDF"} {
+		st := say(t, s.URL, conv, msg)
+		f := one(t, st, "docx")
+		if f.Filename != plan.Filename {
+			t.Errorf("%q made %q, want the lesson plan %q again", msg, f.Filename, plan.Filename)
+		}
+		n := lastData(t, st, "data-notice")
+		if n["code"] != "PDF_UNAVAILABLE" || n["message"] != "PDF 导出暂不可用，已为您生成内容相同的 Word 文档（.docx）。" {
+			t.Errorf("%q: notice %v", msg, n)
+		}
+		teacherReads := []string{st.text(t), fmt.Sprint(n["message"])}
+		for _, p := range st.data(t, "data-tool-progress") {
+			teacherReads = append(teacherReads, fmt.Sprint(p["message"]))
+		}
+		for _, r := range teacherReads {
+			if strings.Contains(r, "render_pdf") || strings.Contains(r, "generate_docx") || regexp.MustCompile(`[a-z]{4,} [a-z]{3,}`).MatchString(r) {
+				t.Errorf("%q: a Chinese teacher reads a tool name or English: %q", msg, r)
+			}
+		}
+		if !strings.Contains(st.text(t), "牛顿第一定律") || !strings.Contains(st.text(t), ".docx") {
+			t.Errorf("%q: the answer does not offer the lesson plan as .docx: %q", msg, st.text(t))
+		}
+		m := aiSDK(t, st.Raw)
+		found := false
+		for _, p := range m.Parts {
+			found = found || p.Type == "data-notice"
+		}
+		if !found {
+			t.Errorf("%q: the AI SDK's message has no data-notice part", msg)
+		}
+	}
+	// The JSON answer carries the notice too.
+	var resp struct {
+		Notices []struct{ Code, Message string } `json:"notices"`
+	}
+	postJSON(t, s.URL+"/api/conversation", fmt.Sprintf(`{"message":"导出为PDF","conversationId":%q}`, conv), &resp)
+	if len(resp.Notices) != 1 || resp.Notices[0].Code != "PDF_UNAVAILABLE" {
+		t.Errorf("JSON answer notices %+v", resp.Notices)
+	}
 }

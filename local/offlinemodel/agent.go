@@ -136,6 +136,7 @@ type step struct {
 	answered       bool
 	failed         bool
 	errText        string
+	teacherMsg     string // the product's words for the teacher about a failure
 	refusal        bool // the answer to a refused final_result
 	refusedBefore  int  // refusals seen before this call
 }
@@ -181,6 +182,9 @@ func newAgentState(c *call) *agentState {
 				continue
 			}
 			s.failed, s.errText = toolFailed(s.result)
+			if s.failed {
+				s.teacherMsg = teacherMessage(s.result)
+			}
 		}
 	}
 	return st
@@ -241,7 +245,7 @@ func (st *agentState) need(tool string, args map[string]any) (map[string]any, *a
 		return nil, &a
 	}
 	if !s.answered || s.failed {
-		a := answer(toolFailedMessage(l, tool, s.errText))
+		a := answer(toolFailedMessage(l, s))
 		return nil, &a
 	}
 	var obj map[string]any
@@ -303,9 +307,15 @@ func errString(v any) string {
 	return mustJSON(v)
 }
 
-func toolFailedMessage(l lang, tool, errText string) string {
+func toolFailedMessage(l lang, s *step) string {
+	// The product's own words for the teacher come first: a model relays
+	// them, never the tool's name or its error's internals.
+	if s.teacherMsg != "" {
+		return l.pick("抱歉，"+s.teacherMsg+"你也可以换个说法告诉我需要什么。",
+			"Sorry: "+s.teacherMsg+" You can also tell me what you need in another way.")
+	}
 	// A data service failure is said as what it is, in the teacher's words.
-	code, msg, coded := strings.Cut(errText, ": ")
+	code, _, coded := strings.Cut(s.errText, ": ")
 	switch {
 	case coded && code == "SERVICE_UNAVAILABLE":
 		return l.pick("抱歉，数据服务暂时不可用，这次没能查到数据。请稍后再试。",
@@ -313,15 +323,18 @@ func toolFailedMessage(l lang, tool, errText string) string {
 	case coded && code == "DATA_ERROR":
 		return l.pick("抱歉，数据获取失败：数据服务这次没有返回可用的数据。请稍后再试；如果一直如此，请联系管理员。",
 			"Sorry, the data could not be fetched: the data service did not return usable data. Please try again later, or tell your administrator if it keeps happening.")
-	case coded && strings.ToUpper(code) == code && !strings.Contains(code, " "):
-		errText = msg
 	}
-	if errText == "" {
-		errText = l.pick("没有返回结果", "it returned no result")
+	return l.pick("抱歉，这一步这次没有成功，没能拿到结果。你可以稍后再试，或者换个说法告诉我需要什么。",
+		"Sorry, that step didn't work this time, so I couldn't get a result. You can try again in a moment, or tell me what you need in another way.")
+}
+
+// teacherMessage is the teacherMessage of a failed call's result, if any.
+func teacherMessage(content string) string {
+	var obj struct {
+		TeacherMessage string `json:"teacherMessage"`
 	}
-	return l.pick(
-		fmt.Sprintf("抱歉，调用 %s 时出了问题（%s），这次没能拿到结果。你可以稍后再试，或者换个说法告诉我需要什么。", tool, errText),
-		fmt.Sprintf("Sorry, %s ran into a problem (%s), so I couldn't get a result this time. You can try again in a moment, or tell me what you need in another way.", tool, errText))
+	_ = json.Unmarshal([]byte(content), &obj) // not JSON: no message
+	return strings.TrimSpace(obj.TeacherMessage)
 }
 
 // answerScenario answers from knowledge, with no tool.
@@ -366,9 +379,12 @@ func (q *quizScenario) next(st *agentState) action {
 	case last == nil:
 		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.Count)}
 	case !last.answered || last.failed:
+		if last.teacherMsg != "" {
+			return answer(toolFailedMessage(l, last))
+		}
 		return answer(l.pick(
-			fmt.Sprintf("抱歉，出题工具这次没有成功（%s）。你可以稍后再试，或者换个题目数量、题型，我再帮你生成关于「%s」的题目。", last.errText, q.spec.Topic),
-			fmt.Sprintf("Sorry, the quiz tool didn't succeed this time (%s). You can try again in a moment, or change the number or type of questions, and I'll generate the questions on %s again.", last.errText, q.spec.Topic)))
+			fmt.Sprintf("抱歉，这次没能出好题。你可以稍后再试，或者换个题目数量、题型，我再帮你生成关于「%s」的题目。", q.spec.Topic),
+			fmt.Sprintf("Sorry, I couldn't write the questions this time. You can try again in a moment, or change the number or type of questions, and I'll generate the questions on %s again.", q.spec.Topic)))
 	}
 	return finish(q.done(st, last))
 }
@@ -401,7 +417,7 @@ func (q *quizScenario) finish(st *agentState) finalResult {
 		return q.done(st, last)
 	}
 	if last := st.lastCall(toolQuiz); last != nil {
-		return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, toolQuiz, last.errText)}
+		return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, last)}
 	}
 	return finalResult{Status: statusAnswer, Message: l.pick(
 		fmt.Sprintf("我还没有调用出题工具，题目尚未生成。需要的话，我可以现在为你生成 %s。", q.spec.describe(l)),

@@ -274,6 +274,17 @@ func (s *contentScenario) done(st *agentState, tool string) finalResult {
 			fmt.Sprintf("The %s on %s is ready (%s); download it and edit as you like. Say \"export it as PDF\" if you need a PDF.", name[1], t, s.docContents(l)))
 	case toolPDF:
 		fr.Artifacts = []string{"pdf"}
+		if typ, _ := out["type"].(string); typ == "docx" {
+			// The server could not make a PDF and made the .docx instead.
+			fr.Artifacts = []string{"docx"}
+			title := t
+			if s.source != nil {
+				title = s.source.Title
+			}
+			fr.Message = l.pick("PDF 导出暂时不可用，所以我把「"+title+"」生成为内容相同的 Word 文档（.docx），可以直接下载；需要 PDF 的话，可以用 Word 打开后另存为 PDF。",
+				"PDF export isn't available right now, so I made \""+title+"\" as a Word document (.docx) with the same content; download it, and save it as PDF from Word if you need one.")
+			break
+		}
 		if s.source != nil {
 			what := l.pick("文档", "document")
 			if s.fromDeck {
@@ -340,7 +351,7 @@ func (s *contentScenario) finish(st *agentState) finalResult {
 		if last := st.lastCall(tool); last != nil && last.answered && !last.failed {
 			return s.done(st, tool)
 		} else if last != nil {
-			return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, tool, last.errText)}
+			return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, last)}
 		}
 	}
 	return finalResult{Status: statusAnswer, Message: l.pick(

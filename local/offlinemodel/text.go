@@ -326,6 +326,11 @@ func wantsSimpler(s string) bool {
 func historyTopic(l lang, history string) (string, string) {
 	lines := strings.Split(history, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
+		// An apology is about a failure, not a topic ("…not available on
+		// this server"): the topic is in the teacher's words and the notes.
+		if strings.HasPrefix(lines[i], "Assistant:") && containsAny(strings.ToLower(lines[i]), "(failed)", "抱歉", "sorry") {
+			continue
+		}
 		if t := topicOf(l, lines[i]); t != "" {
 			return t, lines[i]
 		}

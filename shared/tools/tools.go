@@ -71,7 +71,10 @@ type Tool struct {
 	// Emits names the data parts the tool emits when it succeeds (e.g.
 	// protocol.DataFileReady): the facts validation reads to tell an artifact
 	// tool (seed 000 §7.3.1) from the others.
-	Emits  []string
+	Emits []string
+	// Thing names what the tool does for the teacher ("PDF 导出"): the
+	// catalogue's messages about the tool name it, never the tool's name.
+	Thing  i18n.Pair
 	Schema llm.Schema
 	run    func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
 }
@@ -112,6 +115,12 @@ func Define[In any](name, description string, kind Kind, running i18n.Pair, fn f
 // Emitting returns t declaring the data parts it emits.
 func (t Tool) Emitting(parts ...string) Tool {
 	t.Emits = parts
+	return t
+}
+
+// Naming returns t with what it does for the teacher (Tool.Thing).
+func (t Tool) Naming(thing i18n.Pair) Tool {
+	t.Thing = thing
 	return t
 }
 

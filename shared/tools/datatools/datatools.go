@@ -70,7 +70,7 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	p := &pack{src: src, log: logger.With(slog.String("component", "datatools"))}
-	return []tools.Tool{
+	ts := []tools.Tool{
 		tools.Define(GetTeacherClasses,
 			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId. Set refresh when the teacher asks for current data or says a class is missing.",
 			tools.Base, i18n.Pair{ZH: "正在获取班级数据…", EN: "Fetching the classes…"}, scoped(p.teacherClasses)),
@@ -99,6 +99,10 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 			"Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
 			tools.Base, i18n.Pair{ZH: "正在获取学生常见错误…", EN: "Fetching the student's common mistakes…"}, scoped(p.errorPatterns)),
 	}
+	for i := range ts {
+		ts[i] = ts[i].Naming(i18n.Pair{ZH: "数据查询", EN: "Looking up your data"})
+	}
+	return ts
 }
 
 // scoped checks the teacher identity, carries the trace id to the data

@@ -62,7 +62,7 @@ func New(m Model) tools.Tool {
 		tools.Generation, i18n.Pair{ZH: "正在出题…", EN: "Writing questions…"},
 		func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
 			return run(ctx, m, c, a)
-		}).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete)
+		}).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete).Naming(i18n.Pair{ZH: "出题", EN: "Writing questions"})
 }
 
 func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, error) {
@@ -122,7 +122,7 @@ func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, erro
 	}
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: fmt.Sprintf("已生成 %d 道题 / %d questions ready", len(qs), len(qs)),
+		Message: i18n.Of(s.Language, s.Topic).Pick(fmt.Sprintf("已生成 %d 道题", len(qs)), fmt.Sprintf("%d questions ready", len(qs))),
 		Output:  summary(s, qs),
 		Memory:  memory(s, qs),
 	}, nil
