@@ -137,8 +137,8 @@ type step struct {
 	failed         bool
 	errText        string
 	teacherMsg     string // the product's words for the teacher about a failure
-	refusal        bool // the answer to a refused final_result
-	refusedBefore  int  // refusals seen before this call
+	refusal        bool   // the answer to a refused final_result
+	refusedBefore  int    // refusals seen before this call
 }
 
 type agentState struct {
