@@ -146,8 +146,10 @@ func userToolError(err error, l i18n.Lang, thing i18n.Pair) string {
 		return l.Text(i18n.ToolArgsRetry)
 	}
 	switch apperr.CodeOf(err) {
-	case apperr.DataError, apperr.ServiceUnavailable:
-		return l.Text(i18n.TurnDataUnavailable)
+	case apperr.DataError:
+		return l.Text(i18n.ToolDataFailed)
+	case apperr.ServiceUnavailable:
+		return l.Text(i18n.ToolDataUnavailable)
 	case apperr.EntityNotFound:
 		return l.Text(i18n.ToolNothingFound)
 	}

@@ -43,7 +43,8 @@ func TestUserToolErrorIsFromTheCatalogue(t *testing.T) {
 		{errors.New("render_pdf: PDF output is not available on this server"), i18n.Chinese, pdf, "PDF 导出暂不可用，请稍后再试。"},
 		{errors.New("render_pdf: PDF output is not available on this server"), i18n.English, pdf, "PDF export is not available right now; please try again later."},
 		{errors.New("panic: runtime error: index out of range [3]\ngoroutine 1 [running]"), i18n.Chinese, i18n.Pair{}, "这一步暂时没有成功，请稍后再试。"},
-		{apperr.New(apperr.ServiceUnavailable, "the data service is unavailable"), i18n.Chinese, i18n.Pair{ZH: "数据查询"}, i18n.Chinese.Text(i18n.TurnDataUnavailable)},
+		{apperr.New(apperr.ServiceUnavailable, "the data service is unavailable"), i18n.Chinese, i18n.Pair{ZH: "数据查询"}, "数据服务暂时不可用，请稍后再试。"},
+		{apperr.New(apperr.DataError, "the data service sent a malformed body"), i18n.Chinese, i18n.Pair{ZH: "数据查询"}, "数据获取失败：数据服务这次没有返回可用的数据，请稍后再试。"},
 		{apperr.New(apperr.EntityNotFound, `no class of this teacher matches "9Z"`), i18n.Chinese, i18n.Pair{ZH: "数据查询"}, i18n.Chinese.Text(i18n.ToolNothingFound)},
 		{&tools.ArgumentError{Tool: "generate_docx", Err: errors.New("title is empty")}, i18n.Chinese, i18n.Pair{}, i18n.Chinese.Text(i18n.ToolArgsRetry)},
 	}
