@@ -17,8 +17,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 )
 
 // docs/protocol.md is the wire contract for the frontend team. Its
