@@ -235,8 +235,8 @@ func (st *agentState) without(drop func(i int, s step) bool) *agentState {
 func (st *agentState) need(tool string, args map[string]any) (map[string]any, *action) {
 	l := st.c.lang
 	if !st.c.offers(tool) {
-		a := answer(l.pick("抱歉，这次对话里没有可用的数据工具 "+tool+"，我没法查到需要的数据。",
-			"Sorry, the data tool "+tool+" is not available in this conversation, so I can't look that up."))
+		a := answer(l.pick("抱歉，这次对话里查不了这项数据，我没法查到需要的信息。",
+			"Sorry, I can't look that data up in this conversation."))
 		return nil, &a
 	}
 	s := st.lastCall(tool)

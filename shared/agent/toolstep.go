@@ -43,7 +43,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	}
 	rec := toolRecord{Name: in.Call.Name}
 	call := tools.Call{TeacherID: t.TeacherID, SessionID: t.SessionID, TurnID: t.TurnID, CallID: in.Call.ID,
-		Language: t.Language, TraceID: t.TraceID,
+		Language: t.Language, Message: t.Message, TraceID: t.TraceID,
 		Emit: func(ctx context.Context, c protocol.Chunk) error {
 			if err := em.Emit(ctx, c); err != nil {
 				return err

@@ -38,10 +38,17 @@ type Call struct {
 	// CallID is the model's tool-call id: the idempotency key of the call.
 	CallID   string
 	Language string
-	TraceID  string
+	// Message is what the teacher wrote in the turn, "" outside one: with
+	// Language, it decides the language of the teacher-facing texts (Lang).
+	Message string
+	TraceID string
 	// Emit appends a chunk to the turn's stream (artifact events).
 	Emit func(ctx context.Context, c protocol.Chunk) error
 }
+
+// Lang is the teacher's language for the call's teacher-facing texts: the
+// one rule, i18n.Of, over the request's tag and the teacher's words.
+func (c Call) Lang() i18n.Lang { return i18n.Of(c.Language, c.Message) }
 
 // Result is a tool's answer.
 type Result struct {
