@@ -58,7 +58,7 @@ func TestScenarios(t *testing.T) {
 				t.Errorf("answer %q does not explain photosynthesis", txt)
 			}
 		}},
-		{"build request", "分析 1A 班英语成绩", []string{"start", "text-start", "text-delta+", "text-end", "finish", "[DONE]"}, nil},
+		{"build request", "分析 1A 班英语成绩", []string{"start", "text-start", "text-delta+", "text-end", "data-blueprint", "finish", "[DONE]"}, nil},
 		{"unclear request", "帮我弄一下", []string{"start", "text-start", "text-delta+", "text-end", "data-clarify", "finish", "[DONE]"}, func(t *testing.T, st stream) {
 			c := st.data(t, "data-clarify")[0]
 			if c["question"] == "" {

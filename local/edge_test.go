@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -252,31 +253,48 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
+// TestConversationJSON holds the one chatKind / legacyAction table of the
+// JSON answer (seed 004 §1.3.1; shared/edge responseOf), and that the answer
+// carries the turn's artifacts as the stream's data parts: a quiz its
+// questions, a file answer its link, an outline its slides.
 func TestConversationJSON(t *testing.T) {
 	s := newLocal(t, nil)
 	cases := []struct {
 		message, action, legacy string
 		chatKind                any
+		artifacts               []string // the artifact part types, in order
+		conversation            string   // a case that continues the previous case's conversation
 	}{
-		{"你好", "chat", "chat_smalltalk", "smalltalk"},
-		{"What is photosynthesis?", "chat", "chat_qa", "qa"},
-		{"出 5 道牛顿第一定律的选择题", "chat", "chat", "qa"},
-		{"分析 1A 班英语成绩", "build", "build_workflow", nil},
-		{"帮我弄一下", "clarify", "clarify", nil},
+		{"你好", "chat", "chat_smalltalk", "smalltalk", nil, ""},
+		{"What is photosynthesis?", "chat", "chat_qa", "qa", nil, ""},
+		{"出 5 道牛顿第一定律的选择题", "chat", "chat", nil, []string{"data-quiz-question", "data-quiz-question", "data-quiz-question",
+			"data-quiz-question", "data-quiz-question", "data-quiz-complete"}, ""},
+		{"做一个光合作用的 PPT", "chat", "chat", nil, []string{"data-pptx-outline"}, ""},
+		{"可以，就按这个提纲生成", "chat", "chat", nil, []string{"data-file-ready"}, "previous"},
+		{"写一份牛顿第一定律的教案", "chat", "chat", nil, []string{"data-file-ready"}, ""},
+		{"做一个光合作用的互动网页", "chat", "chat", nil, []string{"data-interactive-content"}, ""},
+		{"分析 1A 班英语成绩", "build", "build_workflow", nil, []string{"data-blueprint"}, ""},
+		{"帮我弄一下", "clarify", "clarify", nil, nil, ""},
 	}
+	prev := ""
 	for _, c := range cases {
 		t.Run(c.message, func(t *testing.T) {
+			body := fmt.Sprintf(`{"message":%q,"language":"zh-CN"}`, c.message)
+			if c.conversation != "" {
+				body = fmt.Sprintf(`{"message":%q,"language":"zh-CN","conversationId":%q}`, c.message, prev)
+			}
 			var resp map[string]any
-			if code := postJSON(t, s.URL+"/api/conversation", fmt.Sprintf(`{"message":%q,"language":"zh-CN"}`, c.message), &resp); code != 200 {
+			if code := postJSON(t, s.URL+"/api/conversation", body, &resp); code != 200 {
 				t.Fatalf("status %d: %v", code, resp)
 			}
-			for _, k := range []string{"mode", "action", "chatKind", "legacyAction", "chatResponse", "blueprint", "patchPlan", "clarifyOptions", "conversationId", "resolvedEntities"} {
+			prev, _ = resp["conversationId"].(string)
+			for _, k := range []string{"mode", "action", "chatKind", "legacyAction", "chatResponse", "blueprint", "patchPlan", "clarifyOptions", "conversationId", "resolvedEntities", "artifacts"} {
 				if _, ok := resp[k]; !ok {
 					t.Errorf("ConversationResponse lacks %s", k)
 				}
 			}
 			if resp["mode"] != "entry" || resp["action"] != c.action || resp["legacyAction"] != c.legacy || resp["chatKind"] != c.chatKind {
-				t.Errorf("got %v", resp)
+				t.Errorf("got mode %v action %v legacyAction %v chatKind %v", resp["mode"], resp["action"], resp["legacyAction"], resp["chatKind"])
 			}
 			if c.action == "clarify" && resp["clarifyOptions"] == nil {
 				t.Error("clarify without clarifyOptions")
@@ -284,7 +302,54 @@ func TestConversationJSON(t *testing.T) {
 			if c.action != "clarify" && resp["chatResponse"] == "" {
 				t.Error("empty chatResponse")
 			}
+			var types []string
+			arts, _ := resp["artifacts"].([]any)
+			for _, a := range arts {
+				p := a.(map[string]any)
+				types = append(types, p["type"].(string))
+				checkArtifact(t, s, p)
+			}
+			if !slices.Equal(types, c.artifacts) {
+				t.Errorf("artifacts %v, want %v", types, c.artifacts)
+			}
 		})
+	}
+}
+
+// checkArtifact checks that an artifact part of the JSON answer carries
+// what a teacher uses: the question and its answer, a link that downloads
+// the file, the slides, the blueprint.
+func checkArtifact(t *testing.T, s testServer, p map[string]any) {
+	t.Helper()
+	d, _ := p["data"].(map[string]any)
+	switch p["type"] {
+	case "data-quiz-question":
+		q, _ := d["question"].(map[string]any)
+		if q["question"] == "" || q["answer"] == nil || len(q["options"].([]any)) != 4 {
+			t.Errorf("quiz question %v", d)
+		}
+	case "data-pptx-outline":
+		if slides, _ := d["slides"].([]any); len(slides) < 3 {
+			t.Errorf("outline %v", d)
+		}
+	case "data-file-ready", "data-interactive-content":
+		url, _ := d["url"].(string)
+		if strings.HasPrefix(url, "/") {
+			url = s.URL + url
+		}
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || n == 0 {
+			t.Errorf("the artifact's link %s: %d, %d bytes", url, resp.StatusCode, n)
+		}
+	case "data-blueprint":
+		if _, ok := d["uiComposition"]; !ok {
+			t.Errorf("blueprint %v", d)
+		}
 	}
 }
 

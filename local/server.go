@@ -198,7 +198,11 @@ func (s *localServer) serve(o options) error {
 	// The turn latencies, as in AWS (wire.CloudApp.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle
 	// keep-alive connection are let go. Streaming routes and the routes
 	// that wait for a whole turn set their own deadlines (edge relay).
-	s.http = &http.Server{Handler: edge.CleanPaths(o.Logger, edge.TurnLatency(mux, s.metrics, nil)), ReadHeaderTimeout: 10 * time.Second,
+	origins, err := corsOrigins(o.Getenv)
+	if err != nil {
+		return err
+	}
+	s.http = &http.Server{Handler: withCORS(origins, edge.CleanPaths(o.Logger, edge.TurnLatency(mux, s.metrics, nil))), ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: serverReadTimeout, WriteTimeout: serverWriteTimeout, IdleTimeout: serverIdleTimeout}
 	for _, d := range []struct {
 		env string

@@ -22,6 +22,7 @@ type call struct {
 	lastUser int    // index of the last user message, -1 if none
 	lang     lang
 	history  string // the earlier-turns summary (prompts.HistoryHeader), "" if none
+	page     string // the page a follow-up is about (prompts.PageHeader), "" if none
 	mode     string // the chat mode named in the system prompt (prompts.ModeHeader), "" if none
 	markers  map[Marker]bool
 	choice   toolChoice
@@ -49,6 +50,9 @@ func newCall(req *chatRequest, choice toolChoice) *call {
 			}
 			if h := historyIn(content); h != "" {
 				c.history = h
+			}
+			if p := pageIn(content); p != "" {
+				c.page = p
 			}
 		case "user":
 			c.lastUser = i
@@ -119,6 +123,8 @@ func kindOf(system string) Kind {
 		return KindPlanner
 	case prompts.WriterHeader:
 		return KindWriter
+	case prompts.EditorHeader:
+		return KindEditor
 	case prompts.ProposalHeader:
 		return KindProposal
 	case prompts.MilestoneHeader:
@@ -189,6 +195,8 @@ func respond(c *call) reply {
 		r = plannerReply(c)
 	case KindWriter:
 		r = writerReply(c)
+	case KindEditor:
+		r = editorReply(c)
 	case KindProposal:
 		r = proposalReply(c)
 	case KindMilestone:

@@ -24,6 +24,9 @@ func knowledgeAnswer(c *call) string {
 	if isSmalltalk(c.user) {
 		return smalltalk(c.lang, c.user)
 	}
+	if c.page != "" {
+		return pageAnswer(c)
+	}
 	if c.mode == "free" {
 		return freeAnswer(c.lang, c.user)
 	}

@@ -22,6 +22,12 @@ const (
 func plannerReply(c *call) reply {
 	msg := firstUser(c)
 	l := detectLang(msg)
+	if bp, ok := currentBlueprint(c); ok {
+		if bp.Language == "en" {
+			l = en
+		}
+		return textReply(mustJSON(revisedBlueprint(l, bp, msg)))
+	}
 	return textReply(mustJSON(plannedBlueprint(l, msg)))
 }
 

@@ -36,7 +36,22 @@ func routeCases() []routeCase {
 
 func routerReply(c *call) reply {
 	var rc routeCase
-	for _, r := range routeCases() {
+	cases := routeCases()
+	// Refine and rebuild only when the prompt offers them (the product
+	// does when it has the page's blueprint).
+	if c.page != "" && strings.Contains(c.system, "- refine:") {
+		switch followUpIntent(c) {
+		case workflow.IntentRefine:
+			cases = []routeCase{{workflow.IntentRefine, nil, workflow.ExpectArtifact, "standard", "change the page's blocks in place with a patch plan"}}
+		case workflow.IntentRebuild:
+			cases = []routeCase{{workflow.IntentRebuild, nil, workflow.ExpectArtifact, "standard", "revise the page's blueprint"}}
+		}
+	}
+	for _, r := range cases {
+		if r.test == nil {
+			rc = r
+			break
+		}
 		if r.test(c) {
 			rc = r
 			break
@@ -78,6 +93,8 @@ func routeConfidence(c *call, intent workflow.Intent) float64 {
 		return 0.88
 	case workflow.IntentBuild:
 		return 0.86
+	case workflow.IntentRefine, workflow.IntentRebuild:
+		return 0.84
 	case workflow.IntentData:
 		return 0.85
 	case workflow.IntentClarify:

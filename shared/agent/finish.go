@@ -143,9 +143,11 @@ func textChunks(id, text string) []protocol.Chunk {
 	return []protocol.Chunk{protocol.TextStart{ID: id}, protocol.TextDelta{ID: id, Delta: text}, protocol.TextEnd{ID: id}}
 }
 
-// buildOutcome is the end of the build path: the planned blueprint (for
-// the JSON API) and a notice, or the question the planner asks back about
-// an unknown entity, or the planner's failure.
+// buildOutcome is the end of the build path: the planned blueprint (a new
+// page, or a rebuild of the page on screen) or patch plan (a refine), sent
+// as data-blueprint / data-patch-plan and kept for the JSON API, with a
+// notice; or the question the planner asks back about an unknown entity,
+// or the planner's failure.
 func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out session.Outcome) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
 	out.Action = session.ActionBuild
 	switch p := in.Plan; {
@@ -168,6 +170,15 @@ func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out s
 			return planFailed(out, in.Turn, string(apperr.Internal), "")
 		}
 		out.Text, out.Blueprint, out.ResolvedEntities = rec.Notice, rec.Blueprint, rec.ResolvedEntities
+		part := protocol.Data{Name: protocol.DataBlueprint, ID: "blueprint-" + in.Turn.TurnID, Data: rec.Blueprint}
+		switch p.Action {
+		case workflow.PlanActionRefine:
+			out.Action, out.PatchPlan = session.ActionRefine, rec.PatchPlan
+			part = protocol.Data{Name: protocol.DataPatchPlan, ID: "patch-plan-" + in.Turn.TurnID, Data: rec.PatchPlan}
+		case workflow.PlanActionRebuild:
+			out.Action = session.ActionRebuild
+		}
+		return out, session.TurnCompleted, append(textChunks("text-build", out.Text), part), nil
 	default:
 		return planFailed(out, in.Turn, p.Code, p.Message)
 	}

@@ -63,6 +63,9 @@ func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, syst
 	if h := a.historySummary(ctx, in.Turn); h != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
 	}
+	if p, _ := a.pageNote(ctx, in.Turn); p != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: p})
+	}
 	user := in.Turn.Message
 	if len(in.Turn.Context) > 0 {
 		user += fmt.Sprintf("\n\n(selection: %v)", in.Turn.Context)

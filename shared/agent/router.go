@@ -17,9 +17,13 @@ import (
 // follows from its classification. A router failure does not fail the turn:
 // the agent path with every tool lets the agent decide.
 func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: a.routerPrompt()}}
+	page, editable := a.pageNote(ctx, in.Turn)
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: a.routerPrompt(editable)}}
 	if h := a.historySummary(ctx, in.Turn); h != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: h})
+	}
+	if page != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: page})
 	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Turn.Message})
 	resp, err := a.Model.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true}, llm.Handler{})
@@ -37,7 +41,7 @@ func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 		a.Metrics.Count("RouterFallback", 1, nil)
 		return a.intentTools(in.Turn.Mode, a.fallbackRoute("router answer unreadable")), nil
 	}
-	r = a.normalizeRoute(r)
+	r = a.normalizeRoute(r, editable)
 	out := a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r})
 	a.Logger.InfoContext(ctx, "routed", "intent", r.Intent, "path", out.Path, "candidates", r.CandidateTools,
 		"tools", out.Tools, "tier", r.ModelTier, "mode", in.Turn.Mode)
@@ -72,9 +76,17 @@ func (a *Agent) intentTools(m workflow.ChatMode, out workflow.RouteOutput) workf
 	return out
 }
 
-func (a *Agent) routerPrompt() string {
+// routerPrompt is the router's system prompt; a follow-up's on a page whose
+// blueprint the client sent adds the refine and rebuild intents (before the
+// tool list, which ends the prompt).
+func (a *Agent) routerPrompt(followup bool) string {
 	var b strings.Builder
-	b.WriteString(prompts.Router)
+	if followup {
+		head, tail, _ := strings.Cut(prompts.Router, "\nAvailable generation tools:")
+		b.WriteString(head + prompts.RouterFollowup + "\nAvailable generation tools:" + tail)
+	} else {
+		b.WriteString(prompts.Router)
+	}
 	for _, n := range a.Tools.Names(tools.Generation) {
 		t, _ := a.Tools.Get(n)
 		fmt.Fprintf(&b, "- %s: %s\n", t.Name, t.Description)
@@ -89,8 +101,13 @@ func (a *Agent) fallbackRoute(why string) workflow.RouteOutput {
 	}}
 }
 
-// normalizeRoute keeps the router's answer within what exists.
-func (a *Agent) normalizeRoute(r workflow.RouterResult) workflow.RouterResult {
+// normalizeRoute keeps the router's answer within what exists: refine and
+// rebuild need a page's blueprint; without one, the teacher asks for a page
+// (build).
+func (a *Agent) normalizeRoute(r workflow.RouterResult, page bool) workflow.RouterResult {
+	if !page && (r.Intent == workflow.IntentRefine || r.Intent == workflow.IntentRebuild) {
+		r.Intent = workflow.IntentBuild
+	}
 	r.CandidateTools = slices.DeleteFunc(r.CandidateTools, func(n string) bool {
 		t, ok := a.Tools.Get(n)
 		return !ok || t.Kind != tools.Generation
@@ -130,7 +147,8 @@ func pathOf(r workflow.RouterResult) string {
 		return workflow.PathClarify
 	case r.Intent == workflow.IntentSmalltalk || r.Intent == workflow.IntentQA:
 		return workflow.PathChat
-	case r.Intent == workflow.IntentBuild:
+	case r.Intent == workflow.IntentBuild, r.Intent == workflow.IntentRefine, r.Intent == workflow.IntentRebuild:
+		// One plan step plans a page, a revised page or a patch plan.
 		return workflow.PathBuild
 	default:
 		return workflow.PathAgent

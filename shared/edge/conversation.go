@@ -35,7 +35,7 @@ func (s *Server) beginFromRequest(w http.ResponseWriter, r *http.Request) (sessi
 	if err != nil {
 		return session.Turn{}, ConversationRequest{}, err
 	}
-	req, err := decodeRequest(w, r, s.o.MaxBody, id)
+	req, err := decodeRequest(w, r, s.o.MaxBody, id, s.o.Tools)
 	if err != nil {
 		return session.Turn{}, req, err
 	}
@@ -87,6 +87,16 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 			return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
 	}
+	if req.page != nil {
+		rec, err := json.Marshal(req.page)
+		if err == nil {
+			err = s.store.PutRecord(ctx, sess.ID, workflow.PageKey(t.ID), rec)
+		}
+		if err != nil {
+			s.abandon(ctx, t, "the page could not be stored")
+			return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		}
+	}
 	mode := s.chatMode(req)
 	start, err := protocol.MarshalChunk(protocol.Start{MessageID: t.MessageID,
 		MessageMetadata: &protocol.MessageMetadata{ConversationID: sess.ID, TurnID: t.ID, Mode: string(mode)}})
@@ -99,7 +109,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	}
 	in := workflow.NewConversationState(workflow.Turn{SessionID: sess.ID, TurnID: t.ID, TeacherID: id.TeacherID,
 		MessageID: t.MessageID, Message: req.Message, Language: req.Language, Mode: mode,
-		TraceID: TraceID(ctx), Context: req.Context})
+		TraceID: TraceID(ctx), Context: req.Context, Followup: req.page != nil})
 	// The workflow outlives the request: a client that disconnects does not stop it.
 	if err := s.starter.Start(context.WithoutCancel(ctx), t.ID, in); err != nil {
 		s.abandon(ctx, t, "the workflow could not start")

@@ -64,7 +64,10 @@ type Options struct {
 	SessionTTL time.Duration
 	// ChatMode is the mode of a request that names none (natural).
 	ChatMode workflow.ChatMode
-	Checks   []Check
+	// Tools are the data tools a follow-up's blueprint may call (nil: not
+	// checked), as for /api/page/generate.
+	Tools  []string
+	Checks []Check
 	// Files signs the generated files' links again (/messages and
 	// /api/files/); nil leaves links as they were stored.
 	Files FileSigner

@@ -50,7 +50,7 @@ func fuzzConversation(f *testing.F, seeds ...string) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		w, r := post(body)
-		req, err := decodeRequest(w, r, 64<<10, auth.Identity{TeacherID: "t-001"})
+		req, err := decodeRequest(w, r, 64<<10, auth.Identity{TeacherID: "t-001"}, nil)
 		if clientError(t, err) {
 			return
 		}
@@ -60,6 +60,17 @@ func fuzzConversation(f *testing.F, seeds ...string) {
 		if !i18n.ValidTag(req.Language) || req.ConversationID != nil && *req.ConversationID != "" && !validID(*req.ConversationID) {
 			t.Fatalf("accepted %q %v", req.Language, req.ConversationID)
 		}
+		// A follow-up's blueprint is accepted only as /api/page/generate
+		// would accept it (issue 14 F10).
+		if req.page != nil && len(req.page.Blueprint) > 0 {
+			bp, err := blueprint.Parse(req.page.Blueprint)
+			if err == nil {
+				err = blueprint.Validate(bp, nil)
+			}
+			if err != nil {
+				t.Fatalf("accepted an invalid blueprint: %v", err)
+			}
+		}
 	})
 }
 
@@ -67,7 +78,9 @@ func FuzzConversationRequest(f *testing.F) {
 	fuzzConversation(f, `{"message":"出 5 道题"}`, `{"message":"hi","language":"en","mode":"strict","conversationId":"conv-1"}`,
 		`{"message":"  "}`, `{"message":"x","language":"`+string(bytes.Repeat([]byte("a"), 200))+`"}`,
 		`{"message":"x","conversationId":"../x"}`, `{"message":1}`, `[]`, `{"message":"\xff"}`, `{"message":"a"}{}`,
-		`{"message":"x","context":{"a":[1,{"b":null}]},"blueprint":{"x":1}}`)
+		`{"message":"x","context":{"a":[1,{"b":null}]},"blueprint":{"x":1}}`,
+		`{"message":"把分析总结改得更简短","blueprint":`+string(validBlueprintJSON())+`,"pageContext":{"meta":{"pageTitle":"1A"},"dataSummary":"均分 72"}}`,
+		`{"message":"x","pageContext":{"meta":{"pageTitle":1}}}`)
 }
 
 func FuzzUseChatBody(f *testing.F) {

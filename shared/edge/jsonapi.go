@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
@@ -33,6 +34,10 @@ type ConversationResponse struct {
 	// ChatMode is the turn's effective chat mode (seed 003: natural, free,
 	// strict); Mode is seed 004's entry/followup.
 	ChatMode workflow.ChatMode `json:"chatMode"`
+	// Artifacts are the turn's artifacts as the stream's data parts
+	// ({type, id, data}, in stream order): what a streaming client gets,
+	// for a client that does not stream.
+	Artifacts []protocol.Part `json:"artifacts"`
 }
 
 // ClarifyOptions is the interactive choice shown for a clarify action.
@@ -77,6 +82,11 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(code, "%s", done.Outcome.Error).WithDetails(map[string]string{"conversationId": t.SessionID, "turnId": t.ID})
 	}
 	resp := responseOf(done, req.followup())
+	msg, err := s.assemble(ctx, done)
+	if err != nil {
+		return err
+	}
+	resp.Artifacts = artifactParts(msg)
 	resp.Notices = notices
 	resp.ChatMode = s.chatMode(req)
 	writeJSON(w, http.StatusOK, resp)
@@ -108,10 +118,22 @@ func (s *Server) await(ctx context.Context, t session.Turn) ([]protocol.Notice, 
 	return notices, err
 }
 
+// responseOf is the ConversationResponse of an ended turn. chatKind and
+// legacyAction follow one table (seed 004 §1.3.1, docs/build-runtime.md):
+//
+//	action   chatKind   legacyAction     the turn
+//	chat     smalltalk  chat_smalltalk   greetings, thanks
+//	chat     qa         chat_qa          a question answered in text
+//	chat     page       chat             a question about the page on screen (follow-up)
+//	chat     null       chat             an artifact turn: quiz, deck, document, interactive page
+//	build    null       build_workflow   a blueprint for a new page
+//	refine   null       refine           a patch plan for the page on screen
+//	rebuild  null       rebuild          a new blueprint for the page on screen
+//	clarify  null       clarify          a question asked back
 func responseOf(t session.Turn, followup bool) ConversationResponse {
 	o := t.Outcome
 	resp := ConversationResponse{Mode: "entry", Action: o.Action, Blueprint: jsonNull, PatchPlan: jsonNull,
-		ResolvedEntities: jsonNull, ConversationID: &t.SessionID}
+		ResolvedEntities: jsonNull, ConversationID: &t.SessionID, Artifacts: []protocol.Part{}}
 	if followup {
 		resp.Mode = "followup"
 	}
@@ -120,15 +142,20 @@ func responseOf(t session.Turn, followup bool) ConversationResponse {
 	}
 	text := o.Text
 	resp.ChatResponse = &text
+	if len(o.Blueprint) > 0 {
+		resp.Blueprint = o.Blueprint
+	}
+	if len(o.ResolvedEntities) > 0 {
+		resp.ResolvedEntities = o.ResolvedEntities
+	}
+	if len(o.PatchPlan) > 0 {
+		resp.PatchPlan = o.PatchPlan
+	}
 	switch resp.Action {
 	case session.ActionBuild:
 		resp.LegacyAction = "build_workflow"
-		if len(o.Blueprint) > 0 {
-			resp.Blueprint = o.Blueprint
-		}
-		if len(o.ResolvedEntities) > 0 {
-			resp.ResolvedEntities = o.ResolvedEntities
-		}
+	case session.ActionRefine, session.ActionRebuild:
+		resp.LegacyAction = string(resp.Action)
 	case session.ActionClarify:
 		resp.LegacyAction = "clarify"
 		if o.Clarify != nil {
@@ -140,17 +167,38 @@ func responseOf(t session.Turn, followup bool) ConversationResponse {
 			resp.ClarifyOptions = co
 		}
 	default:
-		kind := "qa"
-		resp.LegacyAction = "chat_qa"
-		switch {
-		case followup:
-			kind, resp.LegacyAction = "page", "chat"
-		case o.Intent == workflow.IntentSmalltalk:
-			kind, resp.LegacyAction = "smalltalk", "chat_smalltalk"
-		case o.Intent == workflow.IntentQuiz || o.Intent == workflow.IntentContent:
-			resp.LegacyAction = "chat"
-		}
-		resp.ChatKind = &kind
+		resp.ChatKind, resp.LegacyAction = chatKindOf(o, followup)
 	}
 	return resp
+}
+
+// chatKindOf is the chat rows of responseOf's table.
+func chatKindOf(o session.Outcome, followup bool) (*string, string) {
+	kind := func(s string) *string { return &s }
+	switch {
+	case len(o.Artifacts) > 0 || o.Intent == workflow.IntentQuiz || o.Intent == workflow.IntentContent:
+		return nil, "chat"
+	case followup:
+		return kind("page"), "chat"
+	case o.Intent == workflow.IntentSmalltalk:
+		return kind("smalltalk"), "chat_smalltalk"
+	default:
+		return kind("qa"), "chat_qa"
+	}
+}
+
+// artifactParts are the data parts of a turn's message that carry what it
+// produced, as the stream sent them: quiz questions and their summary,
+// outlines, file links, interactive pages, blueprints, patch plans and
+// guidance. Progress, notices and clarify have fields of their own.
+func artifactParts(m protocol.UIMessage) []protocol.Part {
+	out := []protocol.Part{}
+	for _, p := range m.Parts {
+		switch strings.TrimPrefix(p.Type, "data-") {
+		case protocol.DataQuizQuestion, protocol.DataQuizComplete, protocol.DataPptxOutline, protocol.DataFileReady,
+			protocol.DataInteractiveContent, protocol.DataBlueprint, protocol.DataPatchPlan, protocol.DataGuide:
+			out = append(out, p)
+		}
+	}
+	return out
 }

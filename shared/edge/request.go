@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // MaxMessageRunes bounds one user message.
@@ -37,6 +39,8 @@ type ConversationRequest struct {
 
 	// chatBody records that the body was useChat's.
 	chatBody bool
+	// page is the follow-up's page, checked (nil on an entry turn).
+	page *workflow.PageRecord
 }
 
 type chatUIMsg struct {
@@ -52,12 +56,19 @@ type chatUIMsg struct {
 func (r *ConversationRequest) useChat() bool { return r.chatBody }
 
 // followup reports whether the request continues a built page (seed 004).
-func (r *ConversationRequest) followup() bool {
-	return len(r.Blueprint) > 0 && string(r.Blueprint) != "null" || len(r.PageContext) > 0 && string(r.PageContext) != "null"
-}
+func (r *ConversationRequest) followup() bool { return r.page != nil }
 
-// decodeRequest reads and validates the body.
-func decodeRequest(w http.ResponseWriter, r *http.Request, maxBody int64, id auth.Identity) (ConversationRequest, error) {
+// Bounds of a follow-up's pageContext.
+const (
+	MaxPageTitleRunes   = 500
+	MaxDataSummaryRunes = 8000
+)
+
+// decodeRequest reads and validates the body. The conversation is named by
+// the body (conversationId, or useChat's id) or by the X-Conversation-Id
+// header, the one the server sends back; naming two is a 400. tools are the
+// data tools a follow-up's blueprint may call (nil: not checked).
+func decodeRequest(w http.ResponseWriter, r *http.Request, maxBody int64, id auth.Identity, tools []string) (ConversationRequest, error) {
 	var req ConversationRequest
 	if err := decodeBody(w, r, maxBody, &req); err != nil {
 		return req, err
@@ -69,7 +80,63 @@ func decodeRequest(w http.ResponseWriter, r *http.Request, maxBody int64, id aut
 			req.ConversationID = &req.ID
 		}
 	}
-	return req, req.validate(id)
+	if h := strings.TrimSpace(r.Header.Get("X-Conversation-Id")); h != "" {
+		switch {
+		case req.ConversationID == nil || *req.ConversationID == "":
+			req.ConversationID = &h
+		case *req.ConversationID != h:
+			return req, apperr.New(apperr.ValidationError, "the X-Conversation-Id header and the body name different conversations").
+				WithDetails(map[string]any{"fields": []map[string]string{{"field": "conversationId",
+					"message": "the X-Conversation-Id header and the body name different conversations"}}})
+		}
+	}
+	if err := req.validate(id); err != nil {
+		return req, err
+	}
+	return req, req.checkPage(tools)
+}
+
+// checkPage validates a follow-up's blueprint as /api/page/generate does
+// (422 BLUEPRINT_ERROR) and its pageContext (400), and keeps them.
+func (r *ConversationRequest) checkPage(tools []string) error {
+	hasBP, hasCtx := present(r.Blueprint), present(r.PageContext)
+	if !hasBP && !hasCtx {
+		return nil
+	}
+	rec := &workflow.PageRecord{}
+	if hasBP {
+		bp, err := parseBlueprint(r.Blueprint, tools)
+		if err != nil {
+			return err
+		}
+		if rec.Blueprint, err = json.Marshal(bp); err != nil {
+			return fmt.Errorf("edge: encode blueprint: %w", err)
+		}
+	}
+	if hasCtx {
+		var pc workflow.PageContext
+		if err := json.Unmarshal(r.PageContext, &pc); err != nil {
+			return apperr.New(apperr.ValidationError, "pageContext must be {meta: {pageTitle}, dataSummary}")
+		}
+		for _, f := range []struct {
+			name, v string
+			max     int
+		}{{"pageContext.meta.pageTitle", pc.Meta.PageTitle, MaxPageTitleRunes}, {"pageContext.dataSummary", pc.DataSummary, MaxDataSummaryRunes}} {
+			if !utf8.ValidString(f.v) || utf8.RuneCountInString(f.v) > f.max {
+				return apperr.New(apperr.ValidationError, "%s must be valid UTF-8, at most %d characters", f.name, f.max).
+					WithDetails(map[string]any{"fields": []map[string]string{{"field": f.name, "message": fmt.Sprintf("at most %d characters", f.max)}}})
+			}
+		}
+		rec.PageContext = &pc
+	}
+	r.page = rec
+	return nil
+}
+
+// present reports whether a JSON field was sent with a value.
+func present(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && string(t) != "null"
 }
 
 func bodyError(err error, maxBody int64) error {

@@ -185,6 +185,10 @@ const (
 	// PDFUnavailable: data-notice PDF_UNAVAILABLE, the same document was
 	// made as .docx instead.
 	PDFUnavailable
+	// RefineNotice takes the blocks a patch plan changes (%s); RebuildNotice
+	// the page's name, what changes and its number of blocks (%s, %s, %d).
+	RefineNotice
+	RebuildNotice
 	numMsgs
 )
 
@@ -246,6 +250,8 @@ var catalogue = [numMsgs][2]string{
 	ToolDataFailed:      {"The data could not be fetched: the data service did not return usable data. Please try again later.", "数据获取失败：数据服务这次没有返回可用的数据，请稍后再试。"},
 	ToolDataUnavailable: {"The data service is temporarily unavailable; please try again later.", "数据服务暂时不可用，请稍后再试。"},
 	PDFUnavailable:      {"PDF export is not available right now, so the same document was made as a Word file (.docx).", "PDF 导出暂不可用，已为您生成内容相同的 Word 文档（.docx）。"},
+	RefineNotice:        {"I will change %s on the page; the page is updated in place.", "好的，我将修改页面中的「%s」，页面会在原处更新。"},
+	RebuildNotice:       {"I revised the page %q: it %s, %d blocks in all. Build it again to see the change.", "已重新规划页面「%s」：%s，共 %d 个区块。确认后点击「生成页面」重新生成即可查看。"},
 }
 
 // Text returns message m in l, formatted with args when it takes any.

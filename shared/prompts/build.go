@@ -61,3 +61,49 @@ text only, no preamble, no code fence. Formats by slot:
 - suggestion_list "content": 3 to 5 lines, each "- [high|medium|low] <action>: <how, in one sentence>".
 - "caption": one sentence.
 `
+
+// PageHeader starts the system message that shows the router, the agent
+// and the chat path the built page a follow-up is about (seed 004 §1.3.1):
+// its title, the client's data summary and its blocks, one per line as
+// "- <blockId> (<componentType>): <title>".
+const PageHeader = "## The page the teacher is looking at"
+
+// RouterFollowup is appended to the router's prompt on a follow-up turn.
+const RouterFollowup = `
+The teacher is looking at a data-analysis page you built (shown below). Besides the intents above, two more apply:
+- refine: change the wording, length, focus or style of blocks already on the page (rewrite the summary, make it
+  shorter, switch a chart to a pie chart, rename a block). expectedMode artifact.
+- rebuild: change the page's structure (add or remove a block, chart or table, analyse other data, change the
+  computations). expectedMode artifact.
+A question about what the page shows is chat_qa; a request for a page about another class is build_workflow.
+`
+
+// CurrentBlueprintHeader starts the system message that gives the page
+// planner the blueprint to revise (a rebuild); the blueprint's JSON follows.
+const CurrentBlueprintHeader = "## The current blueprint (revise it)"
+
+// PlannerRevise is the planner's instruction for a rebuild, after the
+// current blueprint.
+const PlannerRevise = `
+The teacher wants this page changed as the user message says. Answer with the whole revised Blueprint (same format):
+keep every input, binding, node and block that the change does not touch, with their ids; add or remove only what the
+change needs; every id stays unique.`
+
+// EditorHeader starts the page editor's prompt.
+const EditorHeader = "# Insight Edge · page editor"
+
+// Editor is the page editor's system prompt (a refine): the user message
+// is a JSON object {"request", "language", "page": {"title", "blocks":
+// [{"id", "componentType", "title", "variant", "slots"}]}}; the answer a
+// PatchPlan, checked against the blueprint and sent back once with the
+// problems when it does not pass.
+const Editor = EditorHeader + `
+You change a data-analysis page the teacher is looking at, as the request says, and answer with one JSON object only:
+a PatchPlan {"scope": "patch", "instructions": [{"op": "recompose"|"restyle", "blockId": a block id of the page,
+"prompt"?: what to write differently (recompose), "title"?: a new title (restyle), "variant"?: a new variant (restyle)}]}.
+- recompose rewrites a block's slots (its text) with the prompt as an extra instruction; only blocks with slots.
+- restyle changes a block's title or variant: chart bar|line|pie|radar; markdown default|insight|warning|success.
+- Touch only the blocks the request is about.
+- When the request needs a block added or removed, other data or other computations, answer {"scope": "rebuild",
+  "instructions": []}.
+`

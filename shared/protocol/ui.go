@@ -191,6 +191,11 @@ const (
 	// DataGuide is the guide_user tool's structured guidance (seed 003):
 	// not an artifact.
 	DataGuide = "guide"
+	// DataBlueprint is the Blueprint of a build or rebuild turn, which the
+	// client sends to /api/page/generate; DataPatchPlan the PatchPlan of a
+	// refine turn, which it sends to /api/page/patch (seed 004 §1.3.1).
+	DataBlueprint = "blueprint"
+	DataPatchPlan = "patch-plan"
 )
 
 // Notice is the payload of data-notice (PROTOCOL.md §1): an answer the

@@ -77,6 +77,12 @@ const (
 	ActionChat    Action = "chat"
 	ActionBuild   Action = "build"
 	ActionClarify Action = "clarify"
+	// ActionRefine changes a built page: the PatchPlan goes to
+	// /api/page/patch with the page's blueprint.
+	ActionRefine Action = "refine"
+	// ActionRebuild replaces a built page's blueprint: the new one goes to
+	// /api/page/generate once the teacher confirms.
+	ActionRebuild Action = "rebuild"
 )
 
 // Outcome is what a turn produced, kept for history summaries and the JSON API.
@@ -105,6 +111,9 @@ type Outcome struct {
 	// API's blueprint and resolvedEntities), as the planner encoded them.
 	Blueprint        json.RawMessage `json:"blueprint,omitempty"`
 	ResolvedEntities json.RawMessage `json:"resolvedEntities,omitempty"`
+	// PatchPlan is a refine turn's change to the page (the JSON API's
+	// patchPlan).
+	PatchPlan json.RawMessage `json:"patchPlan,omitempty"`
 }
 
 // Clarify is a question the assistant asked back.

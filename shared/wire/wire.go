@@ -214,7 +214,7 @@ func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 // Edge returns the HTTP edge over starter.
 func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	o := edge.Options{Logger: a.Logger, Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout,
-		ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files, Leases: a.leases()}
+		ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files, Leases: a.leases(), Tools: a.Builder.DataTools()}
 	if r := a.Recoverer(nil, nil); r != nil {
 		o.Recover = r
 	}

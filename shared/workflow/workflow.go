@@ -23,9 +23,33 @@ type Turn struct {
 	// the server's CHAT_MODE), decided once at the edge.
 	Mode    ChatMode `json:"mode,omitempty"`
 	TraceID string   `json:"traceId,omitempty"`
-	// Context is the clarify selection or page context sent by the client.
+	// Context is the clarify selection sent by the client.
 	Context map[string]any `json:"context,omitempty"`
+	// Followup is true when the teacher asks about a built page (seed 004
+	// §1.3.1 follow-up mode): the page's blueprint and context are the
+	// turn's PageRecord, kept under PageKey (claim check: a blueprint can
+	// be larger than a state may carry).
+	Followup bool `json:"followup,omitempty"`
 }
+
+// PageRecord is the page a follow-up turn is about: the blueprint it was
+// built from (validated at the edge) and the client's pageContext.
+type PageRecord struct {
+	Blueprint   json.RawMessage `json:"blueprint,omitempty"`
+	PageContext *PageContext    `json:"pageContext,omitempty"`
+}
+
+// PageContext is the client's summary of the page on screen (seed 004
+// §1.3.1 pageContext).
+type PageContext struct {
+	Meta struct {
+		PageTitle string `json:"pageTitle"`
+	} `json:"meta"`
+	DataSummary string `json:"dataSummary"`
+}
+
+// PageKey is the record key of a follow-up turn's PageRecord.
+func PageKey(turnID string) string { return "turn/" + turnID + "/page" }
 
 // ChatMode is a chat mode of seed 003: how the agent treats tools and
 // off-topic requests.
@@ -104,6 +128,11 @@ const (
 	IntentContent   Intent = "content_create"
 	IntentBuild     Intent = "build_workflow"
 	IntentClarify   Intent = "clarify"
+	// The follow-up intents of seed 004 §1.3.1, for a turn about a built
+	// page: refine changes blocks of the page (a PatchPlan), rebuild changes
+	// its structure (a new Blueprint). A question about the page is chat_qa.
+	IntentRefine  Intent = "refine"
+	IntentRebuild Intent = "rebuild"
 )
 
 // RouterResult is the router model's classification of a message (seed 000 §7.2).
@@ -304,9 +333,19 @@ const (
 	PlanFailed  = "failed"  // no valid blueprint (Code says why)
 )
 
+// Actions of PlanOutput.
+const (
+	PlanActionBuild   = "build"
+	PlanActionRefine  = "refine"
+	PlanActionRebuild = "rebuild"
+)
+
 // PlanOutput is the plan phase's output, at $.plan.
 type PlanOutput struct {
-	Status  string   `json:"status"`
+	Status string `json:"status"`
+	// Action is what was planned: build (a new page), rebuild (a new
+	// blueprint for the page on screen) or refine (a patch plan for it).
+	Action  string   `json:"action,omitempty"`
 	Code    string   `json:"code,omitempty"`
 	Message string   `json:"message,omitempty"`
 	Clarify *Clarify `json:"clarify,omitempty"`
@@ -317,6 +356,9 @@ type PlanOutput struct {
 type PlanRecord struct {
 	Blueprint        json.RawMessage `json:"blueprint"`
 	ResolvedEntities json.RawMessage `json:"resolvedEntities"`
+	// PatchPlan is a refine's change to the page (Blueprint is then the
+	// page's own blueprint).
+	PatchPlan json.RawMessage `json:"patchPlan,omitempty"`
 	// Notice is the text the teacher reads about the plan.
 	Notice string `json:"notice"`
 }

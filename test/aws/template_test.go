@@ -357,6 +357,33 @@ func TestTemplateFunctions(t *testing.T) {
 	}
 }
 
+// TestTemplateCORS holds one CORS policy for the whole product: the
+// Function URL's and the HTTP API's Cors blocks take their origins from the
+// CorsAllowOrigins parameter and are both edge.CORSPolicy, which the local
+// server applies with CORS_ALLOW_ORIGINS.
+func TestTemplateCORS(t *testing.T) {
+	tp := openTemplate(t, repoRoot(t))
+	p := edge.CORSPolicy()
+	url, _ := tp.properties("StreamFunction")["FunctionUrlConfig"].(map[string]any)["Cors"].(map[string]any)
+	api, _ := tp.properties("HttpApi")["CorsConfiguration"].(map[string]any)
+	for name, c := range map[string]map[string]any{"StreamFunction.FunctionUrlConfig.Cors": url, "HttpApi.CorsConfiguration": api} {
+		lower := func(k string) []string {
+			out := strs(c[k])
+			for i := range out {
+				out[i] = strings.ToLower(out[i])
+			}
+			return out
+		}
+		if !slices.Equal(strs(c["AllowOrigins"]), []string{"ref:CorsAllowOrigins"}) {
+			t.Errorf("%s.AllowOrigins = %v, want the CorsAllowOrigins parameter", name, c["AllowOrigins"])
+		}
+		if !slices.Equal(strs(c["AllowMethods"]), p.AllowMethods) || !slices.Equal(lower("AllowHeaders"), p.AllowHeaders) ||
+			!slices.Equal(lower("ExposeHeaders"), p.ExposeHeaders) || fmt.Sprint(c["MaxAge"]) != fmt.Sprint(p.MaxAge) {
+			t.Errorf("%s = %v, want edge.CORSPolicy() %+v", name, c, p)
+		}
+	}
+}
+
 // TestTemplateStream checks the streaming Function URL and its public
 // permissions.
 func TestTemplateStream(t *testing.T) {

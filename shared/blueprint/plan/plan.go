@@ -40,6 +40,7 @@ type Model interface {
 // (session.Store is one).
 type Records interface {
 	PutRecord(ctx context.Context, sessionID, key string, value []byte) error
+	GetRecord(ctx context.Context, sessionID, key string) ([]byte, error)
 }
 
 // The tool that resolves a class mention and lists the class's students
@@ -111,7 +112,13 @@ func (p *Planner) DataTools() []string { return p.tools.Names(tools.Base) }
 // javaapi.NotFound details (an unknown or ambiguous entity), or the data
 // service's codes.
 func (p *Planner) Plan(ctx context.Context, req Request) (Result, error) {
-	bp, err := p.draft(ctx, req)
+	return p.plan(ctx, req, nil)
+}
+
+// plan drafts a blueprint, or a revision of base when base is not nil, and
+// resolves it.
+func (p *Planner) plan(ctx context.Context, req Request, base *blueprint.Blueprint) (Result, error) {
+	bp, err := p.draft(ctx, req, base)
 	if err != nil {
 		return Result{}, err
 	}
@@ -130,8 +137,9 @@ func (p *Planner) Plan(ctx context.Context, req Request) (Result, error) {
 	return Result{Blueprint: bp, Resolved: resolved}, nil
 }
 
-// draft asks the model for a blueprint until one passes the contract.
-func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, error) {
+// draft asks the model for a blueprint until one passes the contract; with
+// base, for a revision of base.
+func (p *Planner) draft(ctx context.Context, req Request, base *blueprint.Blueprint) (blueprint.Blueprint, error) {
 	var sys strings.Builder
 	sys.WriteString(prompts.Planner)
 	for _, n := range p.DataTools() {
@@ -141,10 +149,15 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 	if req.Language != "" {
 		fmt.Fprintf(&sys, "\nThe teacher's language: %s\n", req.Language)
 	}
-	msgs := []llm.Message{
-		{Role: llm.RoleSystem, Content: sys.String()},
-		{Role: llm.RoleUser, Content: req.Message},
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys.String()}}
+	if base != nil {
+		cur, err := json.Marshal(base)
+		if err != nil {
+			return blueprint.Blueprint{}, fmt.Errorf("plan: encode the current blueprint: %w", err)
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: prompts.CurrentBlueprintHeader + "\n" + string(cur) + "\n" + prompts.PlannerRevise})
 	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: req.Message})
 	var last error
 	for attempt := 1; attempt <= p.o.Attempts; attempt++ {
 		resp, err := p.model.Stream(ctx, llm.Request{Tier: p.o.Tier, Messages: msgs, JSON: true}, llm.Handler{})
@@ -157,7 +170,7 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 		content := resp.Message.Content
 		bp, err := blueprint.Parse([]byte(llm.StripFence(content)))
 		if err == nil {
-			p.normalize(&bp, req)
+			p.normalize(&bp, req, base)
 			err = blueprint.Validate(bp, p.DataTools())
 		}
 		if err == nil {
@@ -174,12 +187,18 @@ func (p *Planner) draft(ctx context.Context, req Request) (blueprint.Blueprint, 
 }
 
 // normalize fills what the server owns: the id, the version, the time, the
-// source prompt and the language.
-func (p *Planner) normalize(bp *blueprint.Blueprint, req Request) {
+// source prompt and the language. A revision is the next version of its
+// base and keeps the request the page was first planned from.
+func (p *Planner) normalize(bp *blueprint.Blueprint, req Request, base *blueprint.Blueprint) {
 	bp.ID = p.o.NewID()
 	bp.Version = max(bp.Version, 1)
 	bp.CreatedAt = p.o.Now().UTC().Format(time.RFC3339)
 	bp.SourcePrompt = req.Message
+	if base != nil {
+		bp.Version = base.Version + 1
+		bp.SourcePrompt = cmp.Or(base.SourcePrompt, req.Message)
+		req.Language = cmp.Or(req.Language, base.Language)
+	}
 	bp.Language = cmp.Or(req.Language, bp.Language)
 	if bp.UIComposition.Layout == "" {
 		bp.UIComposition.Layout = blueprint.LayoutTabs
@@ -302,31 +321,56 @@ func within(d classDetail, kind, mention string) (id, name string, err error) {
 // the turn with the right code.
 func (p *Planner) PlanBuild(ctx context.Context, in workflow.PlanInput) (workflow.PlanOutput, error) {
 	t := in.Turn
-	res, err := p.Plan(ctx, Request{Message: t.Message, Language: t.Language, TeacherID: t.TeacherID, TraceID: t.TraceID, Context: t.Context})
+	switch in.Route.Result.Intent {
+	case workflow.IntentRefine, workflow.IntentRebuild:
+		if t.Followup {
+			return p.followUp(ctx, in)
+		}
+	}
+	res, err := p.Plan(ctx, requestOf(t))
 	if err != nil {
 		if ctx.Err() != nil {
 			return workflow.PlanOutput{}, err
 		}
 		return p.planFailure(ctx, t, err), nil
 	}
+	if err := p.store(ctx, t, res, notice(t.Language, t.Message, res)); err != nil {
+		return workflow.PlanOutput{}, err
+	}
+	return workflow.PlanOutput{Status: workflow.PlanPlanned, Action: workflow.PlanActionBuild}, nil
+}
+
+func requestOf(t workflow.Turn) Request {
+	return Request{Message: t.Message, Language: t.Language, TeacherID: t.TeacherID, TraceID: t.TraceID, Context: t.Context}
+}
+
+// store keeps a turn's planned blueprint for Finish and the JSON API.
+func (p *Planner) store(ctx context.Context, t workflow.Turn, res Result, notice string) error {
 	bp, err := json.Marshal(res.Blueprint)
 	if err != nil {
-		return workflow.PlanOutput{}, fmt.Errorf("plan: encode blueprint: %w", err)
+		return fmt.Errorf("plan: encode blueprint: %w", err)
 	}
 	ents, err := json.Marshal(res.Resolved)
 	if err != nil {
-		return workflow.PlanOutput{}, fmt.Errorf("plan: encode entities: %w", err)
+		return fmt.Errorf("plan: encode entities: %w", err)
 	}
-	rec, err := json.Marshal(workflow.PlanRecord{Blueprint: bp, ResolvedEntities: ents, Notice: notice(t.Language, t.Message, res)})
-	if err != nil {
-		return workflow.PlanOutput{}, err
-	}
-	if err := p.records.PutRecord(ctx, t.SessionID, workflow.PlanKey(t.TurnID), rec); err != nil {
-		return workflow.PlanOutput{}, fmt.Errorf("plan: store the plan: %w", err)
+	if err := p.putPlan(ctx, t, workflow.PlanRecord{Blueprint: bp, ResolvedEntities: ents, Notice: notice}); err != nil {
+		return err
 	}
 	p.o.Logger.InfoContext(ctx, "planned a blueprint", "turnId", t.TurnID, "blueprintId", res.Blueprint.ID,
 		"blocks", len(res.Blueprint.Blocks()), "entities", len(res.Resolved))
-	return workflow.PlanOutput{Status: workflow.PlanPlanned}, nil
+	return nil
+}
+
+func (p *Planner) putPlan(ctx context.Context, t workflow.Turn, rec workflow.PlanRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("plan: encode the plan: %w", err)
+	}
+	if err := p.records.PutRecord(ctx, t.SessionID, workflow.PlanKey(t.TurnID), b); err != nil {
+		return fmt.Errorf("plan: store the plan: %w", err)
+	}
+	return nil
 }
 
 func (p *Planner) planFailure(ctx context.Context, t workflow.Turn, err error) workflow.PlanOutput {
