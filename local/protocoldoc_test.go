@@ -61,6 +61,17 @@ func protocolFlows() []protocolFlow {
 		{"reasoning", conv("What is photosynthesis? [[offline:reasoning]]")},
 		{"error", conv("出 2 道牛顿第一定律的选择题 [[offline:claim-always]]")},
 		{"build", conv("分析 1A 班英语成绩")},
+		{"page-refine", func(c *capturer) {
+			bp := c.quietJSON("POST", "/api/workflow/generate", `{"message":"分析 1A 班英语成绩"}`)
+			var plan struct {
+				Blueprint json.RawMessage `json:"blueprint"`
+			}
+			if json.Unmarshal(bp, &plan) != nil || len(plan.Blueprint) == 0 {
+				plan.Blueprint = bp
+			}
+			c.sseShown("POST", "/api/conversation/stream", fmt.Sprintf(`{"message":"把分析总结改得更简短","blueprint":%s}`, plan.Blueprint),
+				`{"message":"把分析总结改得更简短","blueprint": <the page's Blueprint, as /api/workflow/generate or data-blueprint gave it>}`)
+		}},
 		{"usechat-body", func(c *capturer) {
 			c.sse("POST", "/api/conversation/stream", `{"id":"chat-from-usechat","trigger":"submit-message","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hello!"}]}]}`)
 		}},
