@@ -340,7 +340,8 @@ func TestReasoningEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if len(reasoning) != 2 || !strings.Contains(reasoning[0], "get_class_detail") || !strings.Contains(reasoning[1], "组织回答") {
+	// The reasoning is shown to the teacher: it says what is done, never a tool's name.
+	if len(reasoning) != 2 || !strings.Contains(reasoning[0], "查一下相关数据") || strings.Contains(reasoning[0], "get_class_detail") || !strings.Contains(reasoning[1], "组织回答") {
 		t.Errorf("/messages returned the reasoning parts %q", reasoning)
 	}
 }

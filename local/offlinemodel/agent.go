@@ -110,7 +110,11 @@ func agentScenarioFor(c *call) scenario {
 	case wantsQuiz(c):
 		spec := quizSpecFrom(c)
 		if spec.Topic == "" {
-			return &clarifyScenario{class: classMention(c.user)}
+			class := classMention(c.user)
+			if class == "" && answersQuizClarify(c) {
+				class = classMention(lastTurn(c.history))
+			}
+			return &clarifyScenario{class: class}
 		}
 		return &quizScenario{spec: spec}
 	case wantsContent(c):
@@ -132,8 +136,9 @@ type step struct {
 	answered       bool
 	failed         bool
 	errText        string
-	refusal        bool // the answer to a refused final_result
-	refusedBefore  int  // refusals seen before this call
+	teacherMsg     string // the product's words for the teacher about a failure
+	refusal        bool   // the answer to a refused final_result
+	refusedBefore  int    // refusals seen before this call
 }
 
 type agentState struct {
@@ -177,6 +182,9 @@ func newAgentState(c *call) *agentState {
 				continue
 			}
 			s.failed, s.errText = toolFailed(s.result)
+			if s.failed {
+				s.teacherMsg = teacherMessage(s.result)
+			}
 		}
 	}
 	return st
@@ -227,8 +235,8 @@ func (st *agentState) without(drop func(i int, s step) bool) *agentState {
 func (st *agentState) need(tool string, args map[string]any) (map[string]any, *action) {
 	l := st.c.lang
 	if !st.c.offers(tool) {
-		a := answer(l.pick("抱歉，这次对话里没有可用的数据工具 "+tool+"，我没法查到需要的数据。",
-			"Sorry, the data tool "+tool+" is not available in this conversation, so I can't look that up."))
+		a := answer(l.pick("抱歉，这次对话里查不了这项数据，我没法查到需要的信息。",
+			"Sorry, I can't look that data up in this conversation."))
 		return nil, &a
 	}
 	s := st.lastCall(tool)
@@ -237,7 +245,7 @@ func (st *agentState) need(tool string, args map[string]any) (map[string]any, *a
 		return nil, &a
 	}
 	if !s.answered || s.failed {
-		a := answer(toolFailedMessage(l, tool, s.errText))
+		a := answer(toolFailedMessage(l, s))
 		return nil, &a
 	}
 	var obj map[string]any
@@ -299,9 +307,15 @@ func errString(v any) string {
 	return mustJSON(v)
 }
 
-func toolFailedMessage(l lang, tool, errText string) string {
+func toolFailedMessage(l lang, s *step) string {
+	// The product's own words for the teacher come first: a model relays
+	// them, never the tool's name or its error's internals.
+	if s.teacherMsg != "" {
+		return l.pick("抱歉，"+s.teacherMsg+"你也可以换个说法告诉我需要什么。",
+			"Sorry: "+s.teacherMsg+" You can also tell me what you need in another way.")
+	}
 	// A data service failure is said as what it is, in the teacher's words.
-	code, msg, coded := strings.Cut(errText, ": ")
+	code, _, coded := strings.Cut(s.errText, ": ")
 	switch {
 	case coded && code == "SERVICE_UNAVAILABLE":
 		return l.pick("抱歉，数据服务暂时不可用，这次没能查到数据。请稍后再试。",
@@ -309,15 +323,18 @@ func toolFailedMessage(l lang, tool, errText string) string {
 	case coded && code == "DATA_ERROR":
 		return l.pick("抱歉，数据获取失败：数据服务这次没有返回可用的数据。请稍后再试；如果一直如此，请联系管理员。",
 			"Sorry, the data could not be fetched: the data service did not return usable data. Please try again later, or tell your administrator if it keeps happening.")
-	case coded && strings.ToUpper(code) == code && !strings.Contains(code, " "):
-		errText = msg
 	}
-	if errText == "" {
-		errText = l.pick("没有返回结果", "it returned no result")
+	return l.pick("抱歉，这一步这次没有成功，没能拿到结果。你可以稍后再试，或者换个说法告诉我需要什么。",
+		"Sorry, that step didn't work this time, so I couldn't get a result. You can try again in a moment, or tell me what you need in another way.")
+}
+
+// teacherMessage is the teacherMessage of a failed call's result, if any.
+func teacherMessage(content string) string {
+	var obj struct {
+		TeacherMessage string `json:"teacherMessage"`
 	}
-	return l.pick(
-		fmt.Sprintf("抱歉，调用 %s 时出了问题（%s），这次没能拿到结果。你可以稍后再试，或者换个说法告诉我需要什么。", tool, errText),
-		fmt.Sprintf("Sorry, %s ran into a problem (%s), so I couldn't get a result this time. You can try again in a moment, or tell me what you need in another way.", tool, errText))
+	_ = json.Unmarshal([]byte(content), &obj) // not JSON: no message
+	return strings.TrimSpace(obj.TeacherMessage)
 }
 
 // answerScenario answers from knowledge, with no tool.
@@ -346,6 +363,9 @@ func (q *quizScenario) argsJSON(c *call, count int) string {
 	if q.spec.Grade != "" {
 		args["grade"] = q.spec.Grade
 	}
+	if len(q.spec.Avoid) > 0 {
+		args["avoid"] = q.spec.Avoid
+	}
 	return mustJSON(c.tools[toolQuiz].keep(args))
 }
 
@@ -359,9 +379,12 @@ func (q *quizScenario) next(st *agentState) action {
 	case last == nil:
 		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.Count)}
 	case !last.answered || last.failed:
+		if last.teacherMsg != "" {
+			return answer(toolFailedMessage(l, last))
+		}
 		return answer(l.pick(
-			fmt.Sprintf("抱歉，出题工具这次没有成功（%s）。你可以稍后再试，或者换个题目数量、题型，我再帮你生成关于「%s」的题目。", last.errText, q.spec.Topic),
-			fmt.Sprintf("Sorry, the quiz tool didn't succeed this time (%s). You can try again in a moment, or change the number or type of questions, and I'll generate the questions on %s again.", last.errText, q.spec.Topic)))
+			fmt.Sprintf("抱歉，这次没能出好题。你可以稍后再试，或者换个题目数量、题型，我再帮你生成关于「%s」的题目。", q.spec.Topic),
+			fmt.Sprintf("Sorry, I couldn't write the questions this time. You can try again in a moment, or change the number or type of questions, and I'll generate the questions on %s again.", q.spec.Topic)))
 	}
 	return finish(q.done(st, last))
 }
@@ -394,7 +417,7 @@ func (q *quizScenario) finish(st *agentState) finalResult {
 		return q.done(st, last)
 	}
 	if last := st.lastCall(toolQuiz); last != nil {
-		return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, toolQuiz, last.errText)}
+		return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, last)}
 	}
 	return finalResult{Status: statusAnswer, Message: l.pick(
 		fmt.Sprintf("我还没有调用出题工具，题目尚未生成。需要的话，我可以现在为你生成 %s。", q.spec.describe(l)),
@@ -446,14 +469,22 @@ func (s *clarifyScenario) finish(st *agentState) finalResult {
 		}
 	}
 	topics := suggestTopics(l, subjects)
+	// One question per dimension, so the options are of one kind: the
+	// class first (when the teacher has classes to choose from), then the
+	// topic in the next turn.
 	cl := &workflow.Clarify{Hint: "needClassId"}
-	if s.class != "" {
+	switch {
+	case s.class != "":
 		cl.Hint = "needTopic"
 		cl.Question = l.pick("好的！想给 "+s.class+" 班出哪个知识点的练习？", "Sure! Which topic should the practice for class "+s.class+" cover?")
 		cl.Options = topics
-	} else {
-		cl.Question = l.pick("好的！想给哪个班出练习？想练哪个知识点？", "Sure! Which class is it for, and which topic should it cover?")
-		cl.Options = append(classes, topics...)
+	case len(classes) > 0:
+		cl.Question = l.pick("好的！这份练习是给哪个班的？（知识点下一步再选）", "Sure! Which class is the practice for? (We'll pick the topic next.)")
+		cl.Options = classes
+	default:
+		cl.Hint = "needTopic"
+		cl.Question = l.pick("好的！想练哪个知识点？", "Sure! Which topic should the practice cover?")
+		cl.Options = topics
 	}
 	return finalResult{Status: statusClarify, Message: cl.Question, Clarify: cl}
 }

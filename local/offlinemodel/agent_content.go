@@ -35,11 +35,15 @@ type contentScenario struct {
 	// export, when the history carries it.
 	wantsPDF bool
 	source   *documentArgs
+	fromDeck bool
 	docKind  string
 	// template of an interactive page; simple asks for a plain HTML page.
 	template string
 	simple   bool
-	grade    string
+	// sim is the physics simulation a page on the topic demonstrates.
+	sim    simulation
+	hasSim bool
+	grade  string
 }
 
 func contentScenarioFrom(c *call) *contentScenario {
@@ -50,6 +54,7 @@ func contentScenarioFrom(c *call) *contentScenario {
 		cs.kind = interactive
 		cs.simple = asksForSimplePage(low)
 		cs.template = pageTemplate(low)
+		cs.sim, cs.hasSim = simulationFor(cs.topic)
 	case isConfirmation(c.user) && awaitsOutline(c.history) && !asksForDocument(low):
 		cs.kind, cs.confirmed = slides, true
 		if o, ok := pendingOutline(c.history); ok {
@@ -64,8 +69,10 @@ func contentScenarioFrom(c *call) *contentScenario {
 		cs.kind = document
 		cs.docKind = documentKind(low)
 		if cs.wantsPDF {
-			if d, ok := earlierDocument(c.history); ok && (cs.topic == "" || sameTopic(cs.topic, d.Title)) {
-				cs.source = &d
+			// "导出为PDF" exports the conversation's latest artifact: a deck
+			// as its slides and notes, or the latest document.
+			if d, fromDeck, ok := latestArtifactAsDocument(c.lang, c.history); ok && (cs.topic == "" || sameTopic(cs.topic, d.Title)) {
+				cs.source, cs.fromDeck = &d, fromDeck
 				if cs.topic == "" {
 					cs.topic = d.Title
 				}
@@ -136,7 +143,7 @@ func (s *contentScenario) prefs() []string {
 		}
 		return []string{toolOutline, toolPptx}
 	case interactive:
-		if s.simple {
+		if s.simple || s.hasSim {
 			return []string{toolHTML, toolInteractive}
 		}
 		return []string{toolInteractive, toolHTML}
@@ -188,6 +195,9 @@ func (s *contentScenario) argsFor(c *call, tool string) map[string]any {
 		v = pageOf(l, m, template)
 	case toolHTML:
 		v = simplePageOf(l, m)
+		if s.hasSim {
+			v = simulationPage(l, s.topic, s.sim)
+		}
 	}
 	args := toArgs(v)
 	// A schema other than the product's may ask for more: fill what it
@@ -264,9 +274,24 @@ func (s *contentScenario) done(st *agentState, tool string) finalResult {
 			fmt.Sprintf("The %s on %s is ready (%s); download it and edit as you like. Say \"export it as PDF\" if you need a PDF.", name[1], t, s.docContents(l)))
 	case toolPDF:
 		fr.Artifacts = []string{"pdf"}
+		if typ, _ := out["type"].(string); typ == "docx" {
+			// The server could not make a PDF and made the .docx instead.
+			fr.Artifacts = []string{"docx"}
+			title := t
+			if s.source != nil {
+				title = s.source.Title
+			}
+			fr.Message = l.pick("PDF 导出暂时不可用，所以我把「"+title+"」生成为内容相同的 Word 文档（.docx），可以直接下载；需要 PDF 的话，可以用 Word 打开后另存为 PDF。",
+				"PDF export isn't available right now, so I made \""+title+"\" as a Word document (.docx) with the same content; download it, and save it as PDF from Word if you need one.")
+			break
+		}
 		if s.source != nil {
-			fr.Message = l.pick("已把「"+s.source.Title+"」导出为 PDF，内容和刚才的文档一致，可以直接下载打印。",
-				"I've exported \""+s.source.Title+"\" as a PDF with the same content; it's ready to download and print.")
+			what := l.pick("文档", "document")
+			if s.fromDeck {
+				what = l.pick("课件（每页的要点和讲解提示）", "deck (each slide's points and speaker notes)")
+			}
+			fr.Message = l.pick("已把「"+s.source.Title+"」导出为 PDF，内容和刚才的"+what+"一致，可以直接下载打印。",
+				"I've exported \""+s.source.Title+"\" as a PDF with the same content as the "+what+"; it's ready to download and print.")
 		} else {
 			name := s.docName()
 			fr.Message = l.pick("「"+t+"」的"+name[0]+"已经生成为 PDF，可以直接下载打印。", "The "+name[1]+" on "+t+" is ready as a PDF to download and print.")
@@ -282,6 +307,11 @@ func (s *contentScenario) done(st *agentState, tool string) finalResult {
 			fmt.Sprintf("The interactive page on %s (%s, %d items) is ready; try it in the preview or show it on the board with the class.", t, name[1], int(n)))
 	case toolHTML:
 		fr.Artifacts = []string{"interactive"}
+		if s.hasSim {
+			fr.Message = l.pick("「"+t+"」的互动模拟已经生成好了：可以调整参数后点「开始」看动画，也可以拖动时间滑块逐时刻查看，右侧的数值按公式实时计算，适合课堂演示和学生自主探究。",
+				"The interactive simulation of "+t+" is ready: change the settings and press Start to watch it, or drag the time slider to any moment; the values beside it are computed from the equations as it runs.")
+			break
+		}
 		fr.Message = l.pick("「"+t+"」的网页已经生成好了：点击按钮逐条展示要点，适合课堂上边讲边看。", "The page on "+t+" is ready: each click reveals the next key point, handy for walking through it in class.")
 	}
 	return fr
@@ -321,7 +351,7 @@ func (s *contentScenario) finish(st *agentState) finalResult {
 		if last := st.lastCall(tool); last != nil && last.answered && !last.failed {
 			return s.done(st, tool)
 		} else if last != nil {
-			return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, tool, last.errText)}
+			return finalResult{Status: statusAnswer, Message: toolFailedMessage(l, last)}
 		}
 	}
 	return finalResult{Status: statusAnswer, Message: l.pick(
@@ -402,6 +432,30 @@ func pendingOutline(history string) (outlineArgs, bool) {
 		return outlineArgs{}, false
 	}
 	return o, true
+}
+
+// deckNote labels generate_pptx's note.
+const deckNote = "generated from this deck"
+
+// latestArtifactAsDocument is the conversation's latest deck or document,
+// as a document: a deck becomes a section per slide with its notes.
+func latestArtifactAsDocument(l lang, history string) (documentArgs, bool, bool) {
+	doc, docOK := earlierDocument(history)
+	var deck pptxArgs
+	raw, deckOK := producedJSON(history, deckNote)
+	deckOK = deckOK && json.Unmarshal(raw, &deck) == nil && len(deck.Slides) > 0
+	if deckOK && (!docOK || strings.LastIndex(history, deckNote) > strings.LastIndex(history, documentNote)) {
+		d := documentArgs{Title: deck.Title, Kind: kindLectureNotes}
+		for i, sl := range deck.Slides {
+			sec := sectionArg{Heading: fmt.Sprintf("%d. %s", i+1, sl.Title), Bullets: sl.Bullets}
+			if sl.Notes != "" {
+				sec.Paragraphs = []string{l.pick("讲解提示：", "Speaker notes: ") + sl.Notes}
+			}
+			d.Sections = append(d.Sections, sec)
+		}
+		return d, true, true
+	}
+	return doc, false, docOK
 }
 
 // earlierDocument is the latest document made in the conversation.

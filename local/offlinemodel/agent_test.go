@@ -160,14 +160,18 @@ func TestAgentExplainsAToolError(t *testing.T) {
 	first := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t)
 	msgs = append(msgs,
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: `{"error":"quiz service unavailable"}`})
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: `{"error":"quiz service unavailable","teacherMessage":"出题暂不可用，请稍后再试。"}`})
 	final := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, true).call(t)
 	if final.Function.Name != prompts.FinalResultTool {
 		t.Fatalf("called %s, want final_result", final.Function.Name)
 	}
 	args := argsOf(t, final)
-	if args["status"] != statusAnswer || !strings.Contains(args["message"].(string), "quiz service unavailable") {
-		t.Fatalf("final_result = %v", args)
+	msg := args["message"].(string)
+	if args["status"] != statusAnswer || !strings.Contains(msg, "出题暂不可用") {
+		t.Fatalf("final_result = %v, want the product's teacherMessage relayed", args)
+	}
+	if strings.Contains(msg, "quiz service") || strings.Contains(msg, toolQuiz) {
+		t.Errorf("the teacher reads internals: %q", msg)
 	}
 }
 
@@ -179,7 +183,9 @@ func TestAgentExplainsADataToolError(t *testing.T) {
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: `{"error":"class 1A not found"}`})
 	args := argsOf(t, complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t))
-	if args["status"] != statusAnswer || !strings.Contains(args["message"].(string), "class 1A not found") {
+	// Without the product's words for the teacher, a plain apology: no
+	// tool name, no error text.
+	if msg := args["message"].(string); args["status"] != statusAnswer || strings.Contains(msg, "not found") || strings.Contains(msg, "_") {
 		t.Fatalf("final_result = %v", args)
 	}
 }

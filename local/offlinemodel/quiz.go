@@ -3,9 +3,11 @@ package offlinemodel
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The quiz writer (prompts.QuizHeader, JSON mode): the user message is a
@@ -25,6 +27,9 @@ type quizSpec struct {
 	Language     lang
 	Subject      string
 	Grade        string
+	// Avoid are questions already given in the conversation: the new ones
+	// differ from them, word for word and by stem.
+	Avoid []string
 }
 
 // quizQuestion is one question of the reply (protocol.Question without the
@@ -60,12 +65,13 @@ func quizSpecFromJSON(s string) (quizSpec, bool) {
 		Language     string          `json:"language"`
 		Subject      string          `json:"subject"`
 		Grade        string          `json:"grade"`
+		Avoid        []string        `json:"avoid"`
 	}
 	if json.Unmarshal([]byte(strings.TrimSpace(s)), &in) != nil {
 		return quizSpec{}, false
 	}
 	spec := quizSpec{Topic: strings.TrimSpace(in.Topic), Count: 5, QuestionType: in.QuestionType,
-		Difficulty: in.Difficulty, Subject: in.Subject, Grade: in.Grade}
+		Difficulty: in.Difficulty, Subject: in.Subject, Grade: in.Grade, Avoid: in.Avoid}
 	if raw := strings.Trim(string(in.Count), `" `); raw != "" && raw != "null" {
 		n, err := strconv.ParseFloat(raw, 64)
 		if err != nil {
@@ -103,10 +109,21 @@ func quizSpecFromJSON(s string) (quizSpec, bool) {
 func quizSpecFrom(c *call) quizSpec {
 	l, text := c.lang, c.user
 	topic, line := topicOf(l, text), text
+	earlier, hasEarlier := earlierQuiz(c.history)
 	if topic == "" && c.history != "" && isFollowUpMore(text) {
-		topic, line = historyTopic(l, c.history)
+		if hasEarlier && earlier.Topic != "" {
+			topic, line = earlier.Topic, earlier.Grade
+		} else {
+			topic, line = historyTopic(l, c.history)
+		}
 	}
-	spec := quizSpec{Topic: topic, Count: questionCount(text), Difficulty: difficulty(text), Language: l}
+	if topic == "" && classMention(text) == "" && answersQuizClarify(c) {
+		topic = cleanTopic(strings.Trim(strings.TrimSpace(text), "。.!！"))
+	}
+	if topic == "" && answersQuizClarify(c) {
+		line = lastTurn(c.history) // the class or grade named before
+	}
+	spec := quizSpec{Topic: topic, Count: questionCount(text), Difficulty: difficulty(text), Language: l, Avoid: earlier.Questions}
 	if spec.Count == 0 {
 		spec.Count = 5
 	}
@@ -119,7 +136,37 @@ func quizSpecFrom(c *call) quizSpec {
 	if spec.Grade = gradeMention(text); spec.Grade == "" {
 		spec.Grade = gradeMention(line)
 	}
+	if _, named := questionTypeIn(text); hasEarlier && earlier.Topic == topic && !named && earlier.QuestionType != "" {
+		spec.QuestionType = earlier.QuestionType // "再出 3 道": more of the same kind
+	}
+	if hasEarlier && earlier.Topic == topic && !containsAny(strings.ToLower(text), "简单", "难", "easy", "hard", "difficult", "basic", "challenging") && earlier.Difficulty != "" {
+		spec.Difficulty = earlier.Difficulty // "再出 3 道" keeps the level too
+	}
 	return spec
+}
+
+// quizNote is the quiz tool's note in the history summary
+// (shared/tools/quiz MemoryNote).
+type quizNote struct {
+	Topic        string   `json:"topic"`
+	QuestionType string   `json:"questionType"`
+	Difficulty   string   `json:"difficulty"`
+	Grade        string   `json:"grade"`
+	Questions    []string `json:"questions"`
+}
+
+// quizNoteLabel is how the summary's quiz notes start.
+const quizNoteLabel = "quiz questions generated"
+
+// earlierQuiz is the latest quiz note of the conversation: its topic and
+// every question asked so far.
+func earlierQuiz(history string) (quizNote, bool) {
+	var n quizNote
+	raw, ok := producedJSON(history, quizNoteLabel)
+	if !ok || json.Unmarshal(raw, &n) != nil {
+		return quizNote{}, false
+	}
+	return n, true
 }
 
 // describe names the questions: "5 道关于「牛顿第一定律」的单选题",
@@ -166,15 +213,32 @@ func difficultyName(l lang, d string) string {
 func quizQuestions(spec quizSpec) []quizQuestion {
 	l := spec.Language
 	out := make([]quizQuestion, 0, spec.Count)
-	for _, b := range questionBank(spec.Topic, l) {
-		if len(out) == spec.Count {
-			break
-		}
-		if b.typ == spec.QuestionType {
-			out = append(out, b.render(l, 0))
+	used := map[string]bool{}
+	for _, q := range spec.Avoid {
+		used[stem(q)] = true
+	}
+	add := func(q quizQuestion) {
+		if len(out) < spec.Count && !used[stem(q.Question)] {
+			used[stem(q.Question)] = true
+			out = append(out, q)
 		}
 	}
-	for i := 0; len(out) < spec.Count; i++ {
+	for _, b := range questionBank(spec.Topic, l) {
+		if b.typ == spec.QuestionType {
+			add(b.render(l, 0))
+		}
+	}
+	for i := 0; len(out) < spec.Count && i < templateCount(l, spec); i++ {
+		add(templateQuestion(l, spec, i))
+	}
+	for _, q := range materialQuestions(l, spec) {
+		add(q)
+	}
+	// Past every distinct question the stand-in can write: in a first quiz,
+	// review rounds of the templates (marked as such); in a follow-up, fewer
+	// questions rather than one asked before (a review question only when
+	// none is left at all).
+	for i := templateCount(l, spec); len(out) < spec.Count && (len(spec.Avoid) == 0 || len(out) == 0); i++ {
 		out = append(out, templateQuestion(l, spec, i))
 	}
 	for i := range out {
@@ -223,4 +287,16 @@ func (b bankQuestion) render(l lang, rotate int) quizQuestion {
 		q.Options = []string{l.pick("正确", "True"), l.pick("错误", "False")}
 	}
 	return q
+}
+
+// stem is a question as compared for repeats: without a review mark,
+// numbering, spaces and punctuation, lower-cased.
+func stem(q string) string {
+	q = regexp.MustCompile(`^\s*(?:（巩固 \d+）|\(Review \d+\)\s*|\d+[.、．]\s*)`).ReplaceAllString(q, "")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, q)
 }

@@ -136,3 +136,36 @@ func TestQuizWriterReadsPlainWords(t *testing.T) {
 		t.Fatalf("reply %q: %v", r.content, err)
 	}
 }
+
+// TestQuizWriterAvoidsEarlierQuestions: "再出 3 道" three times on one topic
+// gives new questions each time, none repeating an earlier one word for
+// word or by stem, on the same topic.
+func TestQuizWriterAvoidsEarlierQuestions(t *testing.T) {
+	for _, tc := range []struct {
+		topic string
+		typ   string
+		l     lang
+	}{
+		{"牛顿第一定律", singleChoice, zh}, {"分数加减法", singleChoice, zh}, {"fractions", singleChoice, en},
+		{"分数加减法", trueFalse, zh}, {"the water cycle", fillBlank, en}, {"勾股定理", shortAnswer, zh}, {"fractions", multipleChoice, en},
+	} {
+		var asked []string
+		for round, n := range []int{5, 3, 3} {
+			qs := quizQuestions(quizSpec{Topic: tc.topic, Count: n, QuestionType: tc.typ, Difficulty: "medium", Language: tc.l, Avoid: asked})
+			if len(qs) != n {
+				t.Fatalf("%s %s round %d: %d questions, want %d", tc.topic, tc.typ, round, len(qs), n)
+			}
+			for _, q := range qs {
+				for _, a := range asked {
+					if q.Question == a || stem(q.Question) == stem(a) {
+						t.Errorf("%s round %d repeats %q", tc.topic, round, a)
+					}
+				}
+				if !strings.Contains(q.Question+q.KnowledgePoint, tc.topic) && tc.topic != "牛顿第一定律" {
+					t.Errorf("%s round %d: %q is not on the topic", tc.topic, round, q.Question)
+				}
+				asked = append(asked, q.Question)
+			}
+		}
+	}
+}

@@ -140,20 +140,7 @@ func photosynthesisBank() []bankQuestion {
 // templateQuestion is the i-th question on a topic the bank does not know:
 // plausible, correct for any topic, and naming the topic.
 func templateQuestion(l lang, spec quizSpec, i int) quizQuestion {
-	t := spec.Topic
-	var ts []bankQuestion
-	switch spec.QuestionType {
-	case multipleChoice:
-		ts = multipleTemplates(l, t)
-	case trueFalse:
-		ts = trueFalseTemplates(l, t)
-	case fillBlank:
-		ts = fillTemplates(l, t)
-	case shortAnswer:
-		ts = shortTemplates(l, t)
-	default:
-		ts = singleTemplates(l, t)
-	}
+	ts := templatesFor(l, spec)
 	b := ts[i%len(ts)]
 	if round := i / len(ts); round > 0 {
 		b.question = l.pick(fmt.Sprintf("（巩固 %d）", round), fmt.Sprintf("(Review %d) ", round)) + b.question
@@ -163,6 +150,69 @@ func templateQuestion(l lang, spec quizSpec, i int) quizQuestion {
 		rotate = i % len(b.options)
 	}
 	return b.render(l, rotate)
+}
+
+// templateCount is the number of distinct template questions for spec.
+func templateCount(l lang, spec quizSpec) int { return len(templatesFor(l, spec)) }
+
+func templatesFor(l lang, spec quizSpec) []bankQuestion {
+	t := spec.Topic
+	switch spec.QuestionType {
+	case multipleChoice:
+		return multipleTemplates(l, t)
+	case trueFalse:
+		return trueFalseTemplates(l, t)
+	case fillBlank:
+		return fillTemplates(l, t)
+	case shortAnswer:
+		return shortTemplates(l, t)
+	}
+	return singleTemplates(l, t)
+}
+
+// materialQuestions are questions written from the lesson material on the
+// topic, one per part of the lesson: they give a follow-up ("再出 3 道") new
+// questions once the bank and the templates are used.
+func materialQuestions(l lang, spec quizSpec) []quizQuestion {
+	m := materialFor(l, spec.Topic)
+	n := len(m.slides)
+	var out []quizQuestion
+	for i, sl := range m.slides {
+		title := strings.TrimSpace(sl.Title)
+		var others []string
+		for k := 1; len(others) < 3 && k < n; k++ {
+			if o := m.slides[(i+k*2)%n]; len(o.Bullets) > 0 && o.Title != sl.Title {
+				others = append(others, o.Bullets[len(o.Bullets)-1])
+			}
+		}
+		if len(sl.Bullets) < 2 || len(others) < 3 {
+			continue
+		}
+		part := l.pick("在「"+m.topic+"」这一课中，", "In a lesson on "+m.topic+", ")
+		points := strings.Join(sl.Bullets, l.pick("；", "; "))
+		why := l.pick("“"+title+"”部分的要点是："+points+"。", "The part \""+title+"\" covers: "+points+".")
+		point := l.pick(m.topic+"·"+title, m.topic+": "+title)
+		var b bankQuestion
+		switch spec.QuestionType {
+		case multipleChoice:
+			b = bankQuestion{multipleChoice, part + l.pick("下列哪些属于“"+title+"”部分的内容？（多选）", "which of these belong to the part \""+title+"\"? (Select all that apply)"),
+				[]string{sl.Bullets[0], sl.Bullets[1], others[0], others[1]}, "AB", why, point}
+		case trueFalse:
+			b = bankQuestion{trueFalse, part + l.pick("“"+title+"”部分包括这一要点："+sl.Bullets[0]+"。", "the part \""+title+"\" includes this point: "+sl.Bullets[0]+"."),
+				nil, l.pick("正确", "True"), why, point}
+		case fillBlank:
+			b = bankQuestion{fillBlank, part + l.pick("“"+title+"”部分除了“"+sl.Bullets[1]+"”，还要讲：______。", "besides \""+sl.Bullets[1]+"\", the part \""+title+"\" covers: ______."),
+				nil, sl.Bullets[0], why, point}
+		case shortAnswer:
+			b = bankQuestion{shortAnswer, part + l.pick("“"+title+"”部分要讲清哪些要点？请简要说明。", "what should the part \""+title+"\" make clear? Answer briefly."),
+				nil, points, l.pick("答出其中两点即可得分。", "Credit any two of these points."), point}
+		default:
+			b = bankQuestion{singleChoice, part + l.pick("下列哪一项属于“"+title+"”部分的内容？", "which of these belongs to the part \""+title+"\"?"),
+				[]string{sl.Bullets[0], others[0], others[1], others[2]}, "A", why, point}
+		}
+		out = append(out, b.render(l, i%4))
+	}
+	return out
 }
 
 func singleTemplates(l lang, t string) []bankQuestion {
@@ -225,6 +275,12 @@ func multipleTemplates(l lang, t string) []bankQuestion {
 			{multipleChoice, "运用「" + t + "」解题前，需要确认的有（多选）：",
 				[]string{"题目给出的已知条件", "是否满足「" + t + "」的适用条件", "同学的答案是什么", "相关概念和单位是否一致"}, "ABD",
 				"审清条件、确认适用范围、统一概念和单位，是正确运用「" + t + "」的前提；同学的答案不是判断依据。", t + "·适用条件"},
+			{multipleChoice, "用「" + t + "」解题时，合理的做法有（多选）：",
+				[]string{"认真审题", "最后检验结果", "为节省时间跳过条件判断", "判断能否运用「" + t + "」"}, "ABD",
+				"审题、判断适用性、检验结果都是规范的做法；跳过条件判断是常见错误。", t + "·解题步骤"},
+			{multipleChoice, "下列表现中，说明真正理解了「" + t + "」的是（多选）：",
+				[]string{"能用自己的话解释", "能在陌生问题中运用", "只会背定义、不会解释", "知道它什么时候不适用"}, "ABD",
+				"能解释、能迁移、知道适用范围，才是真正理解；只会背诵不算。", t + "·理解与迁移"},
 		}
 	}
 	return []bankQuestion{
@@ -234,6 +290,12 @@ func multipleTemplates(l lang, t string) []bankQuestion {
 		{multipleChoice, "Before applying " + t + ", what should you check? (Select all that apply)",
 			[]string{"The information given in the problem", "Whether the conditions for " + t + " are met", "What a classmate wrote", "That terms and units are used consistently"}, "ABD",
 			"Checking the givens, the conditions and consistency comes first; a classmate's answer is not evidence.", t + ": conditions"},
+		{multipleChoice, "Which of these are sensible steps when solving a problem with " + t + "? (Select all that apply)",
+			[]string{"Read the problem carefully", "Check the result at the end", "Skip the conditions to save time", "Decide whether " + t + " applies"}, "ABD",
+			"Reading, checking applicability and checking the result are part of a sound method; skipping the conditions is a common mistake.", t + ": problem solving"},
+		{multipleChoice, "Which of these show a real understanding of " + t + "? (Select all that apply)",
+			[]string{"Explaining it in your own words", "Using it in an unfamiliar problem", "Reciting the definition without explaining it", "Spotting when it does not apply"}, "ABD",
+			"Explaining, transferring and knowing the limits show understanding; reciting alone does not.", t + ": understanding"},
 	}
 }
 
@@ -243,12 +305,16 @@ func trueFalseTemplates(l lang, t string) []bankQuestion {
 			{trueFalse, "「" + t + "」的结论在任何条件下都成立，不需要考虑适用范围。", nil, "错误", "结论都有适用条件，忽略条件是常见错误。", t + "·适用条件"},
 			{trueFalse, "理解「" + t + "」的核心概念，比单纯记住结论更重要。", nil, "正确", "理解概念才能灵活运用，单纯记忆难以迁移到新问题。", t + "·基本概念"},
 			{trueFalse, "能用「" + t + "」解释身边的现象，说明对它理解得比较深入。", nil, "正确", "能联系实际、解释新情境，是深入理解的表现。", t + "·联系实际"},
+			{trueFalse, "学习「" + t + "」时，整理错题、分析错因对巩固知识没有帮助。", nil, "错误", "整理错题、弄清错因是巩固知识的有效方法。", t + "·学习方法"},
+			{trueFalse, "运用「" + t + "」解题后，应该检验结果是否合理。", nil, "正确", "检验结果能发现计算或推理中的错误，是规范解题的一部分。", t + "·解题步骤"},
 		}
 	}
 	return []bankQuestion{
 		{trueFalse, "The conclusions of " + t + " hold under any conditions, so its scope never needs checking.", nil, "False", "Every rule has conditions; ignoring them is a common mistake.", t + ": conditions"},
 		{trueFalse, "Understanding the key ideas of " + t + " matters more than memorising its conclusions.", nil, "True", "Understanding lets students apply ideas to new problems; memorising alone does not.", t + ": key ideas"},
 		{trueFalse, "Being able to explain everyday situations with " + t + " shows a deep understanding of it.", nil, "True", "Applying knowledge to new, real situations is a sign of real understanding.", t + ": real-life links"},
+		{trueFalse, "Reviewing mistakes and their causes does not help students consolidate " + t + ".", nil, "False", "Keeping an error log and understanding the causes is an effective way to consolidate knowledge.", t + ": study methods"},
+		{trueFalse, "After solving a problem with " + t + ", students should check whether the result is reasonable.", nil, "True", "Checking the result catches calculation and reasoning errors; it is part of a sound method.", t + ": problem solving"},
 	}
 }
 
@@ -257,11 +323,15 @@ func fillTemplates(l lang, t string) []bankQuestion {
 		return []bankQuestion{
 			{fillBlank, "学习「" + t + "」时，应先理解它的______，再通过练习加以巩固。", nil, "核心概念", "先理解概念，再通过练习巩固，是掌握新知识的基本顺序。", t + "·基本概念"},
 			{fillBlank, "运用「" + t + "」解题前，要先判断题目是否满足它的______。", nil, "适用条件", "只有在满足适用条件时，结论才能正确使用。", t + "·适用条件"},
+			{fillBlank, "用「" + t + "」解题的一般步骤是：审题→分析条件→求解→______。", nil, "检验", "求解之后要检验结果是否合理，才算完整地解决了问题。", t + "·解题步骤"},
+			{fillBlank, "把学习「" + t + "」时做错的题整理下来，并写明______，能有效避免再犯同样的错误。", nil, "错误原因", "弄清错因才能对症改进，避免重复出错。", t + "·常见误区"},
 		}
 	}
 	return []bankQuestion{
 		{fillBlank, "When learning " + t + ", first understand its ______, then practise to consolidate it.", nil, "key ideas", "Understanding comes first; practice then makes it stick.", t + ": key ideas"},
 		{fillBlank, "Before using " + t + " to solve a problem, check that its ______ are met.", nil, "conditions", "A rule can only be applied correctly when its conditions hold.", t + ": conditions"},
+		{fillBlank, "A sound method with " + t + ": read, analyse the conditions, solve, then ______ the result.", nil, "check", "Checking the result is what completes a solution.", t + ": problem solving"},
+		{fillBlank, "Keeping a log of mistakes on " + t + " together with their ______ helps avoid repeating them.", nil, "causes", "Knowing why an answer was wrong is what prevents the same mistake.", t + ": common mistakes"},
 	}
 }
 
@@ -272,6 +342,10 @@ func shortTemplates(l lang, t string) []bankQuestion {
 				"要点：准确说明「" + t + "」的核心概念；举出恰当的实例；说明实例与概念之间的联系。", "评分时关注概念是否准确、例子是否恰当、联系是否说清。", t + "·基本概念"},
 			{shortAnswer, "学习「" + t + "」时最容易出现哪些错误？应该如何避免？", nil,
 				"要点：指出 1–2 个常见错误（如忽略适用条件、概念混淆）；给出对应的避免方法（认真审题、对比辨析、整理错题）。", "答出常见错误及对应的改进方法即可得分。", t + "·常见误区"},
+			{shortAnswer, "举一个生活中的例子，说明「" + t + "」可以用来解释或解决什么问题。", nil,
+				"要点：例子真实、贴切；说清楚例子中哪一部分用到了「" + t + "」；结论正确。", "例子恰当并说清与「" + t + "」的联系即可得分。", t + "·联系实际"},
+			{shortAnswer, "用「" + t + "」解题时，一般按照怎样的步骤进行？每一步要注意什么？", nil,
+				"要点：审题（找出已知和所求）→分析条件（判断能否用「" + t + "」）→求解（书写规范）→检验（结果是否合理）。", "步骤完整、每步说出一个注意点即可得分。", t + "·解题步骤"},
 		}
 	}
 	return []bankQuestion{
@@ -279,5 +353,9 @@ func shortTemplates(l lang, t string) []bankQuestion {
 			"Key points: a correct statement of the key idea of " + t + "; a suitable example; a clear link between the example and the idea.", "Mark for accuracy of the idea, a fitting example and the link between them.", t + ": key ideas"},
 		{shortAnswer, "What mistakes do students often make with " + t + ", and how can they be avoided?", nil,
 			"Key points: one or two typical mistakes (such as ignoring conditions or mixing up terms) and a matching strategy (careful reading, comparing similar ideas, keeping an error log).", "Credit a typical mistake with a matching way to avoid it.", t + ": common mistakes"},
+		{shortAnswer, "Give an everyday example of a problem that " + t + " helps to explain or solve.", nil,
+			"Key points: a real, fitting example; which part of it uses " + t + "; a correct conclusion.", "Credit a fitting example with a clear link to " + t + ".", t + ": real-life links"},
+		{shortAnswer, "Describe the steps for solving a problem with " + t + " and what to watch at each step.", nil,
+			"Key points: read (what is given and asked) → check the conditions for " + t + " → solve neatly → check the result.", "Credit complete steps with one point to watch at each.", t + ": problem solving"},
 	}
 }

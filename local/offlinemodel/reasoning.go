@@ -43,8 +43,9 @@ func (c *call) thought(r reply) string {
 	l := c.lang
 	switch {
 	case len(r.toolCalls) > 0 && r.toolCalls[0].name != finalResultTool:
-		return l.pick("老师的请求是「"+string(ask)+"」。我先调用 "+r.toolCalls[0].name+"，拿到结果再回答。",
-			"The teacher asked: “"+string(ask)+"”. I'll call "+r.toolCalls[0].name+" first and answer from its result.")
+		what := toolThing(l, r.toolCalls[0].name)
+		return l.pick("老师的请求是「"+string(ask)+"」。我先"+what+"，拿到结果再回答。",
+			"The teacher asked: “"+string(ask)+"”. I'll "+what+" first and answer from the result.")
 	case c.mode == "strict":
 		return l.pick("严格模式：回答必须以本轮的工具结果为依据。现在整理回答。",
 			"Strict mode: the answer must rest on this turn's tool results. Writing it now.")
@@ -52,4 +53,22 @@ func (c *call) thought(r reply) string {
 		return l.pick("老师的请求是「"+string(ask)+"」。信息已经够了，我来组织回答。",
 			"The teacher asked: “"+string(ask)+"”. I have what I need; writing the answer.")
 	}
+}
+
+// toolThing says what a tool does, in the teacher's words: a reasoning
+// shown to the teacher never names a tool.
+func toolThing(l lang, tool string) string {
+	switch tool {
+	case toolQuiz:
+		return l.pick("出题", "write the questions")
+	case toolOutline:
+		return l.pick("拟一份课件提纲", "draft a slide outline")
+	case toolPptx:
+		return l.pick("生成课件", "make the slides")
+	case toolDocx, toolPDF:
+		return l.pick("写好文档", "write the document")
+	case toolInteractive, toolHTML:
+		return l.pick("做好互动网页", "make the interactive page")
+	}
+	return l.pick("查一下相关数据", "look up the data")
 }

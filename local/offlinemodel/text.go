@@ -241,8 +241,10 @@ func topicOf(l lang, s string) string {
 	patterns := []string{
 		`「([^」]+)」`,
 		`关于\s*([^，。？！,.?!的]+)`,
-		`(?:道|个|份|套|些)\s*([^，。？！,.?!]+?)\s*(?:的)?(?:单选题|多选题|选择题|判断题|填空题|简答题|问答题|练习题|习题|题目|测验|小测|练习|试卷|题|课件|PPT|ppt|幻灯片|教案|讲稿|讲义|互动)`,
+		`(?:道|个|份|套|些)\s*([^，。？！,.?!]+?)\s*(?:的)?(?:单选题|多选题|选择题|判断题|填空题|简答题|问答题|练习题|习题|题目|测验|小测|练习|试卷|题|课件|PPT|ppt|幻灯片|教案|讲稿|讲义|学案|文档|互动|网页|动画|(?i:word|pdf))`,
+		`把\s*([^，。？！,.?!]+?)\s*(?:做成|导出|转成|转为|存为|生成|写成)`,
 		`(?:出|做|生成|编|准备|设计)\s*(?:一些|一份|一套|几道)?\s*([^，。？！,.?!\d一二两三四五六七八九十几]+?)\s*(?:的)?(?:单选题|多选题|选择题|判断题|填空题|简答题|问答题|练习题|习题|题目|测验|小测|试卷|课件|PPT|ppt|幻灯片|教案|讲稿|讲义)`,
+		`(?i)\b(?:demonstrat(?:e|es|ing)|show(?:s|ing)?|simulat(?:e|es|ing)|illustrat(?:e|es|ing))\s+(?:the\s+|how\s+)?([^.?!,;]+?)(?:\s+for\b|\s+to\b|[.?!,;]|$)`,
 		`(?i)\b(?:about|on|covering|regarding)\s+(?:the\s+topic\s+of\s+|the\s+)?([^.?!,;]+?)(?:\s+for\b|\s+at\b|\s+with\b|\s+in\s+\d|[.?!,;]|$)`,
 	}
 	for _, p := range patterns {
@@ -257,12 +259,13 @@ func topicOf(l lang, s string) string {
 
 // cleanTopic trims filler around a topic and rejects words that are not one.
 func cleanTopic(t string) string {
+	t = stripFormat(t)
 	t = strings.TrimSuffix(strings.TrimSpace(t), "问") // "问题" is a question, not a quiz
-	for _, f := range []string{"一些", "有关", "关于", "相关", "几道", "一份", "一套", "给", "帮我", "我们", "班上", "的"} {
+	for _, f := range []string{"一些", "有关", "关于", "相关", "几道", "一份", "一套", "给", "帮我", "我们", "班上", "的", "刚才", "上面", "这份", "那份", "这个", "那个"} {
 		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSuffix(t, f), f))
 	}
 	low := strings.ToLower(t)
-	notTopics := []string{"", "班上", "学生", "我的班", "班级", "这个", "那个", "it", "this", "that", "my class", "the class",
+	notTopics := []string{"", "它", "这些", "班上", "学生", "我的班", "班级", "这个", "那个", "it", "this", "that", "my class", "the class",
 		"my students", "class", "them", "medium difficulty", "easy", "hard"}
 	for _, n := range notTopics {
 		if low == n {
@@ -273,6 +276,38 @@ func cleanTopic(t string) string {
 		return ""
 	}
 	return t
+}
+
+// Format and container phrases around a topic: what the teacher wants it
+// delivered as ("as a Word document", "做成 PDF", "的互动网页") and the verb
+// of a demonstration ("演示自由落体", "showing free fall") are not the topic.
+const (
+	formatWord  = `(?:word|pdf|docx?|pptx?|powerpoint|html|excel|markdown|printable|editable|interactive|web|online|a4)`
+	formatNoun  = `(?:documents?|docs?|files?|formats?|versions?|slides?|slide ?decks?|decks?|presentations?|pages?|webpages?|handouts?|worksheets?|sheets?|simulations?|animations?)`
+	enFormat    = `(?i)\s*(?:,\s*)?\b(?:as|in|into|to|on|for|using|with)\s+(?:an?\s+|the\s+)?(?:` + formatWord + `(?:\s+` + formatNoun + `)?|` + formatNoun + `)\s*$`
+	enFormatAdj = `(?i)\s+(?:word|pdf|docx?|pptx?|html)\s*$`
+	zhFormat    = `(?i)\s*[，,（(]?\s*(?:并|然后)?\s*(?:做成|导出为|导出成|导出|转成|转为|存为|生成|写成|用|以|按)?\s*(?:一份|一个|一套)?\s*(?:(?:word|pdf|docx?|pptx?|html|excel)\s*(?:文档|文件|格式|版本|版|课件)?|文档|文件|格式|课件|幻灯片|互动网页|互动页面|网页|页面|动画|练习题|练习|习题|作业|测验|教案|讲稿|讲义|学案)\s*[）)]?\s*$`
+	demoVerb    = `(?i)^(?:用来|用于|可以|能)?\s*(?:演示|展示|模拟|讲解|介绍|说明|体验|探究)\s*|^(?:demonstrat(?:e|es|ing)|show(?:s|ing)?|simulat(?:e|es|ing)|explain(?:s|ing)?|illustrat(?:e|es|ing))\s+`
+)
+
+// stripFormat removes format and container phrases and a demonstration verb
+// from a topic, repeatedly ("fractions as a Word document" → "fractions";
+// "演示自由落体" → "自由落体"; "分数加减法的Word文档" → "分数加减法").
+func stripFormat(t string) string {
+	for range 4 {
+		before := t
+		t = strings.TrimSpace(t)
+		t = regexp.MustCompile(enFormat).ReplaceAllString(t, "")
+		t = regexp.MustCompile(enFormatAdj).ReplaceAllString(t, "")
+		t = regexp.MustCompile(`(?:做成|导出为|导出成|导出|转成|转为|存为|写成|另存为)\s*$`).ReplaceAllString(t, "")
+		t = regexp.MustCompile(zhFormat).ReplaceAllString(t, "")
+		t = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "的"))
+		t = regexp.MustCompile(demoVerb).ReplaceAllString(t, "")
+		if t == before {
+			break
+		}
+	}
+	return strings.TrimSpace(t)
 }
 
 // isFollowUpMore reports a request for more of the same ("再出 3 道", "3 more").
@@ -291,6 +326,11 @@ func wantsSimpler(s string) bool {
 func historyTopic(l lang, history string) (string, string) {
 	lines := strings.Split(history, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
+		// An apology is about a failure, not a topic ("…not available on
+		// this server"): the topic is in the teacher's words and the notes.
+		if strings.HasPrefix(lines[i], "Assistant:") && containsAny(strings.ToLower(lines[i]), "(failed)", "抱歉", "sorry") {
+			continue
+		}
 		if t := topicOf(l, lines[i]); t != "" {
 			return t, lines[i]
 		}
@@ -309,7 +349,15 @@ func wantsQuiz(c *call) bool {
 	if namesContentFormat(s) {
 		return false // questions on a page, in a deck or a document: content
 	}
-	return (zhVerb && zhNoun) || (enVerb && enNoun) || (isFollowUpMore(s) && c.history != "")
+	return (zhVerb && zhNoun) || (enVerb && enNoun) || (isFollowUpMore(s) && c.history != "") || answersQuizClarify(c)
+}
+
+// answersQuizClarify reports a short reply to the practice clarify the
+// last turn asked (a class, or a topic, picked from its options).
+func answersQuizClarify(c *call) bool {
+	last := lastTurn(c.history)
+	asked := strings.Contains(last, "Assistant: (asked)") && containsAny(last, "出练习", "的练习", "练习是给", "想练", "the practice", "practice for")
+	return asked && len([]rune(strings.TrimSpace(c.user))) <= 30
 }
 
 // namesContentFormat reports a request for a file or page format, which

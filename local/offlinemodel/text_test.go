@@ -87,3 +87,35 @@ func TestHistoryIn(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicWithoutFormat: what the teacher wants a topic delivered as (a
+// Word document, a PDF, slides, a page) and the verb of a demonstration are
+// not part of the topic, in either language.
+func TestTopicWithoutFormat(t *testing.T) {
+	tests := []struct{ msg, topic string }{
+		{"Make a worksheet on fractions as a Word document", "fractions"},
+		{"Create a handout about the water cycle in PDF format", "water cycle"},
+		{"Write a lesson plan on volcanoes as a docx file", "volcanoes"},
+		{"Make notes on the French Revolution as a PDF", "French Revolution"},
+		{"Prepare a lesson plan on food webs in Word", "food webs"},
+		{"Build an interactive page on free fall", "free fall"},
+		{"Make an interactive web page demonstrating projectile motion", "projectile motion"},
+		{"把分数加减法的练习做成Word文档", "分数加减法"},
+		{"做一份关于水循环的PDF讲义", "水循环"},
+		{"生成一份分数乘法的教案，Word 格式", "分数乘法"},
+		{"把浮力导出为PDF文件", "浮力"},
+		{"把这份教案导出成 PDF", ""},
+		{"导出为PDF", ""},
+		{"export it as a PDF", ""},
+		{"做一个演示自由落体的互动网页", "自由落体"},
+		{"做一个演示单摆的动画", "单摆"},
+		{"帮我做一个光合作用的 PPT", "光合作用"},
+		{"出 5 道光合作用的选择题", "光合作用"},
+		{"做一份作用力与反作用力的教案", "作用力与反作用力"},
+	}
+	for _, tt := range tests {
+		if got := topicOf(detectLang(tt.msg), tt.msg); got != tt.topic {
+			t.Errorf("topicOf(%q) = %q, want %q", tt.msg, got, tt.topic)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	}
 	rec := toolRecord{Name: in.Call.Name}
 	call := tools.Call{TeacherID: t.TeacherID, SessionID: t.SessionID, TurnID: t.TurnID, CallID: in.Call.ID,
-		Language: t.Language, TraceID: t.TraceID,
+		Language: t.Language, Message: t.Message, TraceID: t.TraceID,
 		Emit: func(ctx context.Context, c protocol.Chunk) error {
 			if err := em.Emit(ctx, c); err != nil {
 				return err
@@ -60,16 +60,17 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	if errors.Is(err, eventlog.ErrClosed) || ctx.Err() != nil {
 		return workflow.ToolOutput{}, fmt.Errorf("agent: tool %s: %w", in.Call.Name, errors.Join(err, ctx.Err()))
 	}
-	rec.Status, rec.Output = a.toolOutcome(ctx, in.Call, res, err)
+	lang := i18n.Of(t.Language, t.Message)
+	msg := res.Message
+	if err != nil {
+		msg = userToolError(err, lang, tool.Thing)
+	}
+	rec.Status, rec.Output = a.toolOutcome(ctx, in.Call, res, err, msg)
 	rec.EndedAt = a.Now()
 	if err == nil {
 		rec.Memory = i18n.Clip(res.Memory, maxMemory)
 	}
 	a.Metrics.Count("ToolCall", 1, map[string]string{"tool": in.Call.Name, "status": rec.Status})
-	msg := res.Message
-	if err != nil {
-		msg = userToolError(err, i18n.Of(t.Language, t.Message))
-	}
 	if err := putJSON(ctx, a.Store, t.SessionID, key, rec); err != nil {
 		return workflow.ToolOutput{}, err
 	}
@@ -96,11 +97,16 @@ func (a *Agent) progress(ctx context.Context, em emitter, c workflow.ToolCallRef
 	return em.Emit(ctx, d)
 }
 
-// toolOutcome is the status and the model-facing output of a call.
-func (a *Agent) toolOutcome(ctx context.Context, c workflow.ToolCallRef, res tools.Result, err error) (string, string) {
+// toolOutcome is the status and the model-facing output of a call. A
+// failure carries, beside what the model needs to fix its call, the
+// teacher-facing text (teacherMessage, from the catalogue in the teacher's
+// language): the model says that, never the tool's name or its error.
+func (a *Agent) toolOutcome(ctx context.Context, c workflow.ToolCallRef, res tools.Result, err error, teacherMsg string) (string, string) {
 	if err != nil {
 		a.Logger.WarnContext(ctx, "tool failed", "tool", c.Name, "call", c.ID, "err", err)
-		b, _ := json.Marshal(modelToolError(err))
+		out := modelToolError(err)
+		out["teacherMessage"] = teacherMsg
+		b, _ := json.Marshal(out)
 		return string(protocol.ToolError), string(b)
 	}
 	status := res.Status
@@ -131,17 +137,26 @@ func modelToolError(err error) map[string]string {
 	return map[string]string{"error": err.Error()}
 }
 
-// userToolError is the progress message of a failed tool: short, no internals.
-func userToolError(err error, l i18n.Lang) string {
+// userToolError is what the teacher reads of a failed tool: a catalogue
+// text in their language naming what failed (the tool's Thing, "PDF 导出
+// 暂不可用"), never the tool's name, an error's English or a stack.
+func userToolError(err error, l i18n.Lang, thing i18n.Pair) string {
 	var ae *tools.ArgumentError
 	if errors.As(err, &ae) {
 		return l.Text(i18n.ToolArgsRetry)
 	}
-	msg := modelToolError(err)["error"]
-	if len([]rune(msg)) > 160 {
-		msg = string([]rune(msg)[:160]) + "…"
+	switch apperr.CodeOf(err) {
+	case apperr.DataError:
+		return l.Text(i18n.ToolDataFailed)
+	case apperr.ServiceUnavailable:
+		return l.Text(i18n.ToolDataUnavailable)
+	case apperr.EntityNotFound:
+		return l.Text(i18n.ToolNothingFound)
 	}
-	return msg
+	if name := thing.In(l); name != "" {
+		return l.Text(i18n.ToolUnavailable, name)
+	}
+	return l.Text(i18n.ToolStepFailed)
 }
 
 // callArguments finds the call's arguments in the attempt's history.

@@ -171,6 +171,20 @@ const (
 	StrictToolError
 	// GuideShown: the guide_user tool's progress line.
 	GuideShown
+	// ToolUnavailable takes what the tool does for the teacher (%s, a
+	// tools.Tool.Thing, never the tool's name): a tool that failed.
+	// ToolStepFailed is the same for a tool that names no thing.
+	ToolUnavailable
+	ToolStepFailed
+	// ToolNothingFound: a lookup found nothing that matches.
+	ToolNothingFound
+	// ToolDataFailed, ToolDataUnavailable: a data tool's DATA_ERROR and
+	// SERVICE_UNAVAILABLE.
+	ToolDataFailed
+	ToolDataUnavailable
+	// PDFUnavailable: data-notice PDF_UNAVAILABLE, the same document was
+	// made as .docx instead.
+	PDFUnavailable
 	// RefineNotice takes the blocks a patch plan changes (%s); RebuildNotice
 	// the page's name, what changes and its number of blocks (%s, %s, %d).
 	RefineNotice
@@ -229,9 +243,15 @@ var catalogue = [numMsgs][2]string{
 		"严格模式（无结果）：查询成功，但没有找到匹配的数据。可以换一个班级、作业或关键词，或者放宽条件再试。"},
 	StrictToolError: {"Strict mode (tool error): looking up your data failed. Please try again, simplify the request, or name the class or assignment exactly.",
 		"严格模式（工具出错）：查询数据时出错了。请稍后重试、简化需求，或直接给出准确的班级或作业名称。"},
-	GuideShown:    {"Suggested what to ask next", "已给出下一步建议"},
-	RefineNotice:  {"I will change %s on the page; the page is updated in place.", "好的，我将修改页面中的「%s」，页面会在原处更新。"},
-	RebuildNotice: {"I revised the page %q: it %s, %d blocks in all. Build it again to see the change.", "已重新规划页面「%s」：%s，共 %d 个区块。确认后点击「生成页面」重新生成即可查看。"},
+	GuideShown:          {"Suggested what to ask next", "已给出下一步建议"},
+	ToolUnavailable:     {"%s is not available right now; please try again later.", "%s暂不可用，请稍后再试。"},
+	ToolStepFailed:      {"This step did not work this time; please try again later.", "这一步暂时没有成功，请稍后再试。"},
+	ToolNothingFound:    {"Nothing in your data matches this; please check the name or choose from the list.", "没有找到匹配的数据，请核对名称或从列表中选择。"},
+	ToolDataFailed:      {"The data could not be fetched: the data service did not return usable data. Please try again later.", "数据获取失败：数据服务这次没有返回可用的数据，请稍后再试。"},
+	ToolDataUnavailable: {"The data service is temporarily unavailable; please try again later.", "数据服务暂时不可用，请稍后再试。"},
+	PDFUnavailable:      {"PDF export is not available right now, so the same document was made as a Word file (.docx).", "PDF 导出暂不可用，已为您生成内容相同的 Word 文档（.docx）。"},
+	RefineNotice:        {"I will change %s on the page; the page is updated in place.", "好的，我将修改页面中的「%s」，页面会在原处更新。"},
+	RebuildNotice:       {"I revised the page %q: it %s, %d blocks in all. Build it again to see the change.", "已重新规划页面「%s」：%s，共 %d 个区块。确认后点击「生成页面」重新生成即可查看。"},
 }
 
 // Text returns message m in l, formatted with args when it takes any.

@@ -38,10 +38,17 @@ type Call struct {
 	// CallID is the model's tool-call id: the idempotency key of the call.
 	CallID   string
 	Language string
-	TraceID  string
+	// Message is what the teacher wrote in the turn, "" outside one: with
+	// Language, it decides the language of the teacher-facing texts (Lang).
+	Message string
+	TraceID string
 	// Emit appends a chunk to the turn's stream (artifact events).
 	Emit func(ctx context.Context, c protocol.Chunk) error
 }
+
+// Lang is the teacher's language for the call's teacher-facing texts: the
+// one rule, i18n.Of, over the request's tag and the teacher's words.
+func (c Call) Lang() i18n.Lang { return i18n.Of(c.Language, c.Message) }
 
 // Result is a tool's answer.
 type Result struct {
@@ -71,7 +78,10 @@ type Tool struct {
 	// Emits names the data parts the tool emits when it succeeds (e.g.
 	// protocol.DataFileReady): the facts validation reads to tell an artifact
 	// tool (seed 000 §7.3.1) from the others.
-	Emits  []string
+	Emits []string
+	// Thing names what the tool does for the teacher ("PDF 导出"): the
+	// catalogue's messages about the tool name it, never the tool's name.
+	Thing  i18n.Pair
 	Schema llm.Schema
 	run    func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
 }
@@ -112,6 +122,12 @@ func Define[In any](name, description string, kind Kind, running i18n.Pair, fn f
 // Emitting returns t declaring the data parts it emits.
 func (t Tool) Emitting(parts ...string) Tool {
 	t.Emits = parts
+	return t
+}
+
+// Naming returns t with what it does for the teacher (Tool.Thing).
+func (t Tool) Naming(thing i18n.Pair) Tool {
+	t.Thing = thing
 	return t
 }
 

@@ -70,7 +70,7 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	p := &pack{src: src, log: logger.With(slog.String("component", "datatools"))}
-	return []tools.Tool{
+	ts := []tools.Tool{
 		tools.Define(GetTeacherClasses,
 			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId. Set refresh when the teacher asks for current data or says a class is missing.",
 			tools.Base, i18n.Pair{ZH: "正在获取班级数据…", EN: "Fetching the classes…"}, scoped(p.teacherClasses)),
@@ -99,6 +99,10 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 			"Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
 			tools.Base, i18n.Pair{ZH: "正在获取学生常见错误…", EN: "Fetching the student's common mistakes…"}, scoped(p.errorPatterns)),
 	}
+	for i := range ts {
+		ts[i] = ts[i].Naming(i18n.Pair{ZH: "数据查询", EN: "Looking up your data"})
+	}
+	return ts
 }
 
 // scoped checks the teacher identity, carries the trace id to the data
@@ -113,7 +117,7 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 		if c.TraceID != "" && javaapi.TraceID(ctx) == "" {
 			ctx = javaapi.WithTraceID(ctx, c.TraceID)
 		}
-		ctx = context.WithValue(ctx, langKey{}, c.Language)
+		ctx = context.WithValue(ctx, langKey{}, c.Lang())
 		// A caller's Report (a page build's) spans all its calls, so that
 		// they keep to one source; otherwise the call has its own.
 		rep := javaapi.ReportFrom(ctx)
@@ -124,7 +128,7 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 		if err != nil {
 			return res, err
 		}
-		res.Notices = append(reportNotices(rep.Summary(), i18n.Of(c.Language)), res.Notices...)
+		res.Notices = append(reportNotices(rep.Summary(), c.Lang()), res.Notices...)
 		if len(res.Notices) > 0 {
 			res.Output = noticed{out: res.Output, notices: res.Notices}
 		}
@@ -134,9 +138,13 @@ func scoped[In any](fn func(ctx context.Context, teacherID string, in In) (tools
 
 type langKey struct{}
 
-// lang is the language tag of the call (tools.Call.Language).
-func lang(ctx context.Context) string {
-	l, _ := ctx.Value(langKey{}).(string)
+// lang is the teacher's language of the call (tools.Call.Lang); Chinese,
+// the one rule's default, outside one.
+func lang(ctx context.Context) i18n.Lang {
+	l, ok := ctx.Value(langKey{}).(i18n.Lang)
+	if !ok {
+		return i18n.Chinese
+	}
 	return l
 }
 
@@ -344,7 +352,7 @@ func (p *pack) teacherClasses(ctx context.Context, teacher string, in classesArg
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(cs), fmt.Sprintf("已获取 %d 个班级 / %d classes", len(cs), len(cs)),
+	return result(len(cs), lang(ctx).Pick(fmt.Sprintf("已获取 %d 个班级", len(cs)), fmt.Sprintf("%d classes", len(cs))),
 		classesOut{TeacherID: teacher, Classes: cs}), nil
 }
 
@@ -366,8 +374,8 @@ func (p *pack) classDetail(ctx context.Context, teacher string, in classArgs) (t
 	if err := firstErr(errD, errA); err != nil {
 		return tools.Result{}, err
 	}
-	msg := fmt.Sprintf("已获取 %s 详情：%d 名学生，%d 项作业 / %s: %d students, %d assignments",
-		detail.Class.Name, len(detail.Students), len(as), detail.Class.Name, len(detail.Students), len(as))
+	msg := lang(ctx).Pick(fmt.Sprintf("已获取 %s 详情：%d 名学生，%d 项作业", detail.Class.Name, len(detail.Students), len(as)),
+		fmt.Sprintf("%s: %d students, %d assignments", detail.Class.Name, len(detail.Students), len(as)))
 	return result(1, msg, classDetailOut{Class: detail.Class, Students: detail.Students, Assignments: as}), nil
 }
 
@@ -399,9 +407,9 @@ func (p *pack) assignmentSubmissions(ctx context.Context, teacher string, in ass
 	st := summarize(scores)
 	st.Ungraded, st.Unusable = ungraded, unusable
 	n := len(subs.Submissions)
-	res := result(n, fmt.Sprintf("已获取 %d 份提交%s / %d submissions%s", n, leftOutZH(ungraded, unusable), n, leftOutEN(ungraded, unusable)),
+	res := result(n, lang(ctx).Pick(fmt.Sprintf("已获取 %d 份提交%s", n, leftOutZH(ungraded, unusable)), fmt.Sprintf("%d submissions%s", n, leftOutEN(ungraded, unusable))),
 		submissionsOut{AssignmentID: subs.AssignmentID, Title: subs.Title, Submissions: records, Stats: st})
-	res.Notices = ungradedNotices(ungraded, unusable, i18n.Of(lang(ctx)))
+	res.Notices = ungradedNotices(ungraded, unusable, lang(ctx))
 	return res, nil
 }
 
@@ -479,10 +487,10 @@ func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs
 			unusable++
 		}
 	}
-	res := result(n, fmt.Sprintf("已获取 %s 的 %d 项成绩%s / %d grades for %s%s", g.StudentName, n, leftOutZH(ungraded, unusable),
-		n, g.StudentName, leftOutEN(ungraded, unusable)),
+	res := result(n, lang(ctx).Pick(fmt.Sprintf("已获取 %s 的 %d 项成绩%s", g.StudentName, n, leftOutZH(ungraded, unusable)),
+		fmt.Sprintf("%d grades for %s%s", n, g.StudentName, leftOutEN(ungraded, unusable))),
 		gradesOut{StudentID: g.StudentID, StudentName: g.StudentName, Submissions: records})
-	res.Notices = ungradedNotices(ungraded, unusable, i18n.Of(lang(ctx)))
+	res.Notices = ungradedNotices(ungraded, unusable, lang(ctx))
 	return res, nil
 }
 
@@ -499,7 +507,7 @@ func (p *pack) errorPatterns(ctx context.Context, teacher string, in studentArgs
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(ps), fmt.Sprintf("已获取 %d 种常见错误 / %d error patterns", len(ps), len(ps)),
+	return result(len(ps), lang(ctx).Pick(fmt.Sprintf("已获取 %d 种常见错误", len(ps)), fmt.Sprintf("%d error patterns", len(ps))),
 		patternsOut{StudentID: id, Patterns: ps}), nil
 }
 
@@ -508,7 +516,7 @@ func (p *pack) searchDocuments(ctx context.Context, teacher string, in searchArg
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(docs), fmt.Sprintf("找到 %d 份文档 / %d documents", len(docs), len(docs)),
+	return result(len(docs), lang(ctx).Pick(fmt.Sprintf("找到 %d 份文档", len(docs)), fmt.Sprintf("%d documents", len(docs))),
 		documentsOut{Documents: docs}), nil
 }
 
@@ -517,7 +525,7 @@ func (p *pack) rubrics(ctx context.Context, teacher string, _ noArgs) (tools.Res
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(rs), fmt.Sprintf("已获取 %d 个评分标准 / %d rubrics", len(rs), len(rs)), rubricsOut{Rubrics: rs}), nil
+	return result(len(rs), lang(ctx).Pick(fmt.Sprintf("已获取 %d 个评分标准", len(rs)), fmt.Sprintf("%d rubrics", len(rs))), rubricsOut{Rubrics: rs}), nil
 }
 
 func (p *pack) rubric(ctx context.Context, teacher string, in rubricArgs) (tools.Result, error) {
@@ -528,7 +536,7 @@ func (p *pack) rubric(ctx context.Context, teacher string, in rubricArgs) (tools
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(1, fmt.Sprintf("已获取评分标准：%s / rubric %s", r.Title, r.Title), rubricOut{Rubric: r}), nil
+	return result(1, lang(ctx).Pick("已获取评分标准："+r.Title, "Rubric: "+r.Title), rubricOut{Rubric: r}), nil
 }
 
 // unknownRubric turns a 404 into an error that lists the rubrics there are.
@@ -584,8 +592,8 @@ func (p *pack) weakness(ctx context.Context, teacher string, in weaknessArgs) (t
 	if label == "" {
 		label = "overall"
 	}
-	msg := fmt.Sprintf("已分析 %s %d 名学生的%s表现 / %s: %d students ranked by %s",
-		cls.Name, len(students), skillZH(label), cls.Name, len(students), label)
+	msg := lang(ctx).Pick(fmt.Sprintf("已分析 %s %d 名学生的%s表现", cls.Name, len(students), skillZH(label)),
+		fmt.Sprintf("%s: %d students ranked by %s", cls.Name, len(students), label))
 	return result(len(students), msg, weaknessOut{ClassID: cls.ClassID, Skill: label, Students: students}), nil
 }
 

@@ -3,7 +3,6 @@ package gentools
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -169,11 +168,39 @@ func (p *pack) renderPDF(ctx context.Context, c tools.Call, a PDFArgs) (tools.Re
 		return tools.Result{}, err
 	}
 	if p.pdf == nil {
-		return tools.Result{}, errors.New("PDF output is not available on this server (its font, Debian package " + pdf.FontPackage + ", is not installed); offer a .docx instead")
+		return p.docxInstead(ctx, c, a, doc)
 	}
 	return p.documentFile(ctx, c, a, RenderPDF, "pdf", pdf.ContentType, doc, func() ([]byte, error) {
 		return p.pdf.Bytes(doc, p.now())
 	})
+}
+
+// docxInstead answers render_pdf on a server without the PDF font
+// (pdf.FontPackage): the same document as .docx, with a PDF_UNAVAILABLE
+// notice, so that the teacher gets the document and knows why it is not a
+// PDF; its memory keeps the document, so a later export has its topic.
+func (p *pack) docxInstead(ctx context.Context, c tools.Call, a PDFArgs, doc office.Document) (tools.Result, error) {
+	p.log.WarnContext(ctx, "PDF unavailable: the document is made as .docx", "call", c.CallID, "font", pdf.FontPackage)
+	res, err := p.documentFile(ctx, c, a, GenerateDocx, "docx", docx.ContentType, doc, func() ([]byte, error) {
+		var buf bytes.Buffer
+		if err := docx.Write(&buf, doc, p.now()); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	})
+	if err != nil {
+		return res, err
+	}
+	l := teacherLang(c, doc.Lang)
+	notice := protocol.Notice{Code: protocol.NoticePDFUnavailable, Message: l.Text(i18n.PDFUnavailable)}
+	res.Notices = append(res.Notices, notice)
+	res.Message = notice.Message
+	if out, ok := res.Output.(map[string]any); ok {
+		out["pdfUnavailable"] = true
+		out["teacherMessage"] = notice.Message
+		out["next"] = "PDF export is unavailable on this server; the teacher got the same document as .docx (a download card) and a notice saying so. Tell them briefly, in their language, without naming tools."
+	}
+	return res, nil
 }
 
 func (p *pack) documentFile(ctx context.Context, c tools.Call, args any, tool, typ, contentType string, doc office.Document, build func() ([]byte, error)) (tools.Result, error) {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -337,14 +338,32 @@ func TestRenderPDF(t *testing.T) {
 	}
 }
 
+// Without the PDF font the teacher still gets the document, as .docx, and
+// a PDF_UNAVAILABLE notice in their language; the memory keeps the
+// document, so a later export takes its topic from it.
 func TestRenderPDFWithoutFont(t *testing.T) {
 	e := newEnv(t, false)
-	_, err := e.run(gentools.RenderPDF, "call_pdf", docxArgs)
-	if err == nil || !strings.Contains(err.Error(), pdf.FontPackage) {
-		t.Errorf("err = %v, want one naming %s", err, pdf.FontPackage)
+	res, err := e.run(gentools.RenderPDF, "call_pdf", docxArgs)
+	if err != nil {
+		t.Fatalf("render_pdf without its font: %v", err)
 	}
-	if len(e.chunks) != 0 {
-		t.Error("an artifact was announced without a file")
+	var fr gentools.FileReady
+	e.last(t, "data-file-ready", &fr)
+	if fr.Type != "docx" || !strings.HasSuffix(fr.Filename, ".docx") {
+		t.Fatalf("file-ready %+v, want the .docx instead", fr)
+	}
+	resp, body := e.download(t, fr.URL)
+	if !bytes.HasPrefix(body, []byte("PK")) || !strings.Contains(resp.Header.Get("Content-Type"), "wordprocessingml") {
+		t.Errorf("not a .docx: %.10q %s", body, resp.Header.Get("Content-Type"))
+	}
+	if len(res.Notices) != 1 || res.Notices[0].Code != protocol.NoticePDFUnavailable || res.Notices[0].Message != i18n.Chinese.Text(i18n.PDFUnavailable) {
+		t.Errorf("notices %+v, want PDF_UNAVAILABLE in Chinese", res.Notices)
+	}
+	if strings.Contains(res.Message, "render_pdf") || strings.Contains(res.Message, "PDF output") {
+		t.Errorf("the teacher reads %q", res.Message)
+	}
+	if !strings.Contains(res.Memory, "《勾股定理》教案") || strings.Contains(res.Memory, "not available") {
+		t.Errorf("memory %q does not keep the document", res.Memory)
 	}
 }
 

@@ -127,7 +127,8 @@ func (p *pack) generatePptx(ctx context.Context, c tools.Call, a PptxArgs) (tool
 			"slides": len(deck.Slides) + 1,
 			"next":   "The teacher sees a download card for the deck; do not repeat the link. Tell them briefly what the deck contains.",
 		},
-		Memory: "PPT generated: " + d.obj.Filename(),
+		// The deck's content, so that "导出为PDF" next exports this deck.
+		Memory: memory("pptx file "+d.obj.Filename()+" generated from this deck (generate_pptx arguments)", a),
 	}, nil
 }
 

@@ -34,7 +34,13 @@ type Args struct {
 	Subject      string `json:"subject,omitempty"`
 	Grade        string `json:"grade,omitempty"`
 	Language     string `json:"language,omitempty" description:"zh-CN or en; default: the language of the topic"`
+	// Avoid lets "再出 3 道" give new questions: the model copies them from
+	// the earlier turns' quiz notes (the tool's Memory).
+	Avoid []string `json:"avoid,omitempty" description:"questions already given in this conversation (the history's quiz notes): the new ones must differ from them"`
 }
+
+// MaxAvoid bounds the earlier questions passed on to the writer.
+const MaxAvoid = 100
 
 // spec is what the quiz writer receives.
 type spec struct {
@@ -45,6 +51,8 @@ type spec struct {
 	Language     string `json:"language"`
 	Subject      string `json:"subject,omitempty"`
 	Grade        string `json:"grade,omitempty"`
+	// Avoid are the questions the new ones must differ from.
+	Avoid []string `json:"avoid,omitempty"`
 }
 
 // New returns the generate_quiz_questions tool.
@@ -54,7 +62,7 @@ func New(m Model) tools.Tool {
 		tools.Generation, i18n.Pair{ZH: "正在出题…", EN: "Writing questions…"},
 		func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
 			return run(ctx, m, c, a)
-		}).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete)
+		}).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete).Naming(i18n.Pair{ZH: "出题", EN: "Writing questions"})
 }
 
 func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, error) {
@@ -114,14 +122,42 @@ func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, erro
 	}
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: fmt.Sprintf("已生成 %d 道题 / %d questions ready", len(qs), len(qs)),
+		Message: i18n.Of(s.Language, s.Topic).Pick(fmt.Sprintf("已生成 %d 道题", len(qs)), fmt.Sprintf("%d questions ready", len(qs))),
 		Output:  summary(s, qs),
+		Memory:  memory(s, qs),
 	}, nil
+}
+
+// MemoryNote starts the quiz's note in the history summary; the JSON after
+// it holds the topic and the questions asked, so a later "再出 3 道" stays on
+// the topic and asks new ones.
+const MemoryNote = "quiz questions generated (generate_quiz_questions; pass these questions as avoid when asked for more)"
+
+func memory(s spec, qs []protocol.Question) string {
+	stems := make([]string, 0, len(qs)+len(s.Avoid))
+	stems = append(stems, s.Avoid...) // earlier rounds stay remembered
+	for _, q := range qs {
+		stems = append(stems, i18n.Clip(q.Question, 120))
+	}
+	if len(stems) > MaxAvoid {
+		stems = stems[len(stems)-MaxAvoid:]
+	}
+	b, _ := json.Marshal(map[string]any{"topic": s.Topic, "questionType": s.QuestionType, "difficulty": s.Difficulty,
+		"subject": s.Subject, "grade": s.Grade, "questions": stems}) // strings only: cannot fail
+	return MemoryNote + ": " + string(b)
 }
 
 func specOf(a Args, lang string) (spec, error) {
 	s := spec{Topic: strings.TrimSpace(a.Topic), Count: a.Count, QuestionType: a.QuestionType,
 		Difficulty: a.Difficulty, Language: a.Language, Subject: a.Subject, Grade: a.Grade}
+	for _, q := range a.Avoid {
+		if q = strings.TrimSpace(q); q != "" {
+			s.Avoid = append(s.Avoid, i18n.Clip(q, 120))
+		}
+	}
+	if len(s.Avoid) > MaxAvoid {
+		s.Avoid = s.Avoid[len(s.Avoid)-MaxAvoid:]
+	}
 	if s.Topic == "" {
 		return s, errors.New("topic is required")
 	}
