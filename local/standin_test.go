@@ -23,7 +23,7 @@ func TestStandInWorksheetAsWordDocument(t *testing.T) {
 	s := newFileServer(t)
 	st := say(t, s.URL, "", "Make a worksheet on fractions as a Word document")
 	f := one(t, st, "docx")
-	path := fetch(t, f.URL, f.Size, docx.ContentType, t.TempDir(), "worksheet.docx")
+	path := fetch(t, s.URL, f.URL, f.Size, docx.ContentType, t.TempDir(), "worksheet.docx")
 	text := officetest.OfficeParser(t, path)[0].Text
 	requireText(t, "worksheet", text, "Fractions", "Multiple choice")
 	for _, got := range []string{text, f.Filename, st.text(t)} {
@@ -91,7 +91,7 @@ func TestStandInExportsTheLatestArtifact(t *testing.T) {
 	one(t, say(t, s.URL, conv, "可以，就按这个提纲生成"), "pptx")
 	st := say(t, s.URL, conv, "导出为PDF")
 	f := one(t, st, "pdf")
-	text := officetest.PDFText(t, fetch(t, f.URL, f.Size, pdf.ContentType, t.TempDir(), "deck.pdf"))
+	text := officetest.PDFText(t, fetch(t, s.URL, f.URL, f.Size, pdf.ContentType, t.TempDir(), "deck.pdf"))
 	want := []string{outline.Title}
 	for _, sl := range outline.Slides {
 		want = append(want, sl.Title)
@@ -117,7 +117,7 @@ func TestStandInPhysicsDemoIsASimulation(t *testing.T) {
 		if !strings.HasPrefix(p.Title, tc.topic) || strings.Contains(p.Title, "演示") || strings.Contains(strings.ToLower(p.Title), "demonstrat") {
 			t.Errorf("%q: page title %q, want it titled by the topic %q", tc.msg, p.Title, tc.topic)
 		}
-		status, _, body := download(t, p.URL)
+		status, _, body := download(t, s.URL, p.URL)
 		if status != 200 {
 			t.Fatalf("%q: page %d", tc.msg, status)
 		}
