@@ -9,6 +9,7 @@
 //	PK                 SK              what
 //	SESSION#<id>       META            the session: owner, kind, title, activeTurn, turns, version
 //	SESSION#<id>       TURN#<turn id>  one turn: index, message, status, outcome (JSON)
+//	SESSION#<id>       TURNAT#<index, 12 digits>  the turn id at an index (PageTurns' range query)
 //	SESSION#<id>       REC#<key>       one record of session.Records (value: binary)
 //	STREAM#<name>      HEAD            a stream's counter: last (the last allocated seq), closed
 //	STREAM#<name>      EV#<seq, 12 digits>  one event (data: binary, close)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strconv"
 
 	"github.com/insightedge/insightedge/shared/apperr"
@@ -266,11 +265,11 @@ func (s *Server) resumable(ctx context.Context, sess session.Session, after int6
 	if after == 0 {
 		return session.Turn{}, false, nil
 	}
-	turns, err := s.store.ListTurns(ctx, sess.ID)
+	turns, _, err := s.store.PageTurns(ctx, sess.ID, 0, 1)
 	if err != nil || len(turns) == 0 {
 		return session.Turn{}, false, err
 	}
-	last := turns[len(turns)-1]
+	last := turns[0]
 	evs, err := s.log.Read(ctx, workflow.TurnStream(last.ID), after, 1)
 	if err != nil {
 		return last, false, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")
@@ -333,15 +332,11 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	turns, err := s.store.ListTurns(ctx, sess.ID)
+	// The store reads this page only, not the whole conversation.
+	page, more, err := s.store.PageTurns(ctx, sess.ID, before, limit)
 	if err != nil {
 		return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
-	end := len(turns)
-	if before > 0 {
-		end = sort.Search(len(turns), func(i int) bool { return turns[i].Index >= before })
-	}
-	page := turns[max(0, end-limit):end]
 	// The first message is assembled before anything is written, so that
 	// an unreadable log is still a JSON error.
 	var first protocol.UIMessage
@@ -374,7 +369,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	_, _ = io.WriteString(w, "]")
-	if start := max(0, end-limit); start > 0 {
+	if more && len(page) > 0 {
 		_, _ = fmt.Fprintf(w, `,"nextCursor":"%d"`, page[0].Index)
 	}
 	_, _ = io.WriteString(w, "}\n")
