@@ -86,7 +86,8 @@ type Deps struct {
 	Logger   *slog.Logger
 	// PDF, when set, also renders the report as PDF (a .docx is always made).
 	PDF PDFRenderer
-	// FileTTL is how long the report's download links work (default 24h).
+	// FileTTL is how long the report's download links work (default 15 min,
+	// FILE_LINK_TTL).
 	FileTTL time.Duration
 }
 
@@ -116,7 +117,7 @@ func New(d Deps) *Pipeline {
 		s.ConfirmTimeout = def.ConfirmTimeout
 	}
 	if d.FileTTL <= 0 {
-		d.FileTTL = 24 * time.Hour
+		d.FileTTL = 15 * time.Minute
 	}
 	return &Pipeline{store: d.Store, log: d.Log, blobs: d.Blobs, backends: d.Backends, model: d.Model, set: s,
 		logger: d.Logger, sleep: sleepCtx, pdf: d.PDF, fileTTL: d.FileTTL}
