@@ -19,6 +19,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/report"
@@ -187,9 +188,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // zh reports whether the session writes in Chinese.
 func zh(s report.Session) bool { return s.Language == "zh" }
 
-func pick(s report.Session, zhText, enText string) string {
+// lang is the session's language for the catalogue's messages (shared/i18n):
+// the language decided once when the template was loaded.
+func lang(s report.Session) i18n.Lang {
 	if zh(s) {
-		return zhText
+		return i18n.Chinese
 	}
-	return enText
+	return i18n.English
 }
