@@ -169,7 +169,7 @@ func (p *Pipeline) finalAnswer(ctx context.Context, s report.Session, doc *mdtre
 	if title == "" {
 		title = s.PlanSummary
 	}
-	user, _ := json.Marshal(map[string]any{"title": title, "language": s.Language, "path": report.ReportPath, "sections": rows})
+	user, _ := json.Marshal(map[string]any{"title": title, "language": s.Language, "path": report.ReportPath, "question": s.Message.Question, "sections": rows})
 	resp, err := p.model.Complete(ctx, llm.Request{Tier: llm.TierFast, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: prompts.ReportAggregator},
 		{Role: llm.RoleUser, Content: string(user)},
