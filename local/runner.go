@@ -28,7 +28,7 @@ type runner struct {
 	running map[string]context.CancelFunc
 	// ends is closed when the execution of that name has ended.
 	ends map[string]chan struct{}
-	wg      sync.WaitGroup
+	wg   sync.WaitGroup
 	// transitions counts state transitions (for the cost model).
 	transitions map[string]int
 	// tokens serves .waitForTaskToken tasks (nil: the workflow has none).
