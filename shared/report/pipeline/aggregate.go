@@ -219,7 +219,7 @@ func failure(l i18n.Lang, e *ErrorInfo) report.Error {
 	}
 	code := e.Code()
 	if code == apperr.Internal {
-		return report.Error{Code: string(apperr.AIError), Message: l.Text(i18n.ReportAgentError, e.Cause)}
+		code = apperr.AIError
 	}
-	return report.Error{Code: string(code), Message: l.Text(i18n.ReportAgentError, strings.TrimPrefix(e.Cause, string(code)+": "))}
+	return report.Error{Code: string(code), Message: l.Text(i18n.ReportAgentError, e.Message())}
 }
