@@ -128,4 +128,3 @@ func mustLLMConfig(t *testing.T, baseURL string) llm.Config {
 	}
 	return c
 }
-
