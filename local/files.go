@@ -15,6 +15,7 @@ import (
 	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/gentools"
+	"github.com/insightedge/insightedge/shared/wire"
 )
 
 // startFiles opens the file store (a directory under the data dir, served at
@@ -43,7 +44,11 @@ func (s *localServer) startFiles(o options, env *envOverlay) ([]tools.Tool, erro
 	} else {
 		renderer, s.pdf = w, w
 	}
-	return gentools.New(gentools.Deps{Blob: s.Files, PDF: renderer, Logger: o.Logger}), nil
+	ttl, err := wire.FileLinkTTLFromEnv(env.get)
+	if err != nil {
+		return nil, err
+	}
+	return gentools.New(gentools.Deps{Blob: s.Files, PDF: renderer, Logger: o.Logger, URLTTL: ttl}), nil
 }
 
 // publicBaseURL is where the browser reaches this server, from

@@ -26,7 +26,9 @@ type runner struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
-	wg      sync.WaitGroup
+	// ends is closed when the execution of that name has ended.
+	ends map[string]chan struct{}
+	wg   sync.WaitGroup
 	// transitions counts state transitions (for the cost model).
 	transitions map[string]int
 	// tokens serves .waitForTaskToken tasks (nil: the workflow has none).
@@ -71,7 +73,7 @@ func newRunner(def []byte, tasks map[string]wire.Task, timeout time.Duration, lo
 		return nil, fmt.Errorf("local: workflow definition: %w", err)
 	}
 	return &runner{machine: m, handlers: handlers, timeout: timeout, log: log,
-		running: map[string]context.CancelFunc{}, transitions: map[string]int{}}, nil
+		running: map[string]context.CancelFunc{}, ends: map[string]chan struct{}{}, transitions: map[string]int{}}, nil
 }
 
 // Start runs the execution name in the background.
@@ -94,6 +96,7 @@ func (r *runner) startRaw(name string, raw json.RawMessage) error {
 		return fmt.Errorf("local: execution %s already running", name)
 	}
 	r.running[name] = cancel
+	r.ends[name] = make(chan struct{})
 	r.mu.Unlock()
 	r.wg.Go(func() {
 		defer r.done(name)
@@ -133,6 +136,23 @@ func (r *runner) done(name string) {
 		cancel()
 	}
 	delete(r.running, name)
+	if end := r.ends[name]; end != nil {
+		close(end)
+	}
+	delete(r.ends, name)
+}
+
+// ended returns a channel closed when the execution name has ended (at
+// once for one that is not running).
+func (r *runner) ended(name string) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if end := r.ends[name]; end != nil {
+		return end
+	}
+	end := make(chan struct{})
+	close(end)
+	return end
 }
 
 func (r *runner) count(state string) {

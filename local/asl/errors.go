@@ -81,6 +81,15 @@ func errorName(err error) string {
 	return lambdaTypeName(err)
 }
 
+// errorCause is a handler error's message as aws-lambda-go reports it
+// (errorMessage): an InvokeResponse_Error's Message, not its Go dump.
+func errorCause(err error) string {
+	if ire, ok := err.(messages.InvokeResponse_Error); ok {
+		return ire.Message
+	}
+	return err.Error()
+}
+
 func lambdaTypeName(v any) string {
 	t := reflect.TypeOf(v)
 	if t == nil {

@@ -285,7 +285,7 @@ func (x *execution) task(ctx context.Context, s *stateDef, raw, ctxObj any) (any
 		return nil, &stateError{name: StatesTimeout, cause: fmt.Sprintf("the task did not finish within %s (TimeoutSeconds)", timeout)}
 	}
 	if herr != nil {
-		return nil, &stateError{name: errorName(herr), cause: herr.Error()}
+		return nil, &stateError{name: errorName(herr), cause: errorCause(herr)}
 	}
 	if len(res) > payloadLimit {
 		return nil, dataLimit("the task result", len(res))

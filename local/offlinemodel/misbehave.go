@@ -94,6 +94,7 @@ func misbehaviours() []misbehaviour {
 		{MarkerSolverFailsOnce, nil},
 		{MarkerPlanUnknownIDs, nil},
 		{MarkerSolverRepeatsHeading, nil},
+		{MarkerHoldEditor, nil},
 		{MarkerTextNoTools, steerTextNoTools},
 		{MarkerReasoning, nil},
 		{MarkerReasoningOnly, nil},

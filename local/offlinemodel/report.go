@@ -35,6 +35,11 @@ const (
 	MarkerPlanUnknownIDs Marker = "[[offline:plan-unknown-ids]]"
 	// MarkerSolverRepeatsHeading: section writers start with their heading.
 	MarkerSolverRepeatsHeading Marker = "[[offline:solver-repeats-heading]]"
+	// MarkerHoldEditor: the report editor's answer (the aggregator's last
+	// call) is held until its client gives up (at most holdBound), so that a
+	// test can act while the aggregator runs: Server.Holding says when a
+	// request is held, Server.Released when its client went away.
+	MarkerHoldEditor Marker = "[[offline:hold-editor]]"
 )
 
 // reportMarkers are passed from the question to every task's notes, so the

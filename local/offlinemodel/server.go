@@ -136,6 +136,8 @@ type Server struct {
 	// hold is closed by Release ([[offline:hold]]).
 	hold     chan struct{}
 	holdOnce sync.Once
+	// holding and released signal [[offline:hold-editor]]'s held requests.
+	holding, released chan struct{}
 }
 
 // Release lets every stream held by [[offline:hold]] go on, now and
@@ -156,6 +158,8 @@ func New(opts Options) *Server {
 		cut:       newOnceSet(maxRemembered),
 		failed:    newOnceSet(maxRemembered),
 		hold:      make(chan struct{}),
+		holding:   make(chan struct{}, 16),
+		released:  make(chan struct{}, 16),
 	}
 	// Clients are configured with a base URL ending in /v1; the bare paths
 	// are accepted as well for clients configured without it.
@@ -257,6 +261,38 @@ func (s *Server) settle(rec *Recorded, cut, cancelled bool) {
 	}
 }
 
+// holdBound bounds a held answer ([[offline:hold-editor]]).
+const holdBound = 2 * time.Minute
+
+// holdEditor keeps a request until its client gives up (or holdBound), and
+// signals both ends on Holding and Released (never blocking: a signal no
+// test reads is dropped).
+func (s *Server) holdEditor(ctx context.Context) {
+	signal(s.holding)
+	t := time.NewTimer(holdBound)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		signal(s.released)
+	case <-t.C:
+	}
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// Holding receives once for each request [[offline:hold-editor]] starts to
+// hold.
+func (s *Server) Holding() <-chan struct{} { return s.holding }
+
+// Released receives once for each held request whose client went away
+// (the run that made it was stopped).
+func (s *Server) Released() <-chan struct{} { return s.released }
+
 // firstTime reports whether set has not seen h yet, and remembers it.
 func (s *Server) firstTime(set *onceSet, h [32]byte) bool {
 	s.mu.Lock()
@@ -332,6 +368,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Status = http.StatusOK
 	recorded := s.record(rec)
+	if c.kind == KindReportEditor && c.has(MarkerHoldEditor) {
+		s.holdEditor(r.Context())
+	}
 	if !req.Stream {
 		if c.has(MarkerSlow) {
 			select {

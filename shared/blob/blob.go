@@ -51,6 +51,9 @@ type Store interface {
 	Get(ctx context.Context, key string) (io.ReadCloser, Object, error)
 	// URL returns a URL that downloads the object for ttl.
 	URL(ctx context.Context, key string, ttl time.Duration) (string, error)
+	// Delete removes the object at key (nothing if there is none). Every
+	// URL signed for it stops working: this is how a link is revoked.
+	Delete(ctx context.Context, key string) error
 }
 
 // MaxKeyBytes is S3's limit on a key.

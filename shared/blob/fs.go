@@ -209,6 +209,34 @@ func (s *FS) open(key string) (*os.File, Object, error) {
 	return f, obj, nil
 }
 
+// Delete implements Store: the object file first (a link then finds
+// nothing), then its meta.
+func (s *FS) Delete(ctx context.Context, key string) error {
+	if err := ValidateKey(key); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fi, err := s.root.Stat(objectPath(key))
+	if err != nil {
+		if err = s.notFound(key, err); errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		return fmt.Errorf("blob: delete: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil // a folder of other keys, not an object
+	}
+	if err := s.root.Remove(objectPath(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("blob: delete %s: %w", key, err)
+	}
+	if err := s.root.Remove(metaPath(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("blob: delete meta of %s: %w", key, err)
+	}
+	return nil
+}
+
 // URL implements Store: BaseURL + Prefix + key, with the expiry time and an
 // HMAC-SHA256 of key and expiry.
 func (s *FS) URL(ctx context.Context, key string, ttl time.Duration) (string, error) {

@@ -98,6 +98,22 @@ func (s *S3) URL(ctx context.Context, key string, ttl time.Duration) (string, er
 	return req.URL, nil
 }
 
+// Delete implements Store. A presigned URL cannot be revoked: removing
+// the object is what makes every link to it fail (404 with s3:ListBucket,
+// else 403). With versioning on, the delete marker does the same.
+func (s *S3) Delete(ctx context.Context, key string) error {
+	if err := ValidateKey(key); err != nil {
+		return err
+	}
+	if _, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}); err != nil {
+		if err = s3Error("delete", key, err); errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
 // s3Error maps S3's "no such key" answers (NoSuchKey from GET, a bare 404
 // from HEAD) to ErrNotFound.
 func s3Error(op, key string, err error) error {

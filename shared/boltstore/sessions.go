@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -190,6 +191,53 @@ func (s *SessionStore) ListTurns(ctx context.Context, sessionID string) ([]sessi
 		return nil, fmt.Errorf("boltstore: list turns %s: %w", sessionID, err)
 	}
 	return turns, nil
+}
+
+// PageTurns implements session.Store: a cursor walks back from before over
+// the turns bucket (keyed by index), reading limit+1 turns at most.
+func (s *SessionStore) PageTurns(ctx context.Context, sessionID string, before, limit int) ([]session.Turn, bool, error) {
+	if limit <= 0 {
+		return nil, false, fmt.Errorf("boltstore: page turns %s: limit %d is not positive", sessionID, limit)
+	}
+	var (
+		turns []session.Turn
+		more  bool
+	)
+	err := s.view(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte(bucketTurns)).Bucket([]byte(sessionID))
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		var k, v []byte
+		if before > 0 {
+			// Seek lands on the first key >= before (or nothing): step back once.
+			if k, _ = c.Seek(u64key(int64(before))); k == nil {
+				k, v = c.Last()
+			} else {
+				k, v = c.Prev()
+			}
+		} else {
+			k, v = c.Last()
+		}
+		for ; k != nil; k, v = c.Prev() {
+			if len(turns) == limit {
+				more = true
+				break
+			}
+			var t session.Turn
+			if err := json.Unmarshal(v, &t); err != nil {
+				return fmt.Errorf("turn %x: %w", k, err)
+			}
+			turns = append(turns, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("boltstore: page turns %s: %w", sessionID, err)
+	}
+	slices.Reverse(turns)
+	return turns, more, nil
 }
 
 // PutRecord implements session.Records. It does not check that the session

@@ -9,6 +9,7 @@
 //	PK                 SK              what
 //	SESSION#<id>       META            the session: owner, kind, title, activeTurn, turns, version
 //	SESSION#<id>       TURN#<turn id>  one turn: index, message, status, outcome (JSON)
+//	SESSION#<id>       TURNAT#<index, 12 digits>  the turn id at an index (PageTurns' range query)
 //	SESSION#<id>       REC#<key>       one record of session.Records (value: binary)
 //	STREAM#<name>      EV#<seq, 12 digits>  a block of events from that seq: one event (data: binary, name, close) or n events (evs)
 //	APP#<id>, TEACHER#<id>, APPS#DUE        saved apps, their snapshots and indexes (apps.go)

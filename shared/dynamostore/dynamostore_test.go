@@ -130,6 +130,8 @@ func TestStore(t *testing.T) {
 		{"GapWaitsThenFails", testGapWaitsThenFails},
 		{"WritersInOtherProcesses", testWritersInOtherProcesses},
 		{"ReadPagesPastLimit", testReadPagesPastLimit},
+		{"PageReadsOnlyItsPage", testPageReadsOnlyItsPage},
+		{"PageOfTurnsWithoutIndexItems", testPageOfTurnsWithoutIndexItems},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newFixture(t, srv)) })
@@ -156,6 +158,7 @@ func testTTLOnEveryItem(t *testing.T, f *fixture) {
 		"SESSION#s1/META":                expires.Unix(),
 		"SESSION#s2/META":                later,
 		"SESSION#s1/TURN#t1":             expires.Unix(), // a turn lives as long as its session
+		"SESSION#s1/TURNAT#000000000001": expires.Unix(), // and its index item
 		"SESSION#s1/REC#history/t1":      later,
 		"SESSION#s1/REC#empty":           later,
 		"STREAM#turn/t1/EV#000000000001": later, // one block: both events
@@ -404,5 +407,116 @@ func testReadPagesPastLimit(t *testing.T, f *fixture) {
 		if err != nil || len(got) != tt.want || (len(got) > 0 && got[0].Seq != tt.after+1) {
 			t.Fatalf("Read(%d, %d) = %d events from %v, %v; want %d from %d", tt.after, tt.limit, len(got), seqs(got[:min(1, len(got))]), err, tt.want, tt.after+1)
 		}
+	}
+}
+
+// countingAPI counts the items the store reads through the real client.
+type countingAPI struct {
+	*dynamodb.Client
+	mu              sync.Mutex
+	queried, gotten int
+	fullTurnQueries int
+}
+
+func (c *countingAPI) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	out, err := c.Client.Query(ctx, in, opts...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		c.queried += len(out.Items)
+	}
+	if p, ok := in.ExpressionAttributeValues[":prefix"].(*types.AttributeValueMemberS); ok && p.Value == "TURN#" {
+		c.fullTurnQueries++
+	}
+	return out, err
+}
+
+func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := c.Client.GetItem(ctx, in, opts...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil && out.Item != nil {
+		c.gotten++
+	}
+	return out, err
+}
+
+func (c *countingAPI) reset() {
+	c.mu.Lock()
+	c.queried, c.gotten, c.fullTurnQueries = 0, 0, 0
+	c.mu.Unlock()
+}
+
+// beginTurns writes n ended turns t1..tn.
+func beginTurns(t *testing.T, ss *dynamostore.Sessions, sid string, from, to int) {
+	t.Helper()
+	ctx := context.Background()
+	for i := from; i <= to; i++ {
+		id := fmt.Sprint("t", i)
+		_, err := ss.BeginTurn(ctx, session.Turn{SessionID: sid, ID: id, Message: fmt.Sprint("question ", i)})
+		must(t, err)
+		must(t, ss.EndTurn(ctx, sid, id, session.TurnCompleted, session.Outcome{Text: "ok"}))
+	}
+}
+
+func indices(turns []session.Turn) []int {
+	var out []int
+	for _, tr := range turns {
+		out = append(out, tr.Index)
+	}
+	return out
+}
+
+// testPageReadsOnlyItsPage: a page of 5 turns of a 40-turn conversation
+// reads 6 index items and 5 turns, never the whole session.
+func testPageReadsOnlyItsPage(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	api := &countingAPI{Client: f.srv.Client}
+	ss := dynamostore.New(api, f.table, dynamostore.Options{Now: f.clock.Now}).Sessions()
+	must(t, ss.CreateSession(ctx, session.Session{ID: "s1", TeacherID: "teacher-1"}))
+	beginTurns(t, ss, "s1", 1, 40)
+	for _, tc := range []struct {
+		before int
+		want   []int
+	}{{0, []int{36, 37, 38, 39, 40}}, {36, []int{31, 32, 33, 34, 35}}, {6, []int{1, 2, 3, 4, 5}}} {
+		api.reset()
+		page, more, err := ss.PageTurns(ctx, "s1", tc.before, 5)
+		must(t, err)
+		if fmt.Sprint(indices(page)) != fmt.Sprint(tc.want) || more != (tc.before != 6) {
+			t.Fatalf("PageTurns(before %d) = %v more %v, want %v", tc.before, indices(page), more, tc.want)
+		}
+		if api.queried > 6 || api.gotten != 5 || api.fullTurnQueries != 0 {
+			t.Errorf("PageTurns(before %d) read %d index items, %d turns, %d whole-session queries; want <= 6, 5, 0",
+				tc.before, api.queried, api.gotten, api.fullTurnQueries)
+		}
+	}
+}
+
+// testPageOfTurnsWithoutIndexItems: turns written before the index items
+// existed are still paged (the whole session is read for them).
+func testPageOfTurnsWithoutIndexItems(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	ss := f.store.Sessions()
+	must(t, ss.CreateSession(ctx, session.Session{ID: "s1", TeacherID: "teacher-1"}))
+	beginTurns(t, ss, "s1", 1, 12)
+	for i := 1; i <= 12; i++ { // as an older version wrote them
+		_, err := f.srv.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.table),
+			Key: key("SESSION#s1", fmt.Sprintf("TURNAT#%012d", i))})
+		must(t, err)
+	}
+	beginTurns(t, ss, "s1", 13, 15)
+	var walked []int
+	before := 0
+	for range 5 {
+		page, more, err := ss.PageTurns(ctx, "s1", before, 5)
+		must(t, err)
+		walked = append(indices(page), walked...)
+		if !more {
+			break
+		}
+		before = page[0].Index
+	}
+	if want := "[1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]"; fmt.Sprint(walked) != want {
+		t.Fatalf("pages joined = %v, want %s", walked, want)
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/insightedge/insightedge/shared/session"
 )
@@ -22,6 +24,9 @@ const (
 	skMeta        = "META"
 	prefixTurn    = "TURN#"
 	prefixRecord  = "REC#"
+	// prefixTurnAt keys a turn's index item: TURNAT#<index, 12 digits>
+	// holding the turn's id, so that a page of turns is a range query.
+	prefixTurnAt = "TURNAT#"
 )
 
 // Attribute names of the session and turn items.
@@ -143,7 +148,14 @@ func (s *Sessions) BeginTurn(ctx context.Context, t session.Turn) (session.Turn,
 		return session.Turn{}, fmt.Errorf("dynamostore: begin turn %s/%s: %w", t.SessionID, t.ID, err)
 	}
 	t.Index = sess.Turns
-	item, err := encodeTurn(t, sess.ExpiresAt.Unix())
+	// The index item goes first: a turn without one would be missing from
+	// the pages of /messages, whereas an index item whose turn was never
+	// written (or is another's) is skipped by PageTurns.
+	err = s.putTurnAt(ctx, t, sess.ExpiresAt.Unix())
+	var item map[string]types.AttributeValue
+	if err == nil {
+		item, err = encodeTurn(t, sess.ExpiresAt.Unix())
+	}
 	if err == nil {
 		_, err = s.t.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName:           aws.String(s.t.name),
@@ -381,6 +393,127 @@ func (s *Sessions) ListTurns(ctx context.Context, sessionID string) ([]session.T
 	}
 	sort.Slice(turns, func(i, j int) bool { return turns[i].Index < turns[j].Index })
 	return turns, nil
+}
+
+func turnAtKey(sessionID string, index int) map[string]types.AttributeValue {
+	return key(prefixSession+sessionID, turnAtSK(index))
+}
+
+func turnAtSK(index int) string { return fmt.Sprintf("%s%012d", prefixTurnAt, index) }
+
+// putTurnAt writes the index item of t (unconditionally: an index freed by
+// an undone claim is taken again by the next turn).
+func (s *Sessions) putTurnAt(ctx context.Context, t session.Turn, ttl int64) error {
+	item := turnAtKey(t.SessionID, t.Index)
+	item[attrTurnID] = str(t.ID)
+	item[AttrTTL] = num(ttl)
+	_, err := s.t.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.t.name), Item: item})
+	return err
+}
+
+// pageReads bounds the turn items PageTurns reads at once.
+const pageReads = 8
+
+// PageTurns implements session.Store: one query of at most limit+1 index
+// items, newest first, below before; then the page's turn items (GetItem,
+// strongly consistent, pageReads at a time). A session whose turns predate
+// the index items (its page does not reach down to turn 1 and has no more)
+// is read whole, as ListTurns does.
+func (s *Sessions) PageTurns(ctx context.Context, sessionID string, before, limit int) ([]session.Turn, bool, error) {
+	if limit <= 0 {
+		return nil, false, fmt.Errorf("dynamostore: page turns %s: limit %d is not positive", sessionID, limit)
+	}
+	if before == 1 {
+		return nil, false, nil // nothing is below turn 1
+	}
+	hi := prefixTurnAt + "~" // above every index
+	if before > 0 {
+		hi = turnAtSK(before - 1)
+	}
+	items, err := s.t.query(ctx, &dynamodb.QueryInput{
+		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(prefixSession + sessionID), ":lo": str(turnAtSK(1)), ":hi": str(hi)},
+		ScanIndexForward: aws.Bool(false),
+	}, limit+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("dynamostore: page turns %s: %w", sessionID, err)
+	}
+	more := len(items) > limit
+	items = items[:min(len(items), limit)]
+	if !more && legacyPage(items, before) {
+		return s.pageAll(ctx, sessionID, before, limit)
+	}
+	turns, err := s.turnsAt(ctx, sessionID, items)
+	if err != nil {
+		return nil, false, fmt.Errorf("dynamostore: page turns %s: %w", sessionID, err)
+	}
+	return turns, more, nil
+}
+
+// legacyPage reports whether a last page (nothing earlier) of index items
+// fails to reach down to turn 1: turns written before index items existed
+// lie below it. (A gap left by a crash between two writes reads the same
+// way; the whole read is then merely slower.)
+func legacyPage(items []map[string]types.AttributeValue, before int) bool {
+	if len(items) == 0 {
+		return before != 1
+	}
+	low := getStr(items[len(items)-1], AttrSK)
+	return low != turnAtSK(1)
+}
+
+// pageAll is the page cut from the whole list (sessions older than the
+// index items).
+func (s *Sessions) pageAll(ctx context.Context, sessionID string, before, limit int) ([]session.Turn, bool, error) {
+	all, err := s.ListTurns(ctx, sessionID)
+	if err != nil {
+		return nil, false, err
+	}
+	end := len(all)
+	if before > 0 {
+		end = sort.Search(len(all), func(i int) bool { return all[i].Index >= before })
+	}
+	start := max(0, end-limit)
+	return all[start:end], start > 0, nil
+}
+
+// turnsAt reads the turns the index items name, oldest first. An index
+// item whose turn is missing or has another index (a claim undone before
+// its turn was written) is skipped.
+func (s *Sessions) turnsAt(ctx context.Context, sessionID string, items []map[string]types.AttributeValue) ([]session.Turn, error) {
+	turns := make([]session.Turn, len(items))
+	found := make([]bool, len(items))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(pageReads)
+	for i, it := range items {
+		index, err := strconv.Atoi(strings.TrimPrefix(getStr(it, AttrSK), prefixTurnAt))
+		if err != nil {
+			return nil, fmt.Errorf("index item %q: %w", getStr(it, AttrSK), err)
+		}
+		id := getStr(it, attrTurnID)
+		g.Go(func() error {
+			t, err := s.getTurn(gctx, sessionID, id)
+			switch {
+			case errors.Is(err, session.ErrNotFound):
+				return nil
+			case err != nil:
+				return err
+			}
+			turns[i], found[i] = t, t.Index == index
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make([]session.Turn, 0, len(turns))
+	for i := len(turns) - 1; i >= 0; i-- { // the items are newest first
+		if found[i] {
+			out = append(out, turns[i])
+		}
+	}
+	return out, nil
 }
 
 // PutRecord implements session.Records. Records expire after Options.TTL.

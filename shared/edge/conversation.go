@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strconv"
 
 	"github.com/insightedge/insightedge/shared/apperr"
@@ -324,14 +323,15 @@ func (s *Server) resumable(ctx context.Context, sess session.Session, after int6
 			return t, false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
 	}
-	turns, err := s.store.ListTurns(ctx, sess.ID)
+	// The newest turn is always visible: one turn read, not the session.
+	turns, _, err := s.store.PageTurns(ctx, sess.ID, 0, 1)
 	if err != nil {
 		return session.Turn{}, false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
-	if turns = session.Visible(turns); len(turns) == 0 {
+	if len(turns) == 0 {
 		return session.Turn{}, false, nil
 	}
-	last := turns[len(turns)-1]
+	last := turns[0]
 	if after == 0 {
 		// The reload rule (docs/reliability.md): a page that read
 		// /messages while the turn ran and resumes a moment after it
@@ -395,18 +395,15 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var turns []session.Turn
+	var page []session.Turn
+	var more bool
 	if found {
-		if turns, err = s.store.ListTurns(ctx, sess.ID); err != nil {
+		// The store reads this page only, not the whole conversation; a
+		// regenerated answer hides the one it replaced.
+		if page, more, err = session.PageVisible(ctx, s.store, sess.ID, before, limit); err != nil {
 			return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
-		turns = session.Visible(turns) // a regenerated answer hides the one it replaced
 	}
-	end := len(turns)
-	if before > 0 {
-		end = sort.Search(len(turns), func(i int) bool { return turns[i].Index >= before })
-	}
-	page := turns[max(0, end-limit):end]
 	// The first message is assembled before anything is written, so that
 	// an unreadable log is still a JSON error.
 	var first protocol.UIMessage
@@ -439,7 +436,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	_, _ = io.WriteString(w, "]")
-	if start := max(0, end-limit); start > 0 {
+	if more && len(page) > 0 {
 		_, _ = fmt.Fprintf(w, `,"nextCursor":"%d"`, page[0].Index)
 	}
 	_, _ = io.WriteString(w, "}\n")

@@ -72,8 +72,10 @@ type Options struct {
 	Tools  []string
 	Checks []Check
 	// Files signs the generated files' links again (/messages and
-	// /api/files/); nil leaves links as they were stored.
+	// /api/files/) and revokes them; nil leaves links as they were stored.
 	Files FileSigner
+	// FileLinkTTL is the life of a link signed again (DefaultFileLinkTTL).
+	FileLinkTTL time.Duration
 	// Leases, when set, gets a lease for every turn begun (its steps renew
 	// it); Recover then closes a turn whose lease ran out when a client
 	// meets it, so that a crash never blocks a conversation.
@@ -117,6 +119,9 @@ func New(store session.Store, log eventlog.Log, st Starter, au Authenticator, o 
 	if o.SessionTTL <= 0 {
 		o.SessionTTL = 30 * 24 * time.Hour
 	}
+	if o.FileLinkTTL <= 0 {
+		o.FileLinkTTL = DefaultFileLinkTTL
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -139,6 +144,7 @@ func (s *Server) Mount(mux *http.ServeMux) {
 	mux.Handle("GET /api/conversation/{id}/messages", handle(s.o.Logger, s.handleMessages))
 	mux.Handle("GET /api/health", handle(s.o.Logger, s.handleHealth))
 	mux.Handle("GET /api/files/{key...}", handle(s.o.Logger, s.handleFileLink))
+	mux.Handle("DELETE /api/files/{key...}", handle(s.o.Logger, s.handleFileRevoke))
 	mux.Handle("/api/", handle(s.o.Logger, func(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(apperr.EntityNotFound, "no route %s %s", r.Method, r.URL.Path)
 	}))

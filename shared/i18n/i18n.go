@@ -189,6 +189,27 @@ const (
 	// the page's name, what changes and its number of blocks (%s, %s, %d).
 	RefineNotice
 	RebuildNotice
+	// The template report agent (seed 002). ReportPlanSummary takes the
+	// template's title and the number of sections (%s, %d);
+	// ReportGivenSections the number (%d); ReportObjective a section's title
+	// and place (%s, %s); ReportIgnoredIDs the ids and the number of
+	// sections (%v, %d); ReportConfirm the number and the plan summary
+	// (%d, %s); ReportRetry the attempt, why and the delay (%d, %s, %s);
+	// ReportReady the title, written, all and the path (%s, %d, %d, %s);
+	// ReportConfirmTimeout the wait (%s); ReportAgentError the cause (%s).
+	ReportPlanFallback
+	ReportIgnoredIDs
+	ReportPlanSummary
+	ReportGivenSections
+	ReportObjective
+	ReportConfirm
+	ReportRetry
+	ReportSectionCancelled
+	ReportSectionFailed
+	ReportReady
+	ReportDeclined
+	ReportConfirmTimeout
+	ReportAgentError
 	numMsgs
 )
 
@@ -252,6 +273,22 @@ var catalogue = [numMsgs][2]string{
 	PDFUnavailable:      {"PDF export is not available right now, so the same document was made as a Word file (.docx).", "PDF 导出暂不可用，已为您生成内容相同的 Word 文档（.docx）。"},
 	RefineNotice:        {"I will change %s on the page; the page is updated in place.", "好的，我将修改页面中的「%s」，页面会在原处更新。"},
 	RebuildNotice:       {"I revised the page %q: it %s, %d blocks in all. Build it again to see the change.", "已重新规划页面「%s」：%s，共 %d 个区块。确认后点击「生成页面」重新生成即可查看。"},
+	ReportPlanFallback:  {"The planner submitted no usable plan; tasks follow the template's sections.", "规划器未提交可用计划，已按模板章节生成任务。"},
+	ReportIgnoredIDs:    {"ignored task ids the template does not have: %v (it has %d sections)", "已忽略模板中不存在的任务编号：%v（模板共 %d 个章节）"},
+	ReportPlanSummary:   {"Write %[2]d sections following the template %[1]q", "按模板「%s」撰写 %d 个章节"},
+	ReportGivenSections: {"Write the %d given sections", "按指定任务撰写 %d 个章节"},
+	ReportObjective: {"Write the section %q (%s) following the template fragment's guidance, from the knowledge base's data, without repeating the heading.",
+		"按模板撰写「%s」一节（位置：%s），依据知识库中的数据，遵循模板片段中的提示，不重复标题。"},
+	ReportConfirm:          {"The plan has %d sections: %s. Confirm to start writing.", "计划共 %d 个章节：%s。确认后开始撰写。"},
+	ReportRetry:            {"attempt %d failed (%s); retrying in %s.", "第 %d 次撰写失败（%s），%s 后重试。"},
+	ReportSectionCancelled: {"*(This section was cancelled and not written.)*", "*（本节已取消，未撰写。）*"},
+	ReportSectionFailed:    {"*(This section could not be written.)*", "*（本节未能生成。）*"},
+	ReportReady:            {"The report %q is ready: %d of %d sections written, saved at %s.", "报告《%s》已生成：%d/%d 个章节已撰写，保存在 %s。"},
+	ReportDeclined: {"The plan was not confirmed, so no report was written. Send user.replan to plan again, or user.solve_tasks to pick sections.",
+		"计划未获确认，未撰写报告。可发送 user.replan 重新规划，或 user.solve_tasks 指定章节。"},
+	ReportConfirmTimeout: {"No confirmation within %s; the run stopped.", "等待确认超时（%s），流程已停止。"},
+	// The seed's wording (002: "Agent execution error: ..."), in the session's language.
+	ReportAgentError: {"Agent execution error: %s", "报告生成出错：%s"},
 }
 
 // Text returns message m in l, formatted with args when it takes any.

@@ -55,10 +55,14 @@ type Session struct {
 	TaskState map[int]string `json:"task_state,omitempty"`
 	// Restarts counts user.restart_task per task id; a running solver whose
 	// count changes starts over.
-	Restarts  map[int]int `json:"restarts,omitempty"`
-	Version   int64       `json:"version"`
-	CreatedAt time.Time   `json:"created_at"`
-	UpdatedAt time.Time   `json:"updated_at"`
+	Restarts map[int]int `json:"restarts,omitempty"`
+	// Relayed is the seq of the last event posted to ConnectionID by the
+	// AWS socket's relay, which posts the log in seq order from there
+	// (transport.APIGateway).
+	Relayed   int64     `json:"relayed,omitempty"`
+	Version   int64     `json:"version"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// ExpiresAt is when the store may forget the session (DynamoDB TTL).
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 }

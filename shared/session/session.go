@@ -161,6 +161,11 @@ type Store interface {
 	GetTurn(ctx context.Context, sessionID, turnID string) (Turn, error)
 	// ListTurns returns the session's turns in order.
 	ListTurns(ctx context.Context, sessionID string) ([]Turn, error)
+	// PageTurns returns, in order, the latest limit (> 0) turns whose Index
+	// is below before (no bound when before <= 0), and whether earlier
+	// turns remain. It reads that page, not the whole session (the
+	// /messages route of a long conversation).
+	PageTurns(ctx context.Context, sessionID string, before, limit int) (turns []Turn, more bool, err error)
 	Records
 }
 

@@ -324,7 +324,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	}
 	if cc.Bucket != "" {
 		c.Blob = blob.NewS3(s3c, cc.Bucket)
-		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger})...)
+		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger, URLTTL: cfg.FileLinkTTL})...)
 	}
 	if c.App, err = New(cfg, b); err != nil {
 		return nil, err

@@ -97,6 +97,19 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "chat mode unknown", vars: withModel(map[string]string{"CHAT_MODE": "Strict"}), wantErr: "CHAT_MODE"},
 		{name: "weak JWT secret", vars: withModel(map[string]string{"AUTH_JWT_SECRET": "s3cret"}), wantErr: "AUTH_JWT_SECRET"},
 		{name: "JWT max life bad", vars: withModel(map[string]string{"AUTH_JWT_MAX_LIFE": "forever"}), wantErr: "AUTH_JWT_MAX_LIFE"},
+		{name: "file link ttl default", vars: withModel(nil), check: func(t *testing.T, c wire.Config) {
+			if c.FileLinkTTL != 15*time.Minute {
+				t.Errorf("FileLinkTTL = %v, want 15m", c.FileLinkTTL)
+			}
+		}},
+		{name: "file link ttl set", vars: withModel(map[string]string{"FILE_LINK_TTL": "5m"}), check: func(t *testing.T, c wire.Config) {
+			if c.FileLinkTTL != 5*time.Minute {
+				t.Errorf("FileLinkTTL = %v, want 5m", c.FileLinkTTL)
+			}
+		}},
+		{name: "file link ttl too long", vars: withModel(map[string]string{"FILE_LINK_TTL": "720h"}), wantErr: "FILE_LINK_TTL"},
+		{name: "file link ttl too short", vars: withModel(map[string]string{"FILE_LINK_TTL": "1s"}), wantErr: "FILE_LINK_TTL"},
+		{name: "file link ttl garbage", vars: withModel(map[string]string{"FILE_LINK_TTL": "soon"}), wantErr: "FILE_LINK_TTL"},
 		{name: "model chain missing", vars: map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, wantErr: "LLM_MODEL_STANDARD"},
 		{name: "api key missing", vars: map[string]string{"LLM_MODEL_STANDARD": "m"}, wantErr: "OPENAI_API_KEY"},
 	}

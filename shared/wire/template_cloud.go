@@ -63,7 +63,7 @@ func (c *CloudApp) ReportStep() (Task, error) {
 	}
 	p := pipeline.New(pipeline.Deps{Store: dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
 		Log: c.Log, Blobs: c.Blob, Backends: backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed}),
-		Model: c.Model, Settings: tc.Settings, Logger: c.Logger, PDF: pdfRenderer(c)})
+		Model: c.Model, Settings: tc.Settings, Logger: c.Logger, PDF: pdfRenderer(c), FileTTL: c.Config.FileLinkTTL})
 	return TemplateStep(p), nil
 }
 

@@ -56,6 +56,9 @@ type Config struct {
 	// ChatMode is the chat mode of a request that names none (CHAT_MODE,
 	// seed 003: natural, free or strict; natural by default).
 	ChatMode workflow.ChatMode
+	// FileLinkTTL is the life of a download link to a generated file
+	// (FILE_LINK_TTL, 15 min): links are capabilities, kept short.
+	FileLinkTTL time.Duration
 }
 
 // ConfigFromEnv reads the configuration; errors name the variable at fault.
@@ -93,6 +96,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if c.Research, err = researchConfigFromEnv(getenv); err != nil {
 		return c, err
 	}
+	if c.FileLinkTTL, err = FileLinkTTLFromEnv(getenv); err != nil {
+		return c, err
+	}
 	c.ChatMode = workflow.ModeNatural
 	if v := getenv("CHAT_MODE"); v != "" {
 		m, ok := workflow.ParseChatMode(v)
@@ -102,6 +108,23 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.ChatMode = m
 	}
 	return c, nil
+}
+
+// FileLinkTTL bounds FILE_LINK_TTL: a link must outlive a click, and a
+// capability link should not outlive a working day.
+const (
+	minFileLinkTTL = 30 * time.Second
+	maxFileLinkTTL = 24 * time.Hour
+)
+
+// FileLinkTTLFromEnv is FILE_LINK_TTL (edge.DefaultFileLinkTTL when unset),
+// read apart for the file tools, which are made before the Config.
+func FileLinkTTLFromEnv(getenv func(string) string) (time.Duration, error) {
+	d, err := durationEnv(getenv, "FILE_LINK_TTL", edge.DefaultFileLinkTTL)
+	if err == nil && (d < minFileLinkTTL || d > maxFileLinkTTL) {
+		err = fmt.Errorf("FILE_LINK_TTL=%q: want a duration from %v to %v", getenv("FILE_LINK_TTL"), minFileLinkTTL, maxFileLinkTTL)
+	}
+	return d, err
 }
 
 func intEnv(getenv func(string) string, name string, def, lo, hi int) (int, error) {
@@ -214,7 +237,7 @@ func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 // Edge returns the HTTP edge over starter.
 func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	o := edge.Options{Logger: a.Logger, Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout,
-		ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files, Leases: a.leases(), Tools: a.Builder.DataTools()}
+		ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files, FileLinkTTL: a.Config.FileLinkTTL, Leases: a.leases(), Tools: a.Builder.DataTools()}
 	if r := a.Recoverer(nil, nil); r != nil {
 		o.Recover = r
 	}

@@ -6,6 +6,7 @@ package workflow
 import (
 	"encoding/json"
 	"log/slog"
+	"strings"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 )
@@ -258,6 +259,27 @@ func (e ErrorInfo) Code() apperr.Code {
 		return c
 	}
 	return apperr.Internal
+}
+
+// Message is the caught error's message: Step Functions gives the Cause
+// of a Lambda function's error as the function's error JSON
+// ({"errorMessage", "errorType", "stackTrace"}), the local interpreter and
+// the emulators as the message itself; a seed code prefix ("CODE: ") is
+// dropped.
+func (e ErrorInfo) Message() string {
+	msg := e.Cause
+	var lambda struct {
+		ErrorMessage *string `json:"errorMessage"`
+	}
+	if json.Unmarshal([]byte(msg), &lambda) == nil && lambda.ErrorMessage != nil {
+		msg = *lambda.ErrorMessage
+	}
+	if c, rest, ok := strings.Cut(msg, ": "); ok {
+		if _, known := apperr.Parse(c); known {
+			msg = rest
+		}
+	}
+	return msg
 }
 
 // TimedOut reports whether the error is a step's or an execution's timeout

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -94,9 +96,14 @@ func taskShim(t *testing.T, tasks map[string]wire.Task) string {
 		out, err := task(r.Context(), in)
 		w.Header().Set("Content-Type", "application/json")
 		if err != nil {
-			// As Lambda reports a Go error: its type's name and message.
+			// As Lambda reports a Go error: its type's name and message, or
+			// an InvokeResponse_Error's own type and message (wire.Typed).
+			typ, msg := errorType(err), err.Error()
+			if ire, ok := err.(messages.InvokeResponse_Error); ok {
+				typ, msg = ire.Type, ire.Message
+			}
 			w.WriteHeader(http.StatusInternalServerError)
-			_ = json.NewEncoder(w).Encode(map[string]string{"errorType": errorType(err), "errorMessage": err.Error()})
+			_ = json.NewEncoder(w).Encode(map[string]string{"errorType": typ, "errorMessage": msg})
 			return
 		}
 		_, _ = w.Write(out)
@@ -190,6 +197,11 @@ func interpretGo(t *testing.T, def []byte, tasks map[string]wire.Task, input []b
 	for name, task := range tasks {
 		subs[name] = "arn:local:lambda:" + name
 		handlers[subs[name]] = asl.Handler(task)
+	}
+	// The emulator compared with has no task tokens: a differential
+	// scenario must not enter a .waitForTaskToken state.
+	handlers["arn:aws:states:::lambda:invoke.waitForTaskToken"] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("a .waitForTaskToken state was entered: the differential cannot compare it")
 	}
 	m, err := asl.Parse(def, subs)
 	if err != nil {

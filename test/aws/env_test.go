@@ -73,6 +73,7 @@ var envTable = map[string]string{
 	"AUTH_JWT_AUDIENCE":             setAuth,
 	"AUTH_JWT_MAX_LIFE":             setCode,
 	"AUTH_JWT_CLOCK_SKEW":           setCode,
+	"FILE_LINK_TTL":                 setCode, // 15 min: links are capabilities
 	"TEMPLATE_API_BASE_URL":         setTplAPI,
 	"TEMPLATE_API_ALLOWED_URLS":     setTplAPI,
 	"TEMPLATE_BACKEND_URL":          setCode, // the seed's fallbacks of TEMPLATE_API_BASE_URL
@@ -474,6 +475,7 @@ func TestTemplatePolicies(t *testing.T) {
 			}
 			if fn.Env[wire.EnvFileLinks] == "ref:FilesBucket" {
 				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
+				want["s3:DeleteObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"} // DELETE /api/files/{key}
 				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
 			}
 			if fn.Env[wire.EnvBucket] == "ref:FilesBucket" {

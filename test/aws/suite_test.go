@@ -231,5 +231,6 @@ func TestEmulators(t *testing.T) {
 	t.Run("BuildWorkflow", s.testBuildWorkflowEquivalence)
 	t.Run("ResearchFunction", s.testResearchFunction)
 	t.Run("ResearchWorkflow", s.testResearchWorkflowEquivalence)
+	t.Run("TemplateWorkflow", s.testTemplateWorkflowEquivalence)
 	t.Run("ResearchStream", s.testResearchStream)
 }

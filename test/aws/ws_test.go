@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
 )
 
@@ -123,6 +124,15 @@ func (s *suite) testSocket(t *testing.T) {
 	// The sample names a fixed session: bind it to the connection as create did.
 	if err := store.CreateSession(context.Background(), report.Session{ID: "sample-session", TeacherID: "t-001", ConnectionID: conn, Status: report.StatusIdle}); err != nil && !errors.Is(err, report.ErrExists) {
 		t.Fatal(err)
+	}
+	// The relay posts the session's log from its cursor (the record only
+	// says there is something new): the sample's event is in the log.
+	sampleLog := dynamostore.New(dyn.Client, table, dynamostore.Options{}).Events()
+	if prev, _ := sampleLog.Read(context.Background(), report.StreamName("sample-session"), 0, 1); len(prev) == 0 {
+		if _, err := sampleLog.Append(context.Background(), report.StreamName("sample-session"),
+			eventlog.Event{Data: []byte(`{"event":"agent.session_created","session_id":"sample-session"}`)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ws.call(t, s.sampleEvent(t, "ws-relay", batch))
 	if got := mgmt.of(conn); len(got) != 2 || got[1].Event != "agent.session_created" || got[1].SessionID != "sample-session" {

@@ -133,4 +133,45 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 			t.Errorf("Content-Disposition %q lacks the RFC 5987 name", cd)
 		}
 	})
+
+	t.Run("DeleteRevokesLinks", func(t *testing.T) {
+		s := newStore(t)
+		if _, err := s.Put(ctx, key, ct, body); err != nil {
+			t.Fatal(err)
+		}
+		const other = "teachers/t-1/sessions/s-1/files/call_2/other.pdf"
+		if _, err := s.Put(ctx, other, "application/pdf", []byte("%PDF other")); err != nil {
+			t.Fatal(err)
+		}
+		u, err := s.URL(ctx, key, 10*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Delete(ctx, key); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+		if _, err := s.Head(ctx, key); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("Head after Delete = %v, want ErrNotFound", err)
+		}
+		if _, err := s.URL(ctx, key, time.Minute); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("URL after Delete = %v, want ErrNotFound", err)
+		}
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a link signed before Delete answers %d, want 404 (or S3's 403)", resp.StatusCode)
+		}
+		if _, err := s.Head(ctx, other); err != nil {
+			t.Errorf("Delete removed another file too: %v", err)
+		}
+		if err := s.Delete(ctx, key); err != nil {
+			t.Errorf("Delete of a deleted file = %v, want nil", err)
+		}
+		if err := s.Delete(ctx, "a/../b"); !errors.Is(err, blob.ErrInvalidKey) {
+			t.Errorf("Delete of an invalid key = %v, want ErrInvalidKey", err)
+		}
+	})
 }

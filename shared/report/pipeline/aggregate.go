@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/office/docx"
 	"github.com/insightedge/insightedge/shared/prompts"
@@ -139,9 +139,9 @@ func readSection(ctx context.Context, f *vfs.FS, id int) (report.Section, error)
 
 func missing(s report.Session, state string) string {
 	if state == report.TaskCancelled {
-		return pick(s, "*（本节已取消，未撰写。）*", "*(This section was cancelled and not written.)*")
+		return lang(s).Text(i18n.ReportSectionCancelled)
 	}
-	return pick(s, "*（本节未能生成。）*", "*(This section could not be written.)*")
+	return lang(s).Text(i18n.ReportSectionFailed)
 }
 
 // finalAnswer asks the editor model for the words to the user; if it
@@ -169,7 +169,7 @@ func (p *Pipeline) finalAnswer(ctx context.Context, s report.Session, doc *mdtre
 	if title == "" {
 		title = s.PlanSummary
 	}
-	user, _ := json.Marshal(map[string]any{"title": title, "language": s.Language, "path": report.ReportPath, "sections": rows})
+	user, _ := json.Marshal(map[string]any{"title": title, "language": s.Language, "path": report.ReportPath, "question": s.Message.Question, "sections": rows})
 	resp, err := p.model.Complete(ctx, llm.Request{Tier: llm.TierFast, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: prompts.ReportAggregator},
 		{Role: llm.RoleUser, Content: string(user)},
@@ -178,8 +178,7 @@ func (p *Pipeline) finalAnswer(ctx context.Context, s report.Session, doc *mdtre
 		return strings.TrimSpace(resp.Message.Content)
 	}
 	p.logger.Warn("final answer from the model failed; a plain one is used", "sessionId", s.ID, "err", err)
-	return fmt.Sprintf(pick(s, "报告《%s》已生成：%d/%d 个章节已撰写，保存在 %s。", "The report %q is ready: %d of %d sections written, saved at %s."),
-		title, written, len(s.Tasks), report.ReportPath)
+	return lang(s).Text(i18n.ReportReady, title, written, len(s.Tasks), report.ReportPath)
 }
 
 // Finish ends a run that wrote no report: a declined plan, a confirmation
@@ -202,12 +201,11 @@ func (p *Pipeline) Finish(ctx context.Context, in FinishInput) (struct{}, error)
 	var ev report.ServerEvent
 	switch in.Reason {
 	case ReasonDeclined:
-		ev = report.FinalAnswer{Text: pick(s, "计划未获确认，未撰写报告。可发送 user.replan 重新规划，或 user.solve_tasks 指定章节。",
-			"The plan was not confirmed, so no report was written. Send user.replan to plan again, or user.solve_tasks to pick sections.")}
+		ev = report.FinalAnswer{Text: lang(s).Text(i18n.ReportDeclined)}
 	case ReasonTimeout:
-		ev = report.Error{Code: "VALIDATION_ERROR", Message: fmt.Sprintf(pick(s, "等待确认超时（%s），流程已停止。", "No confirmation within %s; the run stopped."), p.set.ConfirmTimeout)}
+		ev = report.Error{Code: "VALIDATION_ERROR", Message: lang(s).Text(i18n.ReportConfirmTimeout, p.set.ConfirmTimeout)}
 	default:
-		ev = failure(in.Error)
+		ev = failure(lang(s), in.Error)
 	}
 	return struct{}{}, Append(ctx, p.log, s.ID, ev, report.PipelineCompleted{})
 }
@@ -215,13 +213,13 @@ func (p *Pipeline) Finish(ctx context.Context, in FinishInput) (struct{}, error)
 // failure turns a caught error into agent.error: a step's apperr is named
 // by its code (wire.Typed), its cause starts "CODE: "; anything else is
 // AI_ERROR, with the cause as it is.
-func failure(e *ErrorInfo) report.Error {
+func failure(l i18n.Lang, e *ErrorInfo) report.Error {
 	if e == nil {
-		return report.Error{Code: string(apperr.AIError), Message: "Agent execution error: unknown error"}
+		return report.Error{Code: string(apperr.AIError), Message: l.Text(i18n.ReportAgentError, l.Text(i18n.ServiceUnavailable))}
 	}
 	code := e.Code()
 	if code == apperr.Internal {
-		return report.Error{Code: string(apperr.AIError), Message: "Agent execution error: " + e.Cause}
+		code = apperr.AIError
 	}
-	return report.Error{Code: string(code), Message: "Agent execution error: " + strings.TrimPrefix(e.Cause, string(code)+": ")}
+	return report.Error{Code: string(code), Message: l.Text(i18n.ReportAgentError, e.Message())}
 }

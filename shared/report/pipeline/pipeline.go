@@ -19,6 +19,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/report"
@@ -86,7 +87,8 @@ type Deps struct {
 	Logger   *slog.Logger
 	// PDF, when set, also renders the report as PDF (a .docx is always made).
 	PDF PDFRenderer
-	// FileTTL is how long the report's download links work (default 24h).
+	// FileTTL is how long the report's download links work (default 15 min,
+	// FILE_LINK_TTL).
 	FileTTL time.Duration
 }
 
@@ -116,7 +118,7 @@ func New(d Deps) *Pipeline {
 		s.ConfirmTimeout = def.ConfirmTimeout
 	}
 	if d.FileTTL <= 0 {
-		d.FileTTL = 24 * time.Hour
+		d.FileTTL = 15 * time.Minute
 	}
 	return &Pipeline{store: d.Store, log: d.Log, blobs: d.Blobs, backends: d.Backends, model: d.Model, set: s,
 		logger: d.Logger, sleep: sleepCtx, pdf: d.PDF, fileTTL: d.FileTTL}
@@ -186,9 +188,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // zh reports whether the session writes in Chinese.
 func zh(s report.Session) bool { return s.Language == "zh" }
 
-func pick(s report.Session, zhText, enText string) string {
+// lang is the session's language for the catalogue's messages (shared/i18n):
+// the language decided once when the template was loaded.
+func lang(s report.Session) i18n.Lang {
 	if zh(s) {
-		return zhText
+		return i18n.Chinese
 	}
-	return enText
+	return i18n.English
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/mdtree"
@@ -70,20 +71,20 @@ func (p *Pipeline) Plan(ctx context.Context, in RunInput) (PlanOutput, error) {
 		// adds references and hints, so its failure costs those, not the run.
 		p.logger.Warn("planner gave no usable plan; tasks from the template alone", "sessionId", s.ID, "err", err)
 		if err := p.emit(ctx, s.ID, in.Run, report.ToolResult{Scope: report.ScopePlan, Tool: prompts.SubmitPlanTool,
-			System: pick(s, "规划器未提交可用计划，已按模板章节生成任务。", "The planner submitted no usable plan; tasks follow the template's sections.")}); err != nil {
+			System: lang(s).Text(i18n.ReportPlanFallback)}); err != nil {
 			return PlanOutput{Status: "stale"}, staleOr(err)
 		}
 	}
 	tasks, ignored := Fill(doc, plan.Tasks, paths(datasets), zh(s))
 	if len(ignored) > 0 {
 		if err := p.emit(ctx, s.ID, in.Run, report.ToolResult{Scope: report.ScopePlan, Tool: prompts.SubmitPlanTool,
-			System: fmt.Sprintf(pick(s, "已忽略模板中不存在的任务编号：%v（模板共 %d 个章节）", "ignored task ids the template does not have: %v (it has %d sections)"), ignored, len(doc.Leaves))}); err != nil {
+			System: lang(s).Text(i18n.ReportIgnoredIDs, ignored, len(doc.Leaves))}); err != nil {
 			return PlanOutput{Status: "stale"}, staleOr(err)
 		}
 	}
 	summary := strings.TrimSpace(plan.PlanSummary)
 	if summary == "" {
-		summary = fmt.Sprintf(pick(s, "按模板「%s」撰写 %d 个章节", "Write %[2]d sections following the template %[1]q"), doc.Title, len(tasks))
+		summary = lang(s).Text(i18n.ReportPlanSummary, doc.Title, len(tasks))
 	}
 	confirm := p.set.RequireConfirm
 	s, err = p.store.UpdateSession(ctx, s.ID, func(x *report.Session) error {
@@ -169,10 +170,11 @@ func Fill(doc *mdtree.Doc, submitted []report.UserTask, available []string, chin
 
 func objective(l mdtree.Leaf, chinese bool) string {
 	where := strings.Join(append(slices.Clone(l.Path), l.Title), " › ")
+	l10n := i18n.English
 	if chinese {
-		return fmt.Sprintf("按模板撰写「%s」一节（位置：%s），依据知识库中的数据，遵循模板片段中的提示，不重复标题。", l.Title, where)
+		l10n = i18n.Chinese
 	}
-	return fmt.Sprintf("Write the section %q (%s) following the template fragment's guidance, from the knowledge base's data, without repeating the heading.", l.Title, where)
+	return l10n.Text(i18n.ReportObjective, l.Title, where)
 }
 
 // Confirm is the confirmation task (.waitForTaskToken): it records the task
@@ -192,7 +194,7 @@ func (p *Pipeline) Confirm(ctx context.Context, in ConfirmInput) (struct{}, erro
 	if err != nil {
 		return struct{}{}, staleOr(err)
 	}
-	msg := fmt.Sprintf(pick(s, "计划共 %d 个章节：%s。确认后开始撰写。", "The plan has %d sections: %s. Confirm to start writing."), len(s.Tasks), s.PlanSummary)
+	msg := lang(s).Text(i18n.ReportConfirm, len(s.Tasks), s.PlanSummary)
 	ev := report.UserConfirm{StepID: in.Token, Message: msg}
 	if p.set.BroadcastTasks {
 		ev.Tasks = s.Tasks

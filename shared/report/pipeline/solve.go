@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/vfs"
@@ -208,7 +209,7 @@ func (p *Pipeline) solveWithRetry(ctx context.Context, s report.Session, run int
 			return "", err
 		}
 		if i+1 < attempts {
-			note := fmt.Sprintf(pick(s, "第 %d 次撰写失败（%s），%s 后重试。", "attempt %d failed (%s); retrying in %s."), i+1, describe(err), p.set.RetryDelay)
+			note := lang(s).Text(i18n.ReportRetry, i+1, describe(err), p.set.RetryDelay)
 			if e := p.emit(ctx, s.ID, run, report.ToolResult{Scope: report.ScopeSolver, TaskID: t.ID, Tool: "solver", System: note}); e != nil {
 				return "", e
 			}
@@ -297,7 +298,7 @@ func (p *Pipeline) fillSubmitted(ctx context.Context, s report.Session, run int)
 	}
 	summary := s.PlanSummary
 	if summary == "" {
-		summary = fmt.Sprintf(pick(s, "按指定任务撰写 %d 个章节", "Write the %d given sections"), len(tasks))
+		summary = lang(s).Text(i18n.ReportGivenSections, len(tasks))
 	}
 	s, err = p.store.UpdateSession(ctx, s.ID, func(x *report.Session) error {
 		if x.Run != run {

@@ -29,10 +29,17 @@ import (
 // and whose messages to a client are POSTs to its connection
 // (PostToConnection). Session events still come from the event log only:
 // the same ws function consumes the table's DynamoDB stream
-// (APIGateway.Relay) and posts each new event of a template session to the
-// session's connection. What the caller alone must hear (its errors, the
-// signed state, and on reconnect the events it missed) the route posts
-// itself.
+// (APIGateway.Relay). The stream's records are only a signal that a
+// session has new events: they arrive in no particular seq order (the
+// events of concurrent solvers are written by different steps, and an
+// appender may write seq 5 before another writes seq 4). So the relay reads
+// the session's log after its cursor (Session.Relayed), which returns the
+// contiguous run of events (it stops before the first missing seq), posts
+// them in seq order and moves the cursor: the socket gets every event once,
+// in order, without gaps; an event written late is posted when its own
+// record (or any later one) arrives. What the caller alone must hear (its
+// errors, the signed state) the route posts itself; on reconnect it sets
+// the cursor to the state's position and delivers the rest the same way.
 
 // Poster sends one frame to a connection.
 type Poster interface {
@@ -60,8 +67,13 @@ func NewAPIGateway(svc *control.Service, store report.Store, log eventlog.Reader
 	return &APIGateway{svc: svc, store: store, log: log, auth: a, post: post, logger: logger}
 }
 
-// maxReplay bounds the events a reconnect posts from the log.
-const maxReplay = 1000
+// Delivery bounds: events read a page at a time, at most maxReplay events
+// posted per session per call (a reconnect, or a stream batch); a longer
+// backlog continues with the session's next record.
+const (
+	deliverPage = 100
+	maxReplay   = 1000
+)
 
 // Route handles $connect, $disconnect and $default.
 func (a *APIGateway) Route(ctx context.Context, req events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
@@ -115,18 +127,87 @@ func (a *APIGateway) handle(ctx context.Context, caller control.Caller, body []b
 	for _, d := range res.Direct {
 		direct(env.SessionID, d)
 	}
-	if res.Subscribe != "" && res.After > 0 { // a reconnect: what the caller missed
-		evs, err := a.log.Read(ctx, report.StreamName(res.Subscribe), res.After, maxReplay)
-		if err != nil {
-			log.Warn("could not read the missed events", "err", err)
-		}
-		for _, e := range evs {
-			if err := a.post.Post(ctx, caller.ConnectionID, e.Data); err != nil {
-				log.Warn("could not post a missed event", "err", err)
-				return
+	if res.Subscribe != "" && res.After > 0 { // a reconnect: what the caller missed, then the rest
+		_, err := a.store.UpdateSession(ctx, res.Subscribe, func(x *report.Session) error {
+			if x.ConnectionID != caller.ConnectionID {
+				return errNotBound
 			}
+			x.Relayed = res.After
+			return nil
+		})
+		if err == nil {
+			err = a.deliver(ctx, res.Subscribe)
+		}
+		if err != nil {
+			log.Warn("could not post the missed events", "err", err)
 		}
 	}
+}
+
+// errNotBound: the session is no longer bound to the connection that read it.
+var errNotBound = errors.New("transport: the session moved to another connection")
+
+// deliver posts the session's events after its cursor to its connection,
+// in seq order and without gaps (the log's Read stops before a missing
+// seq), and moves the cursor past what was posted. The events are posted
+// before the cursor moves: a failed post is retried with the stream batch
+// (at least once), never skipped. A gone connection closes its sessions.
+func (a *APIGateway) deliver(ctx context.Context, sid string) error {
+	stream := report.StreamName(sid)
+	for posted := 0; posted < maxReplay; {
+		s, err := a.store.GetSession(ctx, sid)
+		if errors.Is(err, report.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if s.ConnectionID == "" {
+			return nil // an SSE session, or closed: its stream is read from the log
+		}
+		evs, err := a.log.Read(ctx, stream, s.Relayed, min(deliverPage, maxReplay-posted))
+		if err != nil || len(evs) == 0 {
+			return err
+		}
+		last := s.Relayed
+		for _, ev := range evs {
+			if err := a.post.Post(ctx, s.ConnectionID, ev.Data); err != nil {
+				if errors.Is(err, ErrGone) {
+					return a.svc.Close(ctx, s.ConnectionID)
+				}
+				return errors.Join(err, a.advance(ctx, s, last))
+			}
+			last = ev.Seq
+		}
+		if err := a.advance(ctx, s, last); err != nil {
+			return err
+		}
+		posted += len(evs)
+		if len(evs) < deliverPage {
+			return nil
+		}
+	}
+	return nil
+}
+
+// advance moves the session's cursor from where s read it to last, unless
+// the session moved to another connection meanwhile (a reconnect set its
+// own cursor).
+func (a *APIGateway) advance(ctx context.Context, s report.Session, last int64) error {
+	if last == s.Relayed {
+		return nil
+	}
+	_, err := a.store.UpdateSession(ctx, s.ID, func(x *report.Session) error {
+		if x.ConnectionID != s.ConnectionID {
+			return errNotBound
+		}
+		x.Relayed = max(x.Relayed, last)
+		return nil
+	})
+	if errors.Is(err, errNotBound) {
+		return nil
+	}
+	return err
 }
 
 // connectRequest is the $connect event as an HTTP request, for the same
@@ -142,11 +223,13 @@ func connectRequest(req events.APIGatewayWebsocketProxyRequest) *http.Request {
 	return r
 }
 
-// Relay posts the template events of a DynamoDB stream batch to their
-// sessions' connections. A connection that is gone closes its sessions.
+// Relay delivers, for every template session a DynamoDB stream batch
+// shows new events of, the session's log after its cursor to its
+// connection (deliver), once per session and batch, in the order the
+// sessions first appear. The records' own order and data do not matter.
 func (a *APIGateway) Relay(ctx context.Context, batch events.DynamoDBEvent) error {
-	conns := map[string]string{} // session → connection, per batch
-	var errs []error
+	var sessions []string
+	seen := map[string]bool{}
 	for _, rec := range batch.Records {
 		if rec.EventName != "INSERT" {
 			continue
@@ -160,30 +243,16 @@ func (a *APIGateway) Relay(ctx context.Context, batch events.DynamoDBEvent) erro
 		if !ok || !strings.HasPrefix(sk.String(), "EV#") {
 			continue
 		}
-		data, ok := img["data"]
-		if !ok || data.DataType() != events.DataTypeBinary {
-			continue
+		if !seen[sid] {
+			seen[sid] = true
+			sessions = append(sessions, sid)
 		}
-		conn, seen := conns[sid]
-		if !seen {
-			s, err := a.store.GetSession(ctx, sid)
-			if err != nil && !errors.Is(err, report.ErrNotFound) {
-				errs = append(errs, err)
-				continue
-			}
-			conn = s.ConnectionID
-			conns[sid] = conn
+	}
+	var errs []error
+	for _, sid := range sessions {
+		if err := a.deliver(ctx, sid); err != nil {
+			errs = append(errs, fmt.Errorf("session %s: %w", sid, err))
 		}
-		if conn == "" {
-			continue // an SSE session, or gone: its stream is read from the log
-		}
-		err := a.post.Post(ctx, conn, data.Binary())
-		if errors.Is(err, ErrGone) {
-			conns[sid] = ""
-			errs = append(errs, a.svc.Close(ctx, conn))
-			continue
-		}
-		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

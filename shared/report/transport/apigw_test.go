@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/control"
@@ -112,8 +114,20 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 	if got := p.got["c1"]; len(got) != 3 || got[2].Event != "agent.session_created" || got[2].SessionID != sid {
 		t.Fatalf("relayed %+v", got)
 	}
+	// A record already relayed posts nothing again.
+	if err := gw.Relay(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.got["c1"]; len(got) != 3 {
+		t.Fatalf("relayed twice: %+v", got)
+	}
 	// A gone connection closes its sessions.
 	p.gone["c1"] = true
+	seq, err := db.Events().Append(ctx, report.StreamName(sid), eventlog.Event{Data: []byte(`{"event":"system.heartbeat"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch.Records[0] = record("INSERT", "STREAM#"+report.StreamName(sid), fmt.Sprintf("EV#%012d", seq), []byte(`{}`))
 	if err := gw.Relay(ctx, batch); err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,11 @@
 //     read tells "gone" from "no longer running") and with ErrConflict for a
 //     turn that has ended. Ending an old turn never clears the active turn of
 //     a newer one. Exactly one of concurrent EndTurns of a turn wins.
-//   - ListTurns and ListRecords of an unknown session return nothing and no
-//     error (they are queries of one partition).
+//   - ListTurns, PageTurns and ListRecords of an unknown session return
+//     nothing and no error (they are queries of one partition).
+//   - PageTurns pages back from the newest turn: pages of limit turns, oldest
+//     first within a page, the next page asked with before = the first
+//     index of the last; more is false on the page holding turn 1.
 //   - ExpiresAt is kept to the second at least (DynamoDB's TTL attribute is
 //     epoch seconds); the suite uses whole seconds. Other times are compared
 //     with time.Equal.
@@ -72,6 +75,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 		{"EndTurnRace", testEndTurnRace},
 		{"ListTurns", testListTurns},
 		{"TurnReplaces", testTurnReplaces},
+		{"PageTurns", testPageTurns},
 		{"Version", testVersion},
 		{"ExpiresAt", testExpiresAt},
 		{"Records", testRecords},
@@ -537,6 +541,102 @@ func testListTurns(t *testing.T, s session.Store) {
 	none, err = s.ListTurns(context.Background(), "s-list-empty")
 	if err != nil || len(none) != 0 {
 		t.Fatalf("ListTurns of a session without turns = %v, %v; want nothing, nil", none, err)
+	}
+}
+
+func testPageTurns(t *testing.T, s session.Store) {
+	const (
+		sid = "s-page"
+		n   = 23
+	)
+	ctx := context.Background()
+	create(t, s, sid)
+	create(t, s, "s-page-other")
+	begin(t, s, "s-page-other", "other")
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprint("turn-", i)
+		begin(t, s, sid, id)
+		if i < n {
+			end(t, s, sid, id, session.TurnCompleted, session.Outcome{Text: fmt.Sprint("answer ", i)})
+		}
+	}
+	all, err := s.ListTurns(ctx, sid)
+	if err != nil || len(all) != n {
+		t.Fatalf("ListTurns = %d turns, %v", len(all), err)
+	}
+	// Walk back as /messages does: before = the first index of the last page.
+	var walked []session.Turn
+	before, pages := 0, 0
+	for more := true; more; pages++ {
+		if pages > n {
+			t.Fatal("PageTurns never said there was nothing more")
+		}
+		var page []session.Turn
+		page, more, err = s.PageTurns(ctx, sid, before, 10)
+		if err != nil {
+			t.Fatalf("PageTurns(before %d): %v", before, err)
+		}
+		wantLen := min(10, n-len(walked))
+		if len(page) != wantLen {
+			t.Fatalf("PageTurns(before %d) = %d turns, want %d", before, len(page), wantLen)
+		}
+		if wantMore := len(walked)+len(page) < n; more != wantMore {
+			t.Fatalf("PageTurns(before %d) more = %v, want %v", before, more, wantMore)
+		}
+		walked = append(append([]session.Turn{}, page...), walked...)
+		before = page[0].Index
+	}
+	if pages != 3 {
+		t.Errorf("23 turns in pages of 10 took %d pages, want 3", pages)
+	}
+	if !reflect.DeepEqual(walked, all) {
+		t.Errorf("the pages, joined, differ from ListTurns:\n%+v\n%+v", walked, all)
+	}
+	if last := walked[n-1]; last.Status != session.TurnRunning {
+		t.Errorf("the newest turn's status = %q, want running", last.Status)
+	}
+
+	for _, tc := range []struct {
+		before, limit int
+		from, to      int // indices of the page, inclusive; from > to for none
+		more          bool
+	}{
+		{0, 1, n, n, true},
+		{0, n, 1, n, false},
+		{0, 200, 1, n, false},
+		{5, 2, 3, 4, true},
+		{3, 5, 1, 2, false},
+		{1, 5, 1, 0, false},
+		{n + 10, 3, n - 2, n, true},
+	} {
+		page, more, err := s.PageTurns(ctx, sid, tc.before, tc.limit)
+		if err != nil {
+			t.Fatalf("PageTurns(before %d, limit %d): %v", tc.before, tc.limit, err)
+		}
+		var got []int
+		for _, tr := range page {
+			got = append(got, tr.Index)
+		}
+		var want []int
+		for i := tc.from; i <= tc.to; i++ {
+			want = append(want, i)
+		}
+		if !reflect.DeepEqual(got, want) || more != tc.more {
+			t.Errorf("PageTurns(before %d, limit %d) = %v more %v, want %v more %v", tc.before, tc.limit, got, more, want, tc.more)
+		}
+	}
+
+	for _, id := range []string{"s-missing", "s-page-empty"} {
+		if id == "s-page-empty" {
+			create(t, s, id)
+		}
+		page, more, err := s.PageTurns(ctx, id, 0, 10)
+		if err != nil || len(page) != 0 || more {
+			t.Errorf("PageTurns(%s) = %v, %v, %v; want nothing", id, page, more, err)
+		}
+	}
+	if _, _, err := s.PageTurns(ctx, sid, 0, 0); err == nil {
+		t.Error("PageTurns with limit 0 gave no error")
 	}
 }
 

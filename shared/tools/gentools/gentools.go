@@ -54,15 +54,17 @@ type Deps struct {
 	// PDF renders render_pdf; nil makes render_pdf report that PDF output
 	// is not available.
 	PDF PDFRenderer
-	// URLTTL is how long download links work; default 24 hours.
+	// URLTTL is how long download links work (capability links: keep it
+	// short; FILE_LINK_TTL); default DefaultURLTTL.
 	URLTTL time.Duration
 	Logger *slog.Logger
 	// Now stamps the files' properties; default time.Now.
 	Now func() time.Time
 }
 
-// DefaultURLTTL is the lifetime of a download link.
-const DefaultURLTTL = 24 * time.Hour
+// DefaultURLTTL is the lifetime of a download link: short, because whoever
+// holds the link downloads the file; a reload signs it again.
+const DefaultURLTTL = 15 * time.Minute
 
 type pack struct {
 	blob blob.Store
