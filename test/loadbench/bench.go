@@ -31,7 +31,9 @@ type config struct {
 	Sides   []string      // "product", "aisdk"
 	Pin     bool          // pin each server to one core, the harness to the others
 	WorkDir string        // where binaries, data dirs and logs go
-	Log     io.Writer     // progress lines
+	// ProfileDir, when set, gets a CPU profile of the product per level.
+	ProfileDir string
+	Log        io.Writer // progress lines
 	// RequireReference fails the run when the AI SDK side cannot run
 	// (node or its node_modules missing) instead of leaving it out.
 	RequireReference bool
@@ -207,7 +209,15 @@ func run(ctx context.Context, cfg config) (*result, error) {
 // own), then drives the scenario and reads the server's CPU and memory.
 func level(ctx context.Context, cfg config, hc *http.Client, mock *mockModel, s side, sc scenario, cpu int) (measure, error) {
 	mock.setPace(0)
-	sv, err := spawn(ctx, hc, s, cpu, cfg.WorkDir, mock.text)
+	profile := ""
+	if cfg.ProfileDir != "" && s.name == "product" {
+		name := fmt.Sprintf("product-flush-%s-c%d", flushName(s.flush), sc.C)
+		if sc.Pace > 0 {
+			name += "-paced"
+		}
+		profile = filepath.Join(cfg.ProfileDir, name+".pprof")
+	}
+	sv, err := spawn(ctx, hc, s, cpu, cfg.WorkDir, profile, mock.text)
 	if err != nil {
 		return measure{}, err
 	}

@@ -53,6 +53,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flushes := fs.String("flush", "1ns,default", "the product's TEXT_FLUSH_INTERVAL values, one table each (default: its own default)")
 	sides := fs.String("sides", "product,aisdk", "the servers to measure")
 	pin := fs.Bool("pin", true, "pin each server to one core (taskset) and the harness to the others")
+	profile := fs.String("profile", "", "write a CPU profile of the product per level into this directory (go tool pprof)")
 	keep := fs.Bool("keep", false, "keep the work directory (binaries, data, server logs)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -75,7 +76,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(work)
 	}
 	cfg := config{Root: root, Chunks: *chunks, Levels: cs, Paced: *paced, Pace: *pace, Rounds: *rounds, Min: *minAnswers,
-		Sides: strings.Split(*sides, ","), Pin: *pin, WorkDir: work, Log: stderr,
+		Sides: strings.Split(*sides, ","), Pin: *pin, WorkDir: work, ProfileDir: *profile, Log: stderr,
 		RequireReference: os.Getenv("CI") == "true"}
 	for _, f := range strings.Split(*flushes, ",") {
 		if f == "default" {
@@ -84,6 +85,14 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-flush %q: %w", f, err)
 		}
 		cfg.Flushes = append(cfg.Flushes, f)
+	}
+	if cfg.ProfileDir != "" {
+		if cfg.ProfileDir, err = filepath.Abs(cfg.ProfileDir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(cfg.ProfileDir, 0o755); err != nil {
+			return err
+		}
 	}
 	res, err := run(ctx, cfg)
 	if err != nil {

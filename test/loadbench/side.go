@@ -17,9 +17,11 @@ import (
 
 // side is one of the servers compared.
 type side struct {
-	name string // "product" or "aisdk"
-	// command returns the server's command for port (and a data dir of its own).
-	command func(port int, dir string) *exec.Cmd
+	name  string // "product" or "aisdk"
+	flush string // the product's TEXT_FLUSH_INTERVAL ("" = its default)
+	// command returns the server's command for port, with a data dir of its
+	// own and, when profile is set, a CPU profile written there at the end.
+	command func(port int, dir, profile string) *exec.Cmd
 	path    string // the chat route
 }
 
@@ -40,7 +42,7 @@ const spawnBound = 60 * time.Second
 // spawn starts s pinned to cpu (when cpu ≥ 0 and taskset exists), measures
 // the time from the spawn to the first byte of an answer to a chat request,
 // reads that first answer to its end (checking it), then the idle RSS.
-func spawn(ctx context.Context, hc *http.Client, s side, cpu int, workDir, want string) (*server, error) {
+func spawn(ctx context.Context, hc *http.Client, s side, cpu int, workDir, profile, want string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -49,7 +51,7 @@ func spawn(ctx context.Context, hc *http.Client, s side, cpu int, workDir, want 
 	if err != nil {
 		return nil, err
 	}
-	cmd := s.command(port, dir)
+	cmd := s.command(port, dir, profile)
 	if cpu >= 0 {
 		if ts, err := exec.LookPath("taskset"); err == nil {
 			cmd.Args = append([]string{ts, "-c", strconv.Itoa(cpu)}, cmd.Args...)
@@ -152,8 +154,11 @@ func freePort() (int, error) {
 
 // productSide runs the product's local binary (built once) against the mock.
 func productSide(bin, mockURL, flush string) side {
-	return side{name: "product", path: "/api/conversation/stream", command: func(port int, dir string) *exec.Cmd {
+	return side{name: "product", flush: flush, path: "/api/conversation/stream", command: func(port int, dir, profile string) *exec.Cmd {
 		cmd := exec.Command(bin)
+		if profile != "" {
+			cmd.Args = append(cmd.Args, "-cpuprofile", profile)
+		}
 		cmd.Env = append(baseEnv(),
 			"ADDR=127.0.0.1:"+strconv.Itoa(port), "DATA_DIR="+dir,
 			"OPENAI_BASE_URL="+mockURL+"/v1", "OPENAI_API_KEY=loadbench",
@@ -168,7 +173,7 @@ func productSide(bin, mockURL, flush string) side {
 
 // aisdkSide runs test/loadbench/server.mjs under node.
 func aisdkSide(node, script, mockURL string) side {
-	return side{name: "aisdk", path: "/api/chat", command: func(port int, _ string) *exec.Cmd {
+	return side{name: "aisdk", path: "/api/chat", command: func(port int, _, _ string) *exec.Cmd {
 		cmd := exec.Command(node, script)
 		cmd.Dir = filepath.Dir(script)
 		cmd.Env = append(baseEnv(), "PORT="+strconv.Itoa(port), "MOCK_BASE_URL="+mockURL+"/v1", "NODE_ENV=production")
