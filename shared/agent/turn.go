@@ -91,21 +91,24 @@ func (r *modelRound) call(ctx context.Context, hist []llm.Message) (llm.Response
 	}
 	var lastErr error
 	for try := 0; try < interruptedTries; try++ {
-		var content, reasoning string
+		// Builders, not +=: an answer of n deltas costs O(n), and the prefix
+		// checks of feedReasoning and Feed compare a string with itself
+		// (same bytes, same address) until a builder grows.
+		var content, reasoning strings.Builder
 		h := llm.Handler{
 			OnReasoning: func(d string) error {
-				reasoning += d
-				return r.feedReasoning(ctx, reasoning)
+				reasoning.WriteString(d)
+				return r.feedReasoning(ctx, reasoning.String())
 			},
 			OnContent: func(d string) error {
-				content += d
 				if !r.chat {
 					return nil // the agent speaks through final_result only
 				}
+				content.WriteString(d)
 				if err := r.reasoning.End(ctx); err != nil {
 					return err
 				}
-				return r.text.Write(ctx, r.ext.Feed(content))
+				return r.text.Write(ctx, r.ext.Feed(content.String()))
 			},
 			OnToolCall: func(_ int, _, name, args string) error {
 				if err := r.reasoning.End(ctx); err != nil {
