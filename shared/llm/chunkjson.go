@@ -172,7 +172,21 @@ func (d *jdec) array(elem func(i int) error) error {
 // fieldIs matches a key to a field name as encoding/json does: exactly, or
 // else case-insensitively (Unicode simple folding).
 func fieldIs(key []byte, name string) bool {
-	return string(key) == name || bytes.EqualFold(key, []byte(name))
+	if string(key) == name {
+		return true
+	}
+	// Folding keeps an ASCII key's length: only a key of the name's length,
+	// or one with other characters (ſ folds to s, K to k), can match.
+	return (len(key) == len(name) || !isASCII(key)) && bytes.EqualFold(key, []byte(name))
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // grow returns the slice one element longer, reusing (not zeroing) an
