@@ -39,6 +39,9 @@ func (c *Client) stream(ctx context.Context, model string, req Request, h Handle
 	var slot responseSlot
 	s, err := c.api.CreateChatCompletionStream(withResponseSlot(actx, &slot), creq)
 	if err != nil {
+		if slot.resp != nil { // an error status: go-openai read the body, not closed it
+			slot.resp.Body.Close()
+		}
 		return Response{}, false, attemptErr(ctx, actx, err)
 	}
 	defer s.Close()
