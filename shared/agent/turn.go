@@ -42,7 +42,7 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 	if err := em.Emit(ctx, protocol.StartStep{}); err != nil {
 		return workflow.AgentOutput{}, err
 	}
-	r := &modelRound{a: a, in: in, chat: chat, mode: mode, round: round, em: em,
+	r := &modelRound{a: a, in: in, chat: chat, mode: mode, round: round, em: em, message: llm.PartialField{Field: "message"},
 		text:      newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.TextFlush, a.Now),
 		reasoning: newReasoningWriter(em, fmt.Sprintf("reasoning-%d-%d", in.Attempt, round), a.TextFlush, a.Now)}
 	if !chat {
@@ -76,6 +76,7 @@ type modelRound struct {
 	evidence  Evidence
 
 	ext           llm.TextExtractor // across interrupted tries: nothing is sent twice
+	message       llm.PartialField  // final_result's message, decoded as it grows
 	reasoningSent string            // the reasoning already sent, across tries
 	decided       bool              // the final_result status has been seen
 	live          bool              // the message streams as it arrives
@@ -159,7 +160,7 @@ func (r *modelRound) feedFinal(ctx context.Context, args string) error {
 	if !r.live {
 		return nil
 	}
-	msg, _ := llm.PartialString(args, "message")
+	msg, _ := r.message.Value(args)
 	return r.text.Write(ctx, r.ext.Feed(msg))
 }
 
