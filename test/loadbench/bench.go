@@ -64,6 +64,7 @@ type measure struct {
 	Deltas    int           // text-delta chunks the clients received
 	P50, P99  time.Duration // request → first text-delta
 	FirstByte time.Duration // spawn → first byte of the first answer
+	StartCPU  time.Duration // the server's CPU time until that first byte
 	IdleRSS   int64         // after start-up and one answer
 	PeakRSS   int64         // VmHWM at the end of the level
 	ModelReqs int64         // requests the mock served during the level
@@ -244,7 +245,7 @@ func level(ctx context.Context, cfg config, hc *http.Client, mock *mockModel, s 
 	// per-thread caches): it may lag a VmRSS just read.
 	peak = max(peak, rss, sv.idleRSS)
 	m := measure{Side: s.name, Scenario: sc, Answers: n, Wall: wall, CPU: cpu1 - cpu0,
-		FirstByte: sv.firstByte, IdleRSS: sv.idleRSS, PeakRSS: peak,
+		FirstByte: sv.firstByte, StartCPU: sv.startCPU, IdleRSS: sv.idleRSS, PeakRSS: peak,
 		ModelReqs: mock.answers.Load() + mock.routes.Load() - reqs0}
 	var firsts []time.Duration
 	for _, a := range answers {

@@ -114,6 +114,10 @@ func (t table) summary(w io.Writer) {
 			v, ok := median(side, func(m measure) int64 { return int64(m.FirstByte) })
 			return milli(time.Duration(v)), []float64{float64(v)}, ok
 		}},
+		row{"CPU until the first byte (median of the spawns)", func(side string) (string, []float64, bool) {
+			v, ok := median(side, func(m measure) int64 { return int64(m.StartCPU) })
+			return milli(time.Duration(v)), []float64{float64(v)}, ok
+		}},
 		row{fmt.Sprintf("peak RSS, c=%d (unpaced)", top), func(side string) (string, []float64, bool) {
 			m, ok := t.get(side, at(top))
 			return mb(m.PeakRSS), []float64{float64(m.PeakRSS)}, ok
@@ -144,14 +148,14 @@ func (t table) summary(w io.Writer) {
 
 // details lists every level of every side.
 func (t table) details(w io.Writer) {
-	fmt.Fprintln(w, "| level | side | answers (failed) | answers/s | server CPU busy | answers/s per core | CPU per chunk | text-deltas per answer | model requests per answer | first delta p50 / p99 | spawn → first byte | RSS idle / peak |")
+	fmt.Fprintln(w, "| level | side | answers (failed) | answers/s | server CPU busy | answers/s per core | CPU per chunk | text-deltas per answer | model requests per answer | first delta p50 / p99 | spawn → first byte (CPU) | RSS idle / peak |")
 	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, m := range t.Measures {
 		ok := max(m.Answers-m.Failed, 1)
-		fmt.Fprintf(w, "| %s | %s | %d (%d) | %.0f | %.0f%% | %.0f | %s | %.1f | %.1f | %s / %s | %s | %s / %s |\n",
+		fmt.Fprintf(w, "| %s | %s | %d (%d) | %.0f | %.0f%% | %.0f | %s | %.1f | %.1f | %s / %s | %s (%s) | %s / %s |\n",
 			m.Scenario, sideName(m.Side), m.Answers, m.Failed, m.AnswersPerSec(), 100*m.Busy(), m.PerCore(),
 			micro(m.CPUPerChunk()), float64(m.Deltas)/float64(ok), float64(m.ModelReqs)/float64(m.Answers),
-			milli(m.P50), milli(m.P99), milli(m.FirstByte), mb(m.IdleRSS), mb(m.PeakRSS))
+			milli(m.P50), milli(m.P99), milli(m.FirstByte), milli(m.StartCPU), mb(m.IdleRSS), mb(m.PeakRSS))
 	}
 }
 

@@ -31,6 +31,7 @@ type server struct {
 	pid       int
 	url       string // the chat route's URL
 	firstByte time.Duration
+	startCPU  time.Duration // the CPU the process used until its first byte
 	idleRSS   int64
 	log       string // the file with its output
 	exited    chan struct{}
@@ -87,6 +88,10 @@ func spawn(ctx context.Context, hc *http.Client, s side, cpu int, workDir, profi
 		return fail(err)
 	}
 	sv.firstByte = time.Since(start)
+	if sv.startCPU, err = cpuTime(sv.pid); err != nil {
+		resp.Body.Close()
+		return fail(err)
+	}
 	a := readStream(resp, start, want)
 	resp.Body.Close()
 	if a.err != nil {
