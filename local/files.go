@@ -39,7 +39,8 @@ func (s *localServer) startFiles(o options, env *envOverlay) ([]tools.Tool, erro
 		paths = strings.Split(p, ":")
 	}
 	var renderer gentools.PDFRenderer
-	if w, err := pdf.Load(paths...); err != nil {
+	// Open finds the fonts; their 15 MB are read on the first PDF, not at start-up.
+	if w, err := pdf.Open(paths...); err != nil {
 		o.Logger.Warn("PDF output unavailable: render_pdf will offer a .docx instead", "err", err)
 	} else {
 		renderer, s.pdf = w, w

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -55,6 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	verbose := fs.Bool("v", false, "debug logs")
 	appID := fs.String("app", "", "replay: run this app now (default: every due app)")
 	templateWS := fs.String("template-ws-addr", "", "also serve the template report socket (seed 002) on this address, e.g. 127.0.0.1:8081")
+	cpuProfile := fs.String("cpuprofile", "", "serve: write a CPU profile of the whole run to this file (go tool pprof)")
 	var ev evalOptions
 	if cmd == "eval" {
 		evalFlags(fs, &ev)
@@ -103,6 +105,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return chat(ctx, chatOptions{Server: *server, Addr: *addr, DataDir: *dataDir, Teacher: *teacher, Conversation: *conv,
 			Messages: fs.Args(), Out: stdout, Logger: logger, Getenv: getenv})
 	default:
+		if *cpuProfile != "" {
+			stopProfile, err := startCPUProfile(*cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
+		}
 		return serve(ctx, options{Addr: *addr, DataDir: *dataDir, Getenv: getenv, TemplateWSAddr: *templateWS,
 			Logger: obs.NewLogger(stderr, level, "local")}, stdout)
 	}
@@ -151,6 +160,20 @@ Try:
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return s.Close(sctx)
+}
+
+// startCPUProfile profiles the process until the returned function is
+// called (the load benchmark's -profile uses it: docs/benchmarks.md).
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func envOr(getenv func(string) string, k, def string) string {

@@ -129,7 +129,7 @@ type fixture struct {
 	turn    workflow.Turn
 }
 
-func newFixture(t *testing.T, m *scriptedModel, extra ...tools.Tool) *fixture {
+func newFixture(t testing.TB, m *scriptedModel, extra ...tools.Tool) *fixture {
 	t.Helper()
 	db, err := boltstore.Open(filepath.Join(t.TempDir(), "store.db"), boltstore.Options{NoSync: true})
 	if err != nil {
@@ -159,7 +159,7 @@ func newFixture(t *testing.T, m *scriptedModel, extra ...tools.Tool) *fixture {
 	return f
 }
 
-func (f *fixture) beginTurn(t *testing.T, id, msg string) workflow.Turn {
+func (f *fixture) beginTurn(t testing.TB, id, msg string) workflow.Turn {
 	t.Helper()
 	if _, err := f.store.BeginTurn(context.Background(), session.Turn{SessionID: "s-1", ID: id, Message: msg, MessageID: "m-" + id}); err != nil {
 		t.Fatal(err)

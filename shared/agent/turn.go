@@ -42,7 +42,7 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 	if err := em.Emit(ctx, protocol.StartStep{}); err != nil {
 		return workflow.AgentOutput{}, err
 	}
-	r := &modelRound{a: a, in: in, chat: chat, mode: mode, round: round, em: em,
+	r := &modelRound{a: a, in: in, chat: chat, mode: mode, round: round, em: em, message: llm.PartialField{Field: "message"},
 		text:      newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.TextFlush, a.Now),
 		reasoning: newReasoningWriter(em, fmt.Sprintf("reasoning-%d-%d", in.Attempt, round), a.TextFlush, a.Now)}
 	if !chat {
@@ -76,6 +76,7 @@ type modelRound struct {
 	evidence  Evidence
 
 	ext           llm.TextExtractor // across interrupted tries: nothing is sent twice
+	message       llm.PartialField  // final_result's message, decoded as it grows
 	reasoningSent string            // the reasoning already sent, across tries
 	decided       bool              // the final_result status has been seen
 	live          bool              // the message streams as it arrives
@@ -91,21 +92,24 @@ func (r *modelRound) call(ctx context.Context, hist []llm.Message) (llm.Response
 	}
 	var lastErr error
 	for try := 0; try < interruptedTries; try++ {
-		var content, reasoning string
+		// Builders, not +=: an answer of n deltas costs O(n), and the prefix
+		// checks of feedReasoning and Feed compare a string with itself
+		// (same bytes, same address) until a builder grows.
+		var content, reasoning strings.Builder
 		h := llm.Handler{
 			OnReasoning: func(d string) error {
-				reasoning += d
-				return r.feedReasoning(ctx, reasoning)
+				reasoning.WriteString(d)
+				return r.feedReasoning(ctx, reasoning.String())
 			},
 			OnContent: func(d string) error {
-				content += d
 				if !r.chat {
 					return nil // the agent speaks through final_result only
 				}
+				content.WriteString(d)
 				if err := r.reasoning.End(ctx); err != nil {
 					return err
 				}
-				return r.text.Write(ctx, r.ext.Feed(content))
+				return r.text.Write(ctx, r.ext.Feed(content.String()))
 			},
 			OnToolCall: func(_ int, _, name, args string) error {
 				if err := r.reasoning.End(ctx); err != nil {
@@ -156,7 +160,7 @@ func (r *modelRound) feedFinal(ctx context.Context, args string) error {
 	if !r.live {
 		return nil
 	}
-	msg, _ := llm.PartialString(args, "message")
+	msg, _ := r.message.Value(args)
 	return r.text.Write(ctx, r.ext.Feed(msg))
 }
 

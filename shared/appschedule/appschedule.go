@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,14 +61,22 @@ const (
 	retryMaxAge   = 15 * time.Minute
 )
 
+// The name and ARN patterns, compiled on first use: the bounded
+// repetitions ({1,512}) make programs of hundreds of kilobytes, which a
+// process that never syncs a schedule (go run ./local) should not build at
+// start-up.
 var (
-	groupName = regexp.MustCompile(`^[0-9a-zA-Z._-]{1,64}$`)
+	groupName = lazyRegexp(`^[0-9a-zA-Z._-]{1,64}$`)
 	// scheduleName is what EventBridge Scheduler accepts as a name.
-	scheduleName = regexp.MustCompile(`^[0-9a-zA-Z._-]{1,64}$`)
-	lambdaARN    = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$`)
-	roleARN      = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:iam::\d{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`)
-	queueARN     = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$`)
+	scheduleName = lazyRegexp(`^[0-9a-zA-Z._-]{1,64}$`)
+	lambdaARN    = lazyRegexp(`^arn:aws[a-zA-Z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$`)
+	roleARN      = lazyRegexp(`^arn:aws[a-zA-Z-]*:iam::\d{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`)
+	queueARN     = lazyRegexp(`^arn:aws[a-zA-Z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Schedules keeps the schedules of saved apps.
 type Schedules struct {
@@ -78,13 +87,13 @@ type Schedules struct {
 // New returns Schedules over api; errors name the option at fault.
 func New(api API, o Options) (*Schedules, error) {
 	switch {
-	case !groupName.MatchString(o.Group):
+	case !groupName().MatchString(o.Group):
 		return nil, fmt.Errorf("appschedule: group %q: want 1 to 64 letters, digits, '.', '_' or '-'", o.Group)
-	case !lambdaARN.MatchString(o.Target):
+	case !lambdaARN().MatchString(o.Target):
 		return nil, fmt.Errorf("appschedule: target %q is not a Lambda function ARN", o.Target)
-	case !roleARN.MatchString(o.Role):
+	case !roleARN().MatchString(o.Role):
 		return nil, fmt.Errorf("appschedule: role %q is not an IAM role ARN", o.Role)
-	case !queueARN.MatchString(o.DeadLetter):
+	case !queueARN().MatchString(o.DeadLetter):
 		return nil, fmt.Errorf("appschedule: dead-letter queue %q is not an SQS queue ARN", o.DeadLetter)
 	}
 	if o.Now == nil {
@@ -96,7 +105,7 @@ func New(api API, o Options) (*Schedules, error) {
 // Name is the schedule name of an app: its id, which must be one that
 // EventBridge Scheduler accepts (the edge's ids, "app-<uuid>", are).
 func Name(appID string) (string, error) {
-	if !scheduleName.MatchString(appID) {
+	if !scheduleName().MatchString(appID) {
 		return "", fmt.Errorf("appschedule: app id %q cannot name a schedule (1 to 64 letters, digits, '.', '_' or '-')", appID)
 	}
 	return appID, nil

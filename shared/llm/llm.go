@@ -164,6 +164,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.HTTPClient != nil { // HTTPClient is an interface there: never store a nil pointer in it
 		oc.HTTPClient = cfg.HTTPClient
 	}
+	oc.HTTPClient = bodyTap{doer: oc.HTTPClient} // streamed bodies are read in sse.go
 	c.api = openai.NewClientWithConfig(oc)
 	return c, nil
 }

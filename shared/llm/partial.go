@@ -33,6 +33,84 @@ func PartialString(partialJSON, field string) (value string, done bool) {
 	return value, done
 }
 
+// PartialField is PartialString for a text that grows by appending, as the
+// arguments of a streamed tool call do: each call decodes only what arrived
+// since the last one, where PartialString decodes the whole value again
+// (quadratic over an answer). The value it returns shares its bytes with the
+// previous one, so that TextExtractor's prefix check is a pointer
+// comparison. A text that does not extend the previous one (a repeated
+// call) starts it afresh; so does every text once the value is complete (a
+// later member may name the field again). The zero value with Field set is
+// ready to use; FuzzPartialField holds it to PartialString.
+type PartialField struct {
+	Field string
+
+	src  string          // the text of the last call
+	at   bool            // the value is located; decoding resumes at pos
+	pos  int             // offset in src of the next byte to decode
+	val  strings.Builder // the value decoded so far
+	done bool
+}
+
+// Value returns what PartialString(partialJSON, p.Field) returns.
+func (p *PartialField) Value(partialJSON string) (value string, done bool) {
+	s := partialJSON
+	extends := len(s) >= len(p.src) && s[:len(p.src)] == p.src
+	if !extends || !p.at || p.done {
+		p.at, p.done, p.val = false, false, strings.Builder{}
+		p.src = s
+		i := lastMember(s, p.Field)
+		if i < 0 || s[i] != '"' {
+			return "", false
+		}
+		p.at, p.pos = true, i+1
+	}
+	p.src = s
+	p.pos, p.done = decodeMore(&p.val, s, p.pos)
+	return p.val.String(), p.done
+}
+
+// decodeMore decodes the JSON string s from offset j (inside the string)
+// into b, as unquote does, up to the closing quote (done) or to the end of
+// what has arrived whole; it returns the offset to resume at.
+func decodeMore(b *strings.Builder, s string, j int) (next int, done bool) {
+	run := j // start of the pending run of literal bytes
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c == '"':
+			b.WriteString(s[run:j])
+			return j + 1, true
+		case c == '\\':
+			r, n, complete := unescape(s[j:])
+			if !complete {
+				b.WriteString(s[run:j])
+				return j, false
+			}
+			b.WriteString(s[run:j])
+			b.WriteRune(r)
+			j += n
+			run = j
+		case c < utf8.RuneSelf:
+			j++
+		default:
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if r == utf8.RuneError && n == 1 {
+				if !utf8.FullRuneInString(s[j:]) {
+					b.WriteString(s[run:j])
+					return j, false // the rest of the character has not arrived
+				}
+				b.WriteString(s[run:j])
+				b.WriteRune(utf8.RuneError)
+				run = j + 1
+			}
+			j += n
+		}
+	}
+	b.WriteString(s[run:j])
+	return j, false
+}
+
 // CompleteItems returns the complete elements so far of the top-level array
 // field of a partial JSON object, each as raw JSON, ignoring an incomplete
 // trailing element. A missing field, or one that is not an array, yields nil.

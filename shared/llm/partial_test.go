@@ -307,3 +307,50 @@ func BenchmarkTextExtractor(b *testing.B) {
 		}
 	}
 }
+
+// FuzzPartialField holds PartialField to PartialString: the input fed as
+// growing prefixes (cut at every step-th byte), then a text that does not
+// extend it (a repeated call), then the whole input again.
+func FuzzPartialField(f *testing.F) {
+	for _, s := range []string{
+		`{"status":"answer_ready","message":"Hello, teacher\n第二行 \"引用\" \u00e9\ud83d\ude00"}`,
+		`{"message":"\ud83d\u0041 \ude00 \ud83d"}`, "{\"message\":\"好的\xff\xe7\x9a\"}",
+		`{"message":"one","message":"two"}`, `{"message":"a","data":{"message":"inner"},"message":"b\nc"}`,
+		`{"message":null,"message":"x"}`, `{"mess\u0061ge":"escaped key"}`, `["message"]`, `{}`,
+	} {
+		f.Add(s, "message", uint8(1))
+		f.Add(s, "message", uint8(7))
+	}
+	f.Fuzz(func(t *testing.T, input, field string, step uint8) {
+		n := max(int(step), 1)
+		p := llm.PartialField{Field: field}
+		check := func(s string) {
+			got, gotDone := p.Value(s)
+			want, wantDone := llm.PartialString(s, field)
+			if got != want || gotDone != wantDone {
+				t.Fatalf("%q: PartialField = %q, %t; PartialString = %q, %t", s, got, gotDone, want, wantDone)
+			}
+		}
+		for end := 0; end < len(input)+n; end += n {
+			check(input[:min(end, len(input))])
+		}
+		check(input[:len(input)/2])
+		check(input)
+	})
+}
+
+// BenchmarkPartialField is BenchmarkPartialString through PartialField:
+// each fragment decodes only what arrived.
+func BenchmarkPartialField(b *testing.B) {
+	args := benchArgs(b)
+	b.SetBytes(int64(len(args)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p := llm.PartialField{Field: "message"}
+		var e llm.TextExtractor
+		for end := 10; end < len(args)+10; end += 10 {
+			v, _ := p.Value(args[:min(end, len(args))])
+			e.Feed(v)
+		}
+	}
+}

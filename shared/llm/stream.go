@@ -36,19 +36,29 @@ func (c *Client) stream(ctx context.Context, model string, req Request, h Handle
 
 	creq := chatRequest(model, req)
 	creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
-	s, err := c.api.CreateChatCompletionStream(actx, creq)
+	var slot responseSlot
+	s, err := c.api.CreateChatCompletionStream(withResponseSlot(actx, &slot), creq)
 	if err != nil {
+		if slot.resp != nil { // an error status: go-openai read the body, not closed it
+			slot.resp.Body.Close()
+		}
 		return Response{}, false, attemptErr(ctx, actx, err)
 	}
 	defer s.Close()
-	// Closing the body unblocks a pending Recv at once, whatever the transport
-	// does with the request's context.
+	if slot.resp == nil {
+		return Response{}, false, errors.New("llm: the streamed response did not pass the client's transport")
+	}
+	// Closing the body unblocks a pending read at once, whatever the
+	// transport does with the request's context.
 	stop := context.AfterFunc(actx, func() { s.Close() })
 	defer stop()
+	r := newChunkReader(slot.resp.Body)
+	// Reads happen only in the loop below: none is pending when this runs.
+	defer r.release()
 
 	var a assembler
 	for {
-		chunk, err := s.Recv()
+		chunk, err := r.next()
 		if errors.Is(err, io.EOF) {
 			if !a.complete() {
 				// go-openai reports a body that ends without [DONE] as a plain
@@ -91,7 +101,7 @@ type toolCallBuilder struct {
 
 func (a *assembler) complete() bool { return a.finish != "" || a.sawUsage }
 
-func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, h Handler) error {
+func (a *assembler) add(chunk *streamChunk, h Handler) error {
 	if chunk.Usage != nil {
 		a.usage, a.sawUsage = fromSDKUsage(*chunk.Usage), true
 	}
@@ -129,7 +139,7 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, h Handler) er
 				b.name = tc.Function.Name
 			}
 			if tc.Type != "" {
-				b.typ = string(tc.Type)
+				b.typ = tc.Type
 			}
 			b.args.WriteString(tc.Function.Arguments)
 			if h.OnToolCall != nil {
@@ -140,7 +150,7 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, h Handler) er
 			}
 		}
 		if ch.FinishReason != "" {
-			a.finish = string(ch.FinishReason)
+			a.finish = ch.FinishReason
 		}
 	}
 	return nil
@@ -149,7 +159,7 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse, h Handler) er
 // toolCall returns the builder a fragment belongs to. The index is normally on
 // every fragment; without one, a new id starts a new call and anything else
 // continues the last call.
-func (a *assembler) toolCall(tc openai.ToolCall) (int, *toolCallBuilder) {
+func (a *assembler) toolCall(tc streamToolCall) (int, *toolCallBuilder) {
 	if a.calls == nil {
 		a.calls = make(map[int]*toolCallBuilder)
 	}

@@ -41,7 +41,7 @@ func (s *SSEWriter) Event(id int64, name string, data []byte) error {
 	s.buf.Reset()
 	if id > 0 {
 		s.buf.WriteString("id: ")
-		s.buf.WriteString(strconv.FormatInt(id, 10))
+		s.buf.Write(strconv.AppendInt(s.buf.AvailableBuffer(), id, 10))
 		s.buf.WriteByte('\n')
 	}
 	if name != "" {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Chunk is one event of the UI message stream (AI SDK "v1").
@@ -140,6 +141,99 @@ func (Finish) uiChunk()               {}
 
 // MarshalChunk encodes c as the JSON object the SDK expects, "type" first.
 func MarshalChunk(c Chunk) ([]byte, error) {
+	// The chunks of a streamed answer, several per model chunk, are written
+	// directly: one allocation, no reflection. The result is encoding/json's
+	// (FuzzMarshalChunkFast holds it to that).
+	switch c := c.(type) {
+	case TextDelta:
+		return appendPart(`{"type":"text-delta","id":`, c.ID, &c.Delta), nil
+	case ReasoningDelta:
+		return appendPart(`{"type":"reasoning-delta","id":`, c.ID, &c.Delta), nil
+	case TextStart:
+		return appendPart(`{"type":"text-start","id":`, c.ID, nil), nil
+	case TextEnd:
+		return appendPart(`{"type":"text-end","id":`, c.ID, nil), nil
+	case StartStep:
+		return []byte(`{"type":"start-step"}`), nil
+	case FinishStep:
+		return []byte(`{"type":"finish-step"}`), nil
+	}
+	return marshalChunk(c)
+}
+
+// appendPart is prefix, the quoted id, the quoted delta when there is one
+// (a delta chunk always has it, even empty), and the closing brace.
+func appendPart(prefix, id string, delta *string) []byte {
+	n := len(prefix) + len(id) + 3
+	if delta != nil {
+		n += len(*delta) + len(`,"delta":""`)
+	}
+	out := make([]byte, 0, n+8) // room for a few escapes
+	out = append(out, prefix...)
+	out = appendJSONString(out, id)
+	if delta != nil {
+		out = append(out, `,"delta":`...)
+		out = appendJSONString(out, *delta)
+	}
+	return append(out, '}')
+}
+
+// appendJSONString appends s as encoding/json writes a string without HTML
+// escaping: quotes, backslashes and control characters escaped, invalid
+// UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= ' ' && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// marshalChunk is MarshalChunk by encoding/json.
+func marshalChunk(c Chunk) ([]byte, error) {
 	body, err := marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("protocol: encode %s: %w", c.ChunkType(), err)

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -52,16 +53,19 @@ type Starter[In any] struct {
 // MaxInput is Step Functions' limit on an execution's input.
 const MaxInput = 256 * 1024
 
-// machineARN matches arn:<partition>:states:<region>:<account>:stateMachine:<name>.
-var machineARN = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$`)
+// machineARN matches arn:<partition>:states:<region>:<account>:stateMachine:<name>
+// (compiled on first use, as executionName: not at a process's start).
+var machineARN = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^arn:aws[a-zA-Z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$`)
+})
 
 // executionName is what Step Functions accepts as a name that the console
 // and CloudWatch also show well.
-var executionName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+var executionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`) })
 
 // New returns a Starter of the state machine stateMachineARN.
 func New[In any](api API, stateMachineARN string, o Options) (*Starter[In], error) {
-	if !machineARN.MatchString(stateMachineARN) {
+	if !machineARN().MatchString(stateMachineARN) {
 		return nil, fmt.Errorf("sfnstart: %q is not a state machine ARN", stateMachineARN)
 	}
 	return &Starter[In]{api: api, machine: stateMachineARN, o: o}, nil
@@ -70,7 +74,7 @@ func New[In any](api API, stateMachineARN string, o Options) (*Starter[In], erro
 // Start starts the execution name with input. Starting a name again is an
 // error (Step Functions' ExecutionAlreadyExists for a different input).
 func (s *Starter[In]) Start(ctx context.Context, name string, input In) error {
-	if !executionName.MatchString(name) {
+	if !executionName().MatchString(name) {
 		return fmt.Errorf("sfnstart: execution name %q: want 1 to 80 letters, digits, - or _", name)
 	}
 	raw, err := json.Marshal(input)
@@ -99,7 +103,7 @@ func (s *Starter[In]) Stop(ctx context.Context, name string) error {
 	if s.o.Express {
 		return nil
 	}
-	if !executionName.MatchString(name) {
+	if !executionName().MatchString(name) {
 		return fmt.Errorf("sfnstart: execution name %q: want 1 to 80 letters, digits, - or _", name)
 	}
 	_, err := s.api.StopExecution(ctx, &sfn.StopExecutionInput{

@@ -138,7 +138,7 @@ func (c *CloudApp) WithTemplateRoutes(h http.Handler) (http.Handler, error) {
 // pdfRenderer is the PDF writer when its fonts are installed, else nil
 // (the report is then offered as .docx only).
 func pdfRenderer(c *CloudApp) pipeline.PDFRenderer {
-	w, err := pdf.Load()
+	w, err := pdf.Open() // the fonts are read on the first PDF, not at a cold start
 	if err != nil {
 		c.Logger.Warn("PDF output unavailable for reports: .docx only", "err", err)
 		return nil

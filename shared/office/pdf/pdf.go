@@ -10,7 +10,8 @@
 // start of a line and opening punctuation (（《“ …) off its end.
 //
 // Reading the font file costs a 15 MB read, so a Writer holds the bytes and
-// is made once per process; fpdf still parses the font for every document
+// is made once per process; a Writer from Open reads them on its first
+// document, not at start-up. fpdf still parses the font for every document
 // (about 15 ms), which the benchmarks measure.
 package pdf
 
@@ -23,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-pdf/fpdf"
@@ -50,6 +52,13 @@ func DefaultFontPaths() []string {
 
 // Writer renders documents with one font family.
 type Writer struct {
+	// fonts returns the faces, read and checked once: at New, or on the
+	// first document of a Writer from Open.
+	fonts func() (faces, error)
+}
+
+// faces are the TrueType files of the family.
+type faces struct {
 	regular []byte
 	bold    []byte // nil: bold text is set in the regular face, in colour
 }
@@ -57,27 +66,35 @@ type Writer struct {
 // New returns a Writer for the TrueType fonts given as bytes; bold may be
 // nil. It parses each font once to fail early on a file fpdf cannot use.
 func New(regular, bold []byte) (*Writer, error) {
+	fc := faces{regular: regular, bold: bold}
+	if err := fc.check(); err != nil {
+		return nil, err
+	}
+	return &Writer{fonts: func() (faces, error) { return fc, nil }}, nil
+}
+
+// check fails on a font fpdf cannot use.
+func (fc faces) check() error {
 	// fpdf prints a parse failure to stdout and carries on without the
 	// font, so check the TrueType signature first.
-	for _, f := range [][]byte{regular, bold} {
+	for _, f := range [][]byte{fc.regular, fc.bold} {
 		if f != nil && !isTrueType(f) {
-			return nil, errors.New("pdf: the font is not a TrueType (.ttf) file")
+			return errors.New("pdf: the font is not a TrueType (.ttf) file")
 		}
 	}
-	w := &Writer{regular: regular, bold: bold}
-	f := w.newPDF()
+	f := fc.newPDF()
 	if err := f.Error(); err != nil {
-		return nil, fmt.Errorf("pdf: font: %w", err)
+		return fmt.Errorf("pdf: font: %w", err)
 	}
 	if _, ok := probe(f, ""); !ok {
-		return nil, errors.New("pdf: the regular font is not a TrueType font fpdf can read")
+		return errors.New("pdf: the regular font is not a TrueType font fpdf can read")
 	}
-	if bold != nil {
+	if fc.bold != nil {
 		if _, ok := probe(f, "B"); !ok {
-			return nil, errors.New("pdf: the bold font is not a TrueType font fpdf can read")
+			return errors.New("pdf: the bold font is not a TrueType font fpdf can read")
 		}
 	}
-	return w, nil
+	return nil
 }
 
 func isTrueType(b []byte) bool {
@@ -94,30 +111,69 @@ func probe(f *fpdf.Fpdf, style string) (float64, bool) {
 	return f.GetStringWidth("中A"), true
 }
 
-// Load reads the first existing file of paths (DefaultFontPaths when
-// empty), and the "-Bold" file beside it if there is one.
+// Open finds the first existing file of paths (DefaultFontPaths when
+// empty), and the "-Bold" file beside it if there is one, and returns a
+// Writer that reads and checks them when it renders its first document
+// (ErrFontMissing now when there is none). The fonts are 15 MB each: a
+// process that never makes a PDF never reads them, and one that does reads
+// them once.
+func Open(paths ...string) (*Writer, error) {
+	regular, bold, err := find(paths)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{fonts: sync.OnceValues(func() (faces, error) {
+		var fc faces
+		var err error
+		if fc.regular, err = os.ReadFile(regular); err != nil {
+			return faces{}, fmt.Errorf("pdf: read font %s: %w", regular, err)
+		}
+		if bold != "" {
+			if fc.bold, err = os.ReadFile(bold); err != nil {
+				return faces{}, fmt.Errorf("pdf: read font %s: %w", bold, err)
+			}
+		}
+		if err := fc.check(); err != nil {
+			return faces{}, err
+		}
+		return fc, nil
+	})}, nil
+}
+
+// Load is Open, reading and checking the fonts now.
 func Load(paths ...string) (*Writer, error) {
+	w, err := Open(paths...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.fonts(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// find returns the first existing regular font of paths and its bold
+// face ("" when there is none).
+func find(paths []string) (regular, bold string, err error) {
 	if len(paths) == 0 {
 		paths = DefaultFontPaths()
 	}
 	for _, p := range paths {
-		regular, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 			continue
+		} else if err != nil {
+			return "", "", fmt.Errorf("pdf: font %s: %w", p, err)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("pdf: read font %s: %w", p, err)
-		}
-		var bold []byte
 		if bp := boldPath(p); bp != "" {
-			bold, err = os.ReadFile(bp)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("pdf: read font %s: %w", bp, err)
+			if _, err := os.Stat(bp); err == nil {
+				bold = bp
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return "", "", fmt.Errorf("pdf: font %s: %w", bp, err)
 			}
 		}
-		return New(regular, bold)
+		return p, bold, nil
 	}
-	return nil, fmt.Errorf("%w (looked in %s): install the Debian package %s or set the font path",
+	return "", "", fmt.Errorf("%w (looked in %s): install the Debian package %s or set the font path",
 		ErrFontMissing, strings.Join(paths, ", "), FontPackage)
 }
 
@@ -131,11 +187,11 @@ func boldPath(p string) string {
 
 const family = "body"
 
-func (w *Writer) newPDF() *fpdf.Fpdf {
+func (fc faces) newPDF() *fpdf.Fpdf {
 	f := fpdf.New("P", "mm", "A4", "")
-	f.AddUTF8FontFromBytes(family, "", w.regular)
-	if w.bold != nil {
-		f.AddUTF8FontFromBytes(family, "B", w.bold)
+	f.AddUTF8FontFromBytes(family, "", fc.regular)
+	if fc.bold != nil {
+		f.AddUTF8FontFromBytes(family, "B", fc.bold)
 	}
 	return f
 }
@@ -147,8 +203,12 @@ func (w *Writer) Write(out io.Writer, doc office.Document, created time.Time) er
 	if doc.Title == "" {
 		return errors.New("pdf: the document has no title")
 	}
+	fc, err := w.fonts()
+	if err != nil {
+		return err
+	}
 	lang := office.Lang(doc.Lang, doc.Title, sampleText(doc))
-	f := w.newPDF()
+	f := fc.newPDF()
 	f.SetCatalogSort(true)
 	f.SetCompression(true)
 	f.SetTitle(doc.Title, true)
@@ -161,7 +221,7 @@ func (w *Writer) Write(out io.Writer, doc office.Document, created time.Time) er
 		f.SetCreationDate(created)
 		f.SetModificationDate(created)
 	}
-	r := &renderer{f: f, hasBold: w.bold != nil, lang: lang, title: doc.Title}
+	r := &renderer{f: f, hasBold: fc.bold != nil, lang: lang, title: doc.Title}
 	r.setup()
 	r.document(doc)
 	if err := f.Output(out); err != nil {

@@ -40,6 +40,51 @@ func TestLoadMissingFont(t *testing.T) {
 	}
 }
 
+// TestOpenReadsOnFirstUse: Open only finds the files; what they hold is
+// read, checked and reported on the first document.
+func TestOpenReadsOnFirstUse(t *testing.T) {
+	if _, err := pdf.Open(filepath.Join(t.TempDir(), "none.ttf")); !errors.Is(err, pdf.ErrFontMissing) {
+		t.Fatalf("Open of a missing font = %v, want ErrFontMissing", err)
+	}
+	path := filepath.Join(t.TempDir(), "Fake-Regular.ttf")
+	if err := os.WriteFile(path, []byte("not a font"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, err := pdf.Open(path)
+	if err != nil {
+		t.Fatalf("Open read the file: %v", err)
+	}
+	doc := office.Document{Title: "T", Sections: []office.Section{{Heading: "H"}}}
+	if _, err := w.Bytes(doc, created); err == nil || !strings.Contains(err.Error(), "TrueType") {
+		t.Errorf("the first document = %v, want the font's error", err)
+	}
+	if _, err := pdf.Load(path); err == nil {
+		t.Error("Load accepted a file that is not a font")
+	}
+}
+
+// TestOpenRendersAsLoad: a Writer from Open renders what one from Load
+// renders.
+func TestOpenRendersAsLoad(t *testing.T) {
+	eager := requireFont(t)
+	lazy, err := pdf.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := office.Document{Title: "光合作用", Sections: []office.Section{{Heading: "定义", Blocks: []office.Block{office.Paragraph{Text: "植物把光能转化为化学能。"}}}}}
+	a, err := eager.Bytes(doc, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := lazy.Bytes(doc, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("Open's PDF (%d bytes) differs from Load's (%d bytes)", len(b), len(a))
+	}
+}
+
 func TestNewRejectsNonFonts(t *testing.T) {
 	if _, err := pdf.New([]byte("not a font"), nil); err == nil {
 		t.Error("New accepted bytes that are not a font")
