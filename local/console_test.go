@@ -713,8 +713,25 @@ func TestConsoleStop(t *testing.T) {
 	b.waitJS("the stopped turn", `document.querySelector('#chat').dataset.state === 'idle' && !!document.querySelector('#chat .msg.assistant[data-finish="other"]')`)
 	var conv string
 	b.eval(`document.querySelector('#conv').innerText`, &conv)
-	if code := getJSON(t, s.URL+"/api/conversation/"+conv+"/stream", nil); code != http.StatusNoContent {
-		t.Errorf("after Stop the turn still runs: resume gives %d, want 204", code)
+	// The turn has ended: a resume answers at once, with nothing (204) or
+	// with the ended turn replayed to its end (the reload rule), never a
+	// turn still waiting on the held model.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/api/conversation/"+conv+"/stream", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("resume after Stop: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	switch {
+	case err != nil:
+		t.Errorf("after Stop the turn still runs: resume did not end (%v)", err)
+	case resp.StatusCode == http.StatusOK && !strings.Contains(string(body), `"finishReason":"other"`):
+		t.Errorf("resume after Stop replays a turn that did not end stopped:\n%s", body)
+	case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNoContent:
+		t.Errorf("resume after Stop: %d", resp.StatusCode)
 	}
 	var sendable bool
 	b.eval(`!document.querySelector('#send').disabled && document.querySelector('#stop').disabled`, &sendable)
