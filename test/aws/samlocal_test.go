@@ -50,9 +50,7 @@ func (s *suite) testSamLocal(t *testing.T) {
 	dyn := s.dynalite(t)
 	table := file.Parameters["TABLE_NAME"]
 	ctx := context.Background()
-	if _, err := dyn.Client.CreateTable(ctx, dynamostore.CreateTableInput(table)); err != nil {
-		t.Fatalf("create-table %s: %v", table, err)
-	}
+	dyn.CreateTable(t, table)
 	if err := sample.Seed(ctx, dynamostore.New(dyn.Client, table, dynamostore.Options{})); err != nil {
 		t.Fatal(err)
 	}

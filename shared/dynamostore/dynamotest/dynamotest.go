@@ -199,6 +199,15 @@ func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Cli
 func (s *Server) NewTable(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("insightedge-test-%d", s.tables.Add(1))
+	s.CreateTable(t, name)
+	return name
+}
+
+// CreateTable creates the table name with the store's key schema and waits
+// until it is active (dynalite answers ResourceNotFoundException to writes
+// that come before that).
+func (s *Server) CreateTable(t testing.TB, name string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), startBound)
 	defer cancel()
 	if _, err := s.Client.CreateTable(ctx, dynamostore.CreateTableInput(name)); err != nil {
@@ -210,5 +219,4 @@ func (s *Server) NewTable(t testing.TB) string {
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, startBound); err != nil {
 		t.Fatalf("table %s not active: %v", name, err)
 	}
-	return name
 }
