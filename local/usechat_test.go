@@ -316,7 +316,17 @@ func TestUseChatLinksThroughAProxy(t *testing.T) {
 					}
 				}
 				if len(links) != 2 {
-					t.Fatalf("%s: links %v, want a file and a page", step.Do, links)
+					var parts []string
+					for _, m := range step.Messages {
+						for _, p := range m.Parts {
+							parts = append(parts, m.Role+":"+p.Type)
+						}
+					}
+					errText := ""
+					if step.Error != nil {
+						errText = *step.Error
+					}
+					t.Fatalf("%s: links %v, want a file and a page (client status %q, error %q, parts %v)", step.Do, links, step.Status, errText, parts)
 				}
 				for typ, link := range links {
 					switch {
