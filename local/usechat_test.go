@@ -286,8 +286,14 @@ func TestUseChatLinksThroughAProxy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var target atomic.Pointer[url.URL]
+			// The proxy's own transport: on http.DefaultTransport, another
+			// test's httptest.Server.Close (CloseIdleConnections) can close
+			// the proxy's upstream connection under a streaming answer.
+			upstream := http.DefaultTransport.(*http.Transport).Clone()
+			defer upstream.CloseIdleConnections()
 			proxy := httptest.NewServer(http.StripPrefix(c.mount, &httputil.ReverseProxy{
 				Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) },
+				Transport:     upstream,
 				FlushInterval: -1,
 			}))
 			defer proxy.Close()

@@ -297,7 +297,8 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	table := dynamostore.New(db, cc.Table, dynamostore.Options{})
 	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, Env: env, sfnOptions: o.StepFunctions, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
-	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(http.DefaultTransport), plain: http.DefaultTransport}}
+	out := Outbound().Transport
+	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(out), plain: out}}
 	var store session.Store = table.Sessions()
 	var s3c *s3.Client
 	if cc.RecordsBucket != "" || cc.Bucket != "" || cc.FileLinks != "" {

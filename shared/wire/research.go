@@ -66,9 +66,7 @@ func newResearch(c ResearchConfig, model *llm.Client, b Backends) (*research.Flo
 	var s search.Searcher = unconfiguredSearch{}
 	if c.Tavily.APIKey != "" {
 		tc := c.Tavily
-		if b.HTTPClient != nil {
-			tc.HTTPClient = b.HTTPClient
-		}
+		tc.HTTPClient = b.HTTPClient
 		t, err := search.NewTavily(tc)
 		if err != nil {
 			return nil, fmt.Errorf("wire: %s: %w", EnvTavilyKey, err)

@@ -158,8 +158,10 @@ type Backends struct {
 	Log   eventlog.Log
 	// Tools are the tool packs beyond the quiz tool (data, files ...).
 	Tools      []tools.Tool
-	Metrics    agent.Metrics
-	Logger     *slog.Logger
+	Metrics agent.Metrics
+	Logger  *slog.Logger
+	// HTTPClient sends the model's, the search's and the backends' requests;
+	// nil: one of the process's own (see Outbound).
 	HTTPClient *http.Client
 	// Research keeps the research sessions (nil: no research flow).
 	Research research.Store
@@ -193,11 +195,12 @@ func New(c Config, b Backends) (*App, error) {
 	if b.Logger == nil {
 		b.Logger = slog.New(slog.DiscardHandler)
 	}
+	if b.HTTPClient == nil {
+		b.HTTPClient = Outbound()
+	}
 	lc := c.LLM
 	lc.Logger = b.Logger
-	if b.HTTPClient != nil {
-		lc.HTTPClient = b.HTTPClient
-	}
+	lc.HTTPClient = b.HTTPClient
 	model, err := llm.New(lc)
 	if err != nil {
 		return nil, fmt.Errorf("wire: model client: %w", err)
