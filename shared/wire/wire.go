@@ -157,7 +157,7 @@ type Backends struct {
 	Store session.Store
 	Log   eventlog.Log
 	// Tools are the tool packs beyond the quiz tool (data, files ...).
-	Tools      []tools.Tool
+	Tools   []tools.Tool
 	Metrics agent.Metrics
 	Logger  *slog.Logger
 	// HTTPClient sends the model's, the search's and the backends' requests;
