@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -600,7 +601,7 @@ func TestConsoleTemplateReport(t *testing.T) {
 // and the console shows the conversation and follows the running turn to its
 // end once the gate opens.
 func TestConsoleReloadResumesTheTurn(t *testing.T) {
-	gate := newHeldModel(t, "What is photosynthesis?")
+	gate := newHeldModel(t, answersWith("What is photosynthesis?"))
 	s := newLocal(t, map[string]string{"OPENAI_BASE_URL": gate.URL, "OPENAI_API_KEY": "offline",
 		"LLM_MODEL_FAST": offlinemodel.ModelFast, "LLM_MODEL_STANDARD": offlinemodel.ModelStandard, "LLM_MODEL_STRONG": offlinemodel.ModelStrong})
 	b := newBrowser(t, s.URL)
@@ -654,6 +655,52 @@ func TestConsoleReloadResumesTheTurn(t *testing.T) {
 	}
 }
 
+// TestConsoleReloadResumesTheBuild: a reload while a page builds picks the
+// build up where the page tab was (the blocks drawn so far, then the rest
+// as the model writes them), and a reload after it has ended draws the
+// finished page again.
+func TestConsoleReloadResumesTheBuild(t *testing.T) {
+	gate := newHeldModel(t, writesSlot)
+	s := newLocal(t, map[string]string{"OPENAI_BASE_URL": gate.URL, "OPENAI_API_KEY": "offline",
+		"LLM_MODEL_FAST": offlinemodel.ModelFast, "LLM_MODEL_STANDARD": offlinemodel.ModelStandard, "LLM_MODEL_STRONG": offlinemodel.ModelStrong})
+	b := newBrowser(t, s.URL)
+	b.run("plan a page", chromedp.Click(chromedp.CSS(`nav button[data-tab="page"]`)),
+		chromedp.SetValue(chromedp.CSS("#pm"), "分析 1A 班英语成绩"), chromedp.Click(chromedp.CSS("#pf button")))
+	b.waitJS("the blueprint card", `!!document.querySelector('#bp .blueprint-card button.build')`)
+	b.run("build", chromedp.Click(chromedp.CSS("#bp .blueprint-card button.build")))
+	select {
+	case <-gate.held:
+	case <-time.After(waitBound):
+		t.Fatal("no slot text reached the gate")
+	}
+	b.waitJS("a block streaming", `document.querySelector('#page').dataset.state === 'building' && !!document.querySelector('#page .block[data-state="streaming"] .slots .md')`)
+
+	b.run("reload", chromedp.Reload())
+	b.waitJS("the resumed build", `!document.querySelector('#tab-page').hidden && document.querySelector('#page').dataset.resumed === '1' &&
+		document.querySelector('#page').dataset.state === 'building' && !!document.querySelector('#page .block[data-state="streaming"]')`)
+	close(gate.release)
+	b.waitPage("the page after the resume", 1)
+	page := func() (texts map[string]string) {
+		var blocks []struct{ ID, Text string }
+		b.eval(`[...document.querySelectorAll('#page .block')].map(e => ({ID: e.dataset.blockId, Text: e.querySelector('.body').textContent}))`, &blocks)
+		texts = map[string]string{}
+		for _, x := range blocks {
+			texts[x.ID] = x.Text
+		}
+		return texts
+	}
+	resumed := page()
+	if len(resumed) != 8 || !strings.Contains(resumed["summary"], "平均得分率") {
+		t.Fatalf("the resumed build drew %d blocks, summary %q", len(resumed), resumed["summary"])
+	}
+
+	b.run("reload the built page", chromedp.Reload())
+	b.waitPage("the page after a second reload", 1)
+	if again := page(); !maps.Equal(again, resumed) {
+		t.Errorf("a reload drew another page:\nbefore %v\nafter  %v", resumed, again)
+	}
+}
+
 // drawn screenshots the element until at least share of its pixels are
 // drawn or waitBound passes, and returns the last share seen.
 func (b *browser) drawn(sel string, share float64) float64 {
@@ -702,7 +749,7 @@ var wordsRE = regexp.MustCompile(`"content":"[^"]`)
 // TestConsoleStop: Stop ends the running turn on the server; its stream
 // closes with finish "other" and the console can send again.
 func TestConsoleStop(t *testing.T) {
-	gate := newHeldModel(t, "What is photosynthesis?")
+	gate := newHeldModel(t, answersWith("What is photosynthesis?"))
 	defer close(gate.release)
 	s := newLocal(t, map[string]string{"OPENAI_BASE_URL": gate.URL, "OPENAI_API_KEY": "offline",
 		"LLM_MODEL_FAST": offlinemodel.ModelFast, "LLM_MODEL_STANDARD": offlinemodel.ModelStandard, "LLM_MODEL_STRONG": offlinemodel.ModelStrong})
@@ -757,7 +804,7 @@ type heldModel struct {
 	release chan struct{}
 }
 
-func newHeldModel(t *testing.T, hold string) *heldModel {
+func newHeldModel(t *testing.T, hold func(body []byte) bool) *heldModel {
 	t.Helper()
 	model := offlinemodel.New(offlinemodel.Options{})
 	base, stop, err := model.Start(context.Background(), "127.0.0.1:0")
@@ -782,7 +829,7 @@ func newHeldModel(t *testing.T, hold string) *heldModel {
 		}
 		w.WriteHeader(resp.StatusCode)
 		flush := func() { w.(http.Flusher).Flush() }
-		if !answersWith(body, hold) {
+		if !hold(body) {
 			_, _ = io.Copy(w, resp.Body)
 			return
 		}
@@ -813,9 +860,24 @@ func newHeldModel(t *testing.T, hold string) *heldModel {
 	return m
 }
 
-// answersWith: the request is an agent or chat call (the kinds that stream
-// the answer's words) whose last message contains hold.
-func answersWith(body []byte, hold string) bool {
+// answersWith holds an agent or chat call (the kinds that stream the
+// answer's words) whose last message contains text.
+func answersWith(text string) func(body []byte) bool {
+	return func(body []byte) bool {
+		first, last, ok := streamedCall(body)
+		return ok && (first == prompts.AgentHeader || first == prompts.ChatHeader) && strings.Contains(last, text)
+	}
+}
+
+// writesSlot holds a page writer's call (a block's slot text).
+func writesSlot(body []byte) bool {
+	first, _, ok := streamedCall(body)
+	return ok && first == prompts.WriterHeader
+}
+
+// streamedCall reads a streamed model call: the first line of its system
+// message and its last message.
+func streamedCall(body []byte) (first, last string, ok bool) {
 	var req struct {
 		Stream   bool `json:"stream"`
 		Messages []struct {
@@ -824,11 +886,8 @@ func answersWith(body []byte, hold string) bool {
 		} `json:"messages"`
 	}
 	if json.Unmarshal(body, &req) != nil || !req.Stream || len(req.Messages) < 2 {
-		return false
+		return "", "", false
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(req.Messages[0].Content), "\n")
-	if first != prompts.AgentHeader && first != prompts.ChatHeader {
-		return false
-	}
-	return strings.Contains(req.Messages[len(req.Messages)-1].Content, hold)
+	first, _, _ = strings.Cut(strings.TrimSpace(req.Messages[0].Content), "\n")
+	return first, req.Messages[len(req.Messages)-1].Content, true
 }
