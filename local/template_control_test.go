@@ -80,8 +80,9 @@ func TestTemplateErrorsAreAnsweredNotDropped(t *testing.T) {
 	if code := fs[1].meta(t)["code"]; code != "ENTITY_NOT_FOUND" {
 		t.Errorf("code %v", code)
 	}
-	if want := `Agent execution error: no template is named "没有这个模板"`; fs[1].text() != want {
-		t.Errorf("the teacher reads %q, want %q (no internals)", fs[1].text(), want)
+	// In the teacher's language (the request's), without internals.
+	if want := "报告生成出错：没有名为“没有这个模板”的模板"; fs[1].text() != want {
+		t.Errorf("the teacher reads %q, want %q", fs[1].text(), want)
 	}
 	if sid2 := c.create(); sid2 == sid {
 		t.Fatal("same session id twice")

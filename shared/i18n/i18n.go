@@ -197,6 +197,10 @@ const (
 	// (%d, %s); ReportRetry the attempt, why and the delay (%d, %s, %s);
 	// ReportReady the title, written, all and the path (%s, %d, %d, %s);
 	// ReportConfirmTimeout the wait (%s); ReportAgentError the cause (%s).
+	// ReportNoTemplate, ReportNoKnowledgeBase, ReportTemplateUnreadable and
+	// ReportTemplateNoHeadings take the name the teacher gave or the
+	// template's (%s); ReportBackendMissing and ReportBackendFailed the id
+	// or file the backend was asked for (%s).
 	ReportPlanFallback
 	ReportIgnoredIDs
 	ReportPlanSummary
@@ -210,6 +214,12 @@ const (
 	ReportDeclined
 	ReportConfirmTimeout
 	ReportAgentError
+	ReportNoTemplate
+	ReportNoKnowledgeBase
+	ReportTemplateUnreadable
+	ReportTemplateNoHeadings
+	ReportBackendMissing
+	ReportBackendFailed
 	numMsgs
 )
 
@@ -288,7 +298,13 @@ var catalogue = [numMsgs][2]string{
 		"计划未获确认，未撰写报告。可发送 user.replan 重新规划，或 user.solve_tasks 指定章节。"},
 	ReportConfirmTimeout: {"No confirmation within %s; the run stopped.", "等待确认超时（%s），流程已停止。"},
 	// The seed's wording (002: "Agent execution error: ..."), in the session's language.
-	ReportAgentError: {"Agent execution error: %s", "报告生成出错：%s"},
+	ReportAgentError:         {"Agent execution error: %s", "报告生成出错：%s"},
+	ReportNoTemplate:         {"no template is named %q", "没有名为“%s”的模板"},
+	ReportNoKnowledgeBase:    {"no knowledge base is named %q", "没有名为“%s”的知识库"},
+	ReportTemplateUnreadable: {"the template %q could not be read", "模板“%s”无法读取"},
+	ReportTemplateNoHeadings: {"the template %q has no headings to write", "模板“%s”中没有可撰写的标题"},
+	ReportBackendMissing:     {"the template backend has no %s", "模板服务中找不到 %s"},
+	ReportBackendFailed:      {"the template backend failed on %s", "模板服务暂时无法提供 %s"},
 }
 
 // Text returns message m in l, formatted with args when it takes any.

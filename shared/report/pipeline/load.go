@@ -30,7 +30,8 @@ func (p *Pipeline) load(ctx context.Context, s report.Session) (report.Session, 
 	if err != nil {
 		return s, err
 	}
-	tpl, err := p.findTemplate(ctx, c, s.Message)
+	l := lang(s) // the teacher's, before the template says it
+	tpl, err := p.findTemplate(ctx, l, c, s.Message)
 	if err != nil {
 		return s, err
 	}
@@ -41,21 +42,21 @@ func (p *Pipeline) load(ctx context.Context, s report.Session) (report.Session, 
 			return s, err
 		}
 		if md, err = mdtree.FromHTML(tpl.Content); err != nil {
-			return s, apperr.Wrap(err, apperr.DataError, "the template %q could not be converted", tpl.Name)
+			return s, apperr.Wrap(err, apperr.DataError, "%s", l.Text(i18n.ReportTemplateUnreadable, tpl.Name))
 		}
 	}
 	doc, err := mdtree.Parse(md)
 	if err != nil {
-		return s, apperr.Wrap(err, apperr.DataError, "the template %q could not be read", tpl.Name)
+		return s, apperr.Wrap(err, apperr.DataError, "%s", l.Text(i18n.ReportTemplateUnreadable, tpl.Name))
 	}
 	if len(doc.Leaves) == 0 {
-		return s, apperr.New(apperr.DataError, "the template %q has no headings to write", tpl.Name)
+		return s, apperr.New(apperr.DataError, "%s", l.Text(i18n.ReportTemplateNoHeadings, tpl.Name))
 	}
 	tplPath := "template/" + name + ".md"
 	if _, err := f.Put(ctx, tplPath, []byte(md)); err != nil {
 		return s, err
 	}
-	if err := p.loadKB(ctx, c, f, s.Message); err != nil {
+	if err := p.loadKB(ctx, l, c, f, s.Message); err != nil {
 		return s, err
 	}
 	lang := s.Message.Language
@@ -76,7 +77,7 @@ func (p *Pipeline) load(ctx context.Context, s report.Session) (report.Session, 
 	})
 }
 
-func (p *Pipeline) findTemplate(ctx context.Context, c *backend.Client, m report.Message) (backend.Template, error) {
+func (p *Pipeline) findTemplate(ctx context.Context, l i18n.Lang, c *backend.Client, m report.Message) (backend.Template, error) {
 	id := m.TemplateID
 	if id == "" {
 		if m.TemplateName == "" {
@@ -84,21 +85,21 @@ func (p *Pipeline) findTemplate(ctx context.Context, c *backend.Client, m report
 		}
 		list, err := c.Templates(ctx, m.TemplateName)
 		if err != nil {
-			return backend.Template{}, backendErr(err, "templates")
+			return backend.Template{}, backendErr(l, err, m.TemplateName)
 		}
 		if len(list) == 0 {
-			return backend.Template{}, apperr.New(apperr.EntityNotFound, "no template is named %q", m.TemplateName)
+			return backend.Template{}, apperr.New(apperr.EntityNotFound, "%s", l.Text(i18n.ReportNoTemplate, m.TemplateName))
 		}
 		id = list[0].ID
 	}
 	t, err := c.Template(ctx, id)
 	if err != nil {
-		return t, backendErr(err, "template "+id)
+		return t, backendErr(l, err, id)
 	}
 	return t, nil
 }
 
-func (p *Pipeline) loadKB(ctx context.Context, c *backend.Client, f *vfs.FS, m report.Message) error {
+func (p *Pipeline) loadKB(ctx context.Context, l i18n.Lang, c *backend.Client, f *vfs.FS, m report.Message) error {
 	id := m.DatabaseID
 	if id == "" {
 		if m.KnowledgeBaseName == "" {
@@ -106,21 +107,21 @@ func (p *Pipeline) loadKB(ctx context.Context, c *backend.Client, f *vfs.FS, m r
 		}
 		list, err := c.KnowledgeBases(ctx, m.KnowledgeBaseName)
 		if err != nil {
-			return backendErr(err, "knowledge bases")
+			return backendErr(l, err, m.KnowledgeBaseName)
 		}
 		if len(list) == 0 {
-			return apperr.New(apperr.EntityNotFound, "no knowledge base is named %q", m.KnowledgeBaseName)
+			return apperr.New(apperr.EntityNotFound, "%s", l.Text(i18n.ReportNoKnowledgeBase, m.KnowledgeBaseName))
 		}
 		id = list[0].ID
 	}
 	files, err := c.Files(ctx, id)
 	if err != nil {
-		return backendErr(err, "knowledge base "+id)
+		return backendErr(l, err, id)
 	}
 	for _, fi := range files {
 		raw, err := c.File(ctx, id, fi.Name)
 		if err != nil {
-			return backendErr(err, "file "+fi.Name)
+			return backendErr(l, err, fi.Name)
 		}
 		name := fileName(strings.TrimSuffix(path.Base(fi.Name), ".json"))
 		if _, err := f.Put(ctx, "datasets/"+name+".json", raw); err != nil {
@@ -130,11 +131,11 @@ func (p *Pipeline) loadKB(ctx context.Context, c *backend.Client, f *vfs.FS, m r
 	return nil
 }
 
-func backendErr(err error, what string) error {
+func backendErr(l i18n.Lang, err error, what string) error {
 	if errors.Is(err, backend.ErrNotFound) {
-		return apperr.Wrap(err, apperr.EntityNotFound, "the template backend has no %s", what)
+		return apperr.Wrap(err, apperr.EntityNotFound, "%s", l.Text(i18n.ReportBackendMissing, what))
 	}
-	return apperr.Wrap(err, apperr.DataError, "the template backend failed on %s", what)
+	return apperr.Wrap(err, apperr.DataError, "%s", l.Text(i18n.ReportBackendFailed, what))
 }
 
 // fileName makes a name safe as one VFS path segment.

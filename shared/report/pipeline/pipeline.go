@@ -189,10 +189,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func zh(s report.Session) bool { return s.Language == "zh" }
 
 // lang is the session's language for the catalogue's messages (shared/i18n):
-// the language decided once when the template was loaded.
+// the language decided once when the template was loaded; before that (the
+// template failed to load) the one its request is written in.
 func lang(s report.Session) i18n.Lang {
-	if zh(s) {
+	switch s.Language {
+	case "zh":
 		return i18n.Chinese
+	case "en":
+		return i18n.English
 	}
-	return i18n.English
+	m := s.Message
+	return i18n.Of(m.Language, m.Question, m.TemplateName, m.KnowledgeBaseName)
 }

@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/eventlog"
@@ -73,12 +75,20 @@ func newFixture(tb testing.TB, leaves int) fixture {
 	tb.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/templates", func(w http.ResponseWriter, r *http.Request) {
+		if name := r.URL.Query().Get("name"); name != "" && name != "Bench" {
+			fmt.Fprint(w, `{"templates":[]}`)
+			return
+		}
 		fmt.Fprint(w, `{"templates":[{"id":"t1","name":"Bench","format":"markdown"}]}`)
 	})
 	mux.HandleFunc("GET /api/templates/t1", func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(backend.Template{TemplateInfo: backend.TemplateInfo{ID: "t1", Name: "Bench", Format: "markdown"}, Content: templateOf(leaves)})
 	})
 	mux.HandleFunc("GET /api/knowledge-bases", func(w http.ResponseWriter, r *http.Request) {
+		if name := r.URL.Query().Get("name"); name != "" && name != "KB" {
+			fmt.Fprint(w, `{"knowledge_bases":[]}`)
+			return
+		}
 		fmt.Fprint(w, `{"knowledge_bases":[{"id":"k1","name":"KB"}]}`)
 	})
 	mux.HandleFunc("GET /api/knowledge-bases/k1/files", func(w http.ResponseWriter, r *http.Request) {
@@ -225,6 +235,50 @@ func TestFinishMessages(t *testing.T) {
 		_ = json.Unmarshal(env.Content, &msg)
 		if env.Event != tc.event || !strings.Contains(msg, tc.contains) || (tc.code != "" && !strings.Contains(string(env.Metadata), tc.code)) || len(evs) != 2 {
 			t.Errorf("%s: %s %s %s (%d events)", tc.in.Reason, env.Event, msg, env.Metadata, len(evs))
+		}
+	}
+}
+
+// TestLoadFailureInTheTeachersLanguage: a template or knowledge base that
+// cannot be loaded is reported in the language the request is written in,
+// although the report's language is only decided from the template.
+func TestLoadFailureInTheTeachersLanguage(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, 2)
+	for i, tc := range []struct {
+		m    report.Message
+		want string
+	}{
+		{report.Message{Question: "写一份学期总结", TemplateName: "学期教学工作总结"}, "报告生成出错：没有名为“学期教学工作总结”的模板"},
+		{report.Message{TemplateName: "Bench", KnowledgeBaseName: "初二（3）班"}, "报告生成出错：没有名为“初二（3）班”的知识库"},
+		{report.Message{Question: "Write the term summary", TemplateName: "Term summary"}, `Agent execution error: no template is named "Term summary"`},
+		{report.Message{TemplateName: "Term summary", Language: "zh"}, "报告生成出错：没有名为“Term summary”的模板"},
+	} {
+		sid := fmt.Sprintf("l-%d", i)
+		if err := f.store.CreateSession(ctx, report.Session{ID: sid, TeacherID: "t-001", Status: report.StatusPlanning, Run: 1, Message: tc.m}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := f.p.Plan(ctx, pipeline.RunInput{SessionID: sid, TeacherID: "t-001", Run: 1})
+		var ae *apperr.Error
+		if !errors.As(err, &ae) || ae.Code != apperr.EntityNotFound {
+			t.Fatalf("%+v: plan error %v, want ENTITY_NOT_FOUND", tc.m, err)
+		}
+		// The workflow hands the step's error to Finish as Lambda reports it.
+		info := &workflow.ErrorInfo{Error: string(ae.Code), Cause: ae.Error()}
+		if _, err := f.p.Finish(ctx, pipeline.FinishInput{SessionID: sid, Run: 1, Reason: pipeline.ReasonFailed, Error: info}); err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := f.log.Read(ctx, report.StreamName(sid), 0, 100)
+		var msg string
+		for _, ev := range evs {
+			var env report.Envelope
+			_ = json.Unmarshal(ev.Data, &env)
+			if env.Event == "agent.error" {
+				_ = json.Unmarshal(env.Content, &msg)
+			}
+		}
+		if msg != tc.want {
+			t.Errorf("%+v: agent.error %q, want %q", tc.m, msg, tc.want)
 		}
 	}
 }
