@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,9 +154,11 @@ func BenchmarkIdleStreams(b *testing.B) {
 
 // BenchmarkLiveRelay is a live stream end to end in one process, as the
 // local run has it: a producer appends 200 text chunks one by one to the
-// embedded store's log while a tailer relays them as SSE; one op is the
-// whole answer, until the relay has written the closing event. It reports
-// the CPU-and-wait cost per chunk of appending and relaying.
+// embedded store's log while a tailer relays them as SSE, framed and
+// flushed the way the relay does (TailOptions.Flush: the events that are
+// ready in one write); one op is the whole answer, until the relay has
+// written the closing event. It reports the CPU-and-wait cost per chunk
+// of appending and relaying, and the writes per chunk.
 func BenchmarkLiveRelay(b *testing.B) {
 	const chunks = 200
 	db, err := boltstore.Open(b.TempDir()+"/bench.db", boltstore.Options{NoSync: true})
@@ -167,16 +170,19 @@ func BenchmarkLiveRelay(b *testing.B) {
 	ev, _ := protocol.MarshalChunk(protocol.TextDelta{ID: "t", Delta: "已为您生成 5 道关于牛顿第一定律的选择题，"})
 	ctx := context.Background()
 	run := 0
+	var writes countingWriter
 	b.ReportAllocs()
 	for b.Loop() {
 		run++
 		stream := fmt.Sprint("turn-", run)
 		done := make(chan error, 1)
 		go func() {
-			w := protocol.NewSSEWriter(io.Discard)
-			done <- eventlog.Tail(ctx, log, stream, 0, eventlog.TailOptions{}, func(e eventlog.Event) error {
-				return w.Event(e.Seq, "", e.Data)
+			w := protocol.NewSSEWriter(&writes)
+			done <- eventlog.Tail(ctx, log, stream, 0, eventlog.TailOptions{Flush: w.Flush}, func(e eventlog.Event) error {
+				w.Add(e.Seq, "", e.Data)
+				return nil
 			})
+			_ = w.Flush()
 		}()
 		for i := range chunks {
 			if _, err := log.Append(ctx, stream, eventlog.Event{Data: ev, Close: i == chunks-1}); err != nil {
@@ -188,4 +194,13 @@ func BenchmarkLiveRelay(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chunks), "ns/chunk")
+	b.ReportMetric(float64(writes.n.Load())/float64(b.N*chunks), "writes/chunk")
+}
+
+// countingWriter counts the writes it discards.
+type countingWriter struct{ n atomic.Int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n.Add(1)
+	return len(p), nil
 }

@@ -40,8 +40,11 @@ func TurnLatency(next http.Handler, m Durations, now func() time.Time) http.Hand
 	})
 }
 
+// textDeltaPattern is the longer of the two patterns watched for.
+const textDeltaPattern = `"type":"text-delta"`
+
 var (
-	textDelta   = []byte(`"type":"text-delta"`)
+	textDelta   = []byte(textDeltaPattern)
 	finishChunk = []byte(`"type":"finish"`)
 )
 
@@ -52,7 +55,8 @@ type latencyWriter struct {
 	start      time.Time
 	now        func() time.Time
 	m          Durations
-	tail       []byte // the end of the previous write: a pattern may straddle two
+	tail       [len(textDeltaPattern) - 1]byte // the end of the bytes written: a pattern may straddle two writes
+	ntail      int
 	sawText    bool
 	sawFinish  bool
 	wroteError bool
@@ -65,21 +69,41 @@ func (w *latencyWriter) WriteHeader(code int) {
 
 func (w *latencyWriter) Write(p []byte) (int, error) {
 	if !w.wroteError && !w.sawFinish {
-		buf := append(w.tail, p...)
-		if !w.sawText && bytes.Contains(buf, textDelta) {
+		if !w.sawText && w.seen(p, textDelta) {
 			w.sawText = true
 			w.m.Duration(MetricTimeToFirstText, w.now().Sub(w.start), nil)
 		}
-		if bytes.Contains(buf, finishChunk) {
+		if w.seen(p, finishChunk) {
 			w.sawFinish = true
 			w.m.Duration(MetricTurnTime, w.now().Sub(w.start), nil)
 		}
-		if n := len(textDelta); len(buf) > n {
-			buf = buf[len(buf)-n:]
-		}
-		w.tail = append(w.tail[:0], buf...)
+		w.keepTail(p)
 	}
 	return w.ResponseWriter.Write(p)
+}
+
+// seen reports whether pat is in p or straddles the previous writes' end
+// and p, without copying p.
+func (w *latencyWriter) seen(p, pat []byte) bool {
+	if bytes.Contains(p, pat) {
+		return true
+	}
+	var b [2 * len(textDeltaPattern)]byte
+	joint := append(append(b[:0], w.tail[:w.ntail]...), p[:min(len(p), len(pat)-1)]...)
+	return bytes.Contains(joint, pat)
+}
+
+// keepTail keeps the last bytes written, as many as a pattern can have
+// before a write's start.
+func (w *latencyWriter) keepTail(p []byte) {
+	n := len(w.tail)
+	if len(p) >= n {
+		w.ntail = copy(w.tail[:], p[len(p)-n:])
+		return
+	}
+	keep := min(w.ntail, n-len(p)) // of the old tail, then all of p
+	copy(w.tail[:], w.tail[w.ntail-keep:w.ntail])
+	w.ntail = keep + copy(w.tail[keep:], p)
 }
 
 // Flush passes on to the client's writer, which the SSE encoder flushes

@@ -69,3 +69,33 @@ func TestTurnLatency(t *testing.T) {
 		t.Errorf("a resumed stream or a refused turn recorded %v", m.got)
 	}
 }
+
+// TestTurnLatencyAnySplit writes one stream in pieces of every size, so
+// that each pattern straddles two writes (or more) at every offset: both
+// metrics are recorded once, at the write that completes them.
+func TestTurnLatencyAnySplit(t *testing.T) {
+	stream := `data: {"type":"start","messageId":"m"}` + "\n\n" +
+		`data: {"type":"text-delta","id":"t","delta":"你好"}` + "\n\n" +
+		`data: {"type":"finish"}` + "\n\n" + "data: [DONE]\n\n"
+	firstText := strings.Index(stream, `"type":"text-delta"`) + len(`"type":"text-delta"`)
+	finish := strings.Index(stream, `"type":"finish"`) + len(`"type":"finish"`)
+	for size := 1; size <= len(stream); size++ {
+		written := 0 // the clock: bytes written so far, in nanoseconds
+		now := func() time.Time { return time.Unix(0, int64(written)) }
+		m := &durations{}
+		h := edge.TurnLatency(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for i := 0; i < len(stream); i += size {
+				written = min(i+size, len(stream))
+				_, _ = io.WriteString(w, stream[i:written])
+			}
+		}), m, now)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/api/conversation/stream", strings.NewReader("{}")))
+		// The write that completes a pattern ends at the pattern's end
+		// rounded up to a whole piece.
+		end := func(at int) time.Duration { return time.Duration(min((at+size-1)/size*size, len(stream))) }
+		want := []recorded{{edge.MetricTimeToFirstText, end(firstText)}, {edge.MetricTurnTime, end(finish)}}
+		if len(m.got) != 2 || m.got[0] != want[0] || m.got[1] != want[1] {
+			t.Fatalf("pieces of %d bytes: recorded %v, want %v", size, m.got, want)
+		}
+	}
+}

@@ -95,30 +95,48 @@ func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, aft
 	// supported and the Function URL's own limits apply.
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{})
-	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound)) }
-	extend()
 	sse := protocol.NewSSEWriter(w)
-	_ = sse.Flush() // headers out now: the client sees the stream open at once
+	// flush sends what is framed, in one write: each socket write gets its
+	// deadline, not each event.
+	flush := func() error {
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound))
+		return sse.Flush()
+	}
+	_ = flush() // headers out now: the client sees the stream open at once
+	// send frames an event; eventlog.Tail calls flush once it has passed
+	// the events that are ready (TailOptions.Flush), so that a batch the
+	// feed or a read hands over goes out together and no event waits for
+	// a later one.
 	send := func(ev eventlog.Event) error {
 		after = ev.Seq
-		extend()
 		if s.before != nil {
 			for _, f := range s.before(ev) {
-				if err := sse.Event(0, "", f); err != nil {
-					return err
-				}
+				sse.Add(0, "", f)
 			}
 		}
-		return sse.Event(ev.Seq, ev.Name, ev.Data)
-	}
-	if closing != nil { // the stream ended at the cursor: its end again, now
-		if send(*closing) == nil && s.done != nil {
-			_ = sse.Event(0, "", s.done)
+		sse.Add(ev.Seq, ev.Name, ev.Data)
+		if sse.Buffered() >= relayFlushBytes {
+			return flush()
 		}
 		return nil
 	}
+	// end writes the stream's terminator after its closing event, and
+	// sends what is still framed in any case.
+	end := func(closed bool) {
+		if closed && s.done != nil {
+			sse.Add(0, "", s.done)
+		}
+		_ = flush()
+	}
+	if closing != nil { // the stream ended at the cursor: its end again, now
+		end(send(*closing) == nil)
+		return nil
+	}
 	opts := eventlog.TailOptions{PollMin: r.pollMin, PollMax: r.pollMax, IdleEvery: r.heartbeat,
-		MaxWait: s.maxWait, Idle: func() error { extend(); return sse.Comment("ping") }}
+		MaxWait: s.maxWait, Flush: flush, Idle: func() error {
+			_ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound))
+			return sse.Comment("ping")
+		}}
 	err = eventlog.Tail(ctx, r.log, s.key, after, opts, send)
 	if errors.Is(err, eventlog.ErrTailTimeout) && s.abandon != nil {
 		s.abandon(ctx)
@@ -127,17 +145,16 @@ func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, aft
 		opts.MaxWait = r.heartbeat
 		err = eventlog.Tail(ctx, r.log, s.key, after, opts, send)
 	}
-	if err != nil {
-		if ctx.Err() == nil {
-			r.logger.WarnContext(ctx, "relay ended early", s.kind+"Id", s.id, "err", err)
-		}
-		return nil
-	}
-	if s.done != nil {
-		_ = sse.Event(0, "", s.done)
+	end(err == nil)
+	if err != nil && ctx.Err() == nil {
+		r.logger.WarnContext(ctx, "relay ended early", s.kind+"Id", s.id, "err", err)
 	}
 	return nil
 }
+
+// relayFlushBytes bounds what the relay frames before it sends: a batch of
+// large events goes out in parts of about this size.
+const relayFlushBytes = 32 << 10
 
 // longWait readies a JSON route that waits on work for up to d (a whole
 // turn, an app run) for the server's timeouts: its answer may be written

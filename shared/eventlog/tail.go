@@ -17,8 +17,16 @@ type TailOptions struct {
 	IdleEvery time.Duration
 	// MaxWait ends the tail with ErrTailTimeout when no event arrives for this long.
 	MaxWait time.Duration
-	// Batch is the read size.
+	// Batch is the read size, and the most events passed to fn between
+	// two calls of Flush.
 	Batch int
+	// Flush, if set, is called whenever Tail has passed to fn every event
+	// it has at hand and is about to wait for more (or has passed Batch
+	// events in a row). A caller whose fn only buffers (the SSE relay)
+	// sends the buffer then: the events that are ready go out together,
+	// and none waits for a later one. It is not called after the closing
+	// event: the caller writes what follows it and flushes.
+	Flush func() error
 }
 
 // ErrTailTimeout is returned by Tail when MaxWait passed with no event.
@@ -54,6 +62,8 @@ func Tail(ctx context.Context, r Reader, stream string, after int64, o TailOptio
 	if w, ok := r.(Watcher); ok {
 		return tailWatch(ctx, r, w, stream, after, o, fn)
 	}
+	b := batcher{fn: fn, flush: o.Flush, max: o.Batch}
+	fn = b.pass
 	n, _ := r.(Notifier)
 	poll := o.PollMin
 	lastEvent, lastIdle := time.Now(), time.Now()
@@ -94,6 +104,9 @@ func Tail(ctx context.Context, r Reader, stream string, after int64, o TailOptio
 		if changed != nil {
 			wait = min(o.PollMax, o.IdleEvery-now.Sub(lastIdle)) // the channel wakes us
 		}
+		if err := b.wait(); err != nil {
+			return err
+		}
 		if err := sleep(ctx, max(wait, time.Millisecond), changed); err != nil {
 			return err
 		}
@@ -113,19 +126,55 @@ func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	return nil
 }
 
+// batcher passes events to fn and calls flush when the tail is about to
+// wait with events passed since the last flush, or after max of them in a
+// row.
+type batcher struct {
+	fn    func(Event) error
+	flush func() error
+	max   int
+	n     int // events passed since the last flush
+}
+
+func (b *batcher) pass(ev Event) error {
+	if err := b.fn(ev); err != nil {
+		return err
+	}
+	b.n++
+	if b.n >= b.max {
+		return b.wait()
+	}
+	return nil
+}
+
+// wait flushes what was passed since the last flush; the tail calls it
+// before it waits.
+func (b *batcher) wait() error {
+	if b.n == 0 || b.flush == nil {
+		b.n = 0
+		return nil
+	}
+	b.n = 0
+	return b.flush()
+}
+
+// pending reports whether events were passed since the last flush.
+func (b *batcher) pending() bool { return b.n > 0 }
+
 // tailFeed reads the log for the past and takes the live tail from the
 // feed. It subscribes before it reads, so that every event is in the read,
 // in the feed, or in both (then skipped by seq). A subscription that lagged
 // is dropped by the feed; the tail then reads the log again and subscribes
 // anew.
 func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int64, o TailOptions, fn func(Event) error) error {
+	b := batcher{fn: fn, flush: o.Flush, max: o.Batch}
 	lastEvent, lastIdle := time.Now(), time.Now()
 	timer := time.NewTimer(o.IdleEvery)
 	defer timer.Stop()
 	for {
 		sub := f.Subscribe(stream)
 		from := after
-		closed, err := catchUp(ctx, r, stream, &after, o.Batch, fn)
+		closed, err := catchUp(ctx, r, stream, &after, o.Batch, b.pass)
 		if err != nil || closed {
 			sub.Close()
 			return err
@@ -135,7 +184,40 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 		}
 		err = func() error {
 			defer sub.Close()
+			// next passes ev on, if it is the next one.
+			next := func(ev Event) error {
+				if ev.Seq <= after {
+					return nil
+				}
+				if ev.Seq != after+1 {
+					return errLagged // not expected of a Feeder: read the log again
+				}
+				if err := b.pass(ev); err != nil {
+					return err
+				}
+				after = ev.Seq
+				if ev.Close {
+					return errClosedStream
+				}
+				return nil
+			}
 			for {
+				if b.pending() {
+					// Events were passed: take the ones already in the feed
+					// with them, and flush when there are none.
+					select {
+					case ev := <-sub.Events():
+						if err := next(ev); err != nil {
+							return err
+						}
+						continue
+					default:
+					}
+					lastEvent, lastIdle = time.Now(), time.Now()
+					if err := b.wait(); err != nil {
+						return err
+					}
+				}
 				now := time.Now()
 				if now.Sub(lastEvent) > o.MaxWait {
 					return ErrTailTimeout
@@ -154,20 +236,13 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 				case <-sub.Lagged():
 					return errLagged
 				case ev := <-sub.Events():
-					if ev.Seq <= after {
-						continue
-					}
-					if ev.Seq != after+1 {
-						return errLagged // not expected of a Feeder: read the log again
-					}
-					if err := fn(ev); err != nil {
+					before := after
+					if err := next(ev); err != nil {
 						return err
 					}
-					after = ev.Seq
-					if ev.Close {
-						return errClosedStream
+					if after > before && !b.pending() { // passed, and flushed at the batch bound
+						lastEvent, lastIdle = time.Now(), time.Now()
 					}
-					lastEvent, lastIdle = time.Now(), time.Now()
 				}
 			}
 		}()
@@ -213,11 +288,15 @@ func catchUp(ctx context.Context, r Reader, stream string, after *int64, batch i
 // tailWatch reads the log and, when it has nothing new, waits on the log's
 // shared watch instead of polling by itself.
 func tailWatch(ctx context.Context, r Reader, w Watcher, stream string, after int64, o TailOptions, fn func(Event) error) error {
+	b := batcher{fn: fn, flush: o.Flush, max: o.Batch}
 	lastEvent, lastIdle := time.Now(), time.Now()
 	for {
 		from := after
-		closed, err := catchUp(ctx, r, stream, &after, o.Batch, fn)
+		closed, err := catchUp(ctx, r, stream, &after, o.Batch, b.pass)
 		if err != nil || closed {
+			return err
+		}
+		if err := b.wait(); err != nil {
 			return err
 		}
 		now := time.Now()

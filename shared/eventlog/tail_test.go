@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -440,5 +441,63 @@ func TestFeedDropsAFullSubscription(t *testing.T) {
 	case ev := <-other.Events():
 		t.Fatalf("a subscriber of another stream got seq %d", ev.Seq)
 	default:
+	}
+}
+
+// TestTailFlush: Flush comes after the events that were ready, at the
+// latest every Batch events, and before Tail waits, so that a caller that
+// buffers never holds an event back; never after the closing event (the
+// caller's to flush with what it writes after it).
+func TestTailFlush(t *testing.T) {
+	for _, kind := range readerKinds() {
+		t.Run("written/"+kind, func(t *testing.T) {
+			m := eventlog.NewMemory()
+			for i := 1; i <= 7; i++ {
+				appendAll(t, m, "s", event(fmt.Sprint(i)))
+			}
+			appendAll(t, m, "s", closeEvent("end"))
+			var last int64
+			var flushedAt []int64
+			o := fastTail() // Batch 3
+			o.Flush = func() error { flushedAt = append(flushedAt, last); return nil }
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+			defer cancel()
+			err := eventlog.Tail(ctx, readerOf(m, kind), "s", 0, o, func(e eventlog.Event) error { last = e.Seq; return nil })
+			if err != nil {
+				t.Fatalf("Tail: %v", err)
+			}
+			if !equalSeqs(flushedAt, []int64{3, 6}) {
+				t.Fatalf("flushed after seqs %v, want [3 6] (every 3 events, not after the close)", flushedAt)
+			}
+		})
+		t.Run("live/"+kind, func(t *testing.T) {
+			m := eventlog.NewMemory()
+			reader := readerOf(m, kind)
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+			defer cancel()
+			var last atomic.Int64
+			flushed := make(chan int64, 100)
+			o := fastTail()
+			o.Flush = func() error { flushed <- last.Load(); return nil }
+			done := make(chan error, 1)
+			go func() {
+				done <- eventlog.Tail(ctx, reader, "live", 0, o, func(e eventlog.Event) error { last.Store(e.Seq); return nil })
+			}()
+			for i := int64(1); i <= 3; i++ {
+				appendAll(t, m, "live", event(fmt.Sprint(i)))
+				// Nothing more is appended until the tail flushed event i.
+				for got := int64(0); got < i; {
+					select {
+					case got = <-flushed:
+					case <-ctx.Done():
+						t.Fatalf("event %d was not flushed while the tail waited for more", i)
+					}
+				}
+			}
+			appendAll(t, m, "live", closeEvent("end"))
+			if err := <-done; err != nil {
+				t.Fatalf("Tail: %v", err)
+			}
+		})
 	}
 }

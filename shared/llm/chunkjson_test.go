@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // chunkSeeds are chunks as providers send them, and the corners of
@@ -50,28 +52,49 @@ func FuzzDecodeChunk(f *testing.F) {
 	})
 }
 
-// BenchmarkDecodeChunk: one content chunk as a provider sends it.
+// benchChunks are the chunks of a streamed answer as the load benchmark's
+// mock (and OpenAI) sends them: a text delta, a tool call's argument
+// fragment, and the usage chunk that ends an answer.
+var benchChunks = []struct{ name, data string }{
+	{"text", `{"id":"chatcmpl-loadbench","object":"chat.completion.chunk","created":1764115200,"model":"mock","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":"化学能"},"logprobs":null,"finish_reason":null}]}`},
+	{"tool-call", `{"id":"chatcmpl-loadbench","object":"chat.completion.chunk","created":1764115200,"model":"mock","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"已为您生成 5 道\\n"}}]},"logprobs":null,"finish_reason":null}]}`},
+	{"usage", `{"id":"chatcmpl-loadbench","object":"chat.completion.chunk","created":1764115200,"model":"mock","choices":[],"usage":{"prompt_tokens":1834,"completion_tokens":200,"total_tokens":2034,"prompt_tokens_details":{"cached_tokens":1024},"completion_tokens_details":{"reasoning_tokens":0}}}`},
+}
+
+// BenchmarkDecodeChunk decodes each kind of chunk into the reader's
+// reused value: encoding/json, github.com/goccy/go-json (alone, and after
+// json.Valid, which it needs to reject what encoding/json rejects), and
+// decodeChunk.
 func BenchmarkDecodeChunk(b *testing.B) {
-	data := []byte(chunkSeeds[0])
-	b.Run("encoding-json", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var c streamChunk
-			if err := json.Unmarshal(data, &c); err != nil {
-				b.Fatal(err)
+	decoders := []struct {
+		name   string
+		decode func([]byte, *streamChunk) error
+	}{
+		{"encoding-json", func(d []byte, c *streamChunk) error { return json.Unmarshal(d, c) }},
+		{"goccy", func(d []byte, c *streamChunk) error { return gojson.Unmarshal(d, c) }},
+		{"goccy-valid", func(d []byte, c *streamChunk) error {
+			if !json.Valid(d) {
+				return errChunkSyntax
 			}
+			return gojson.Unmarshal(d, c)
+		}},
+		{"decodeChunk", decodeChunk},
+	}
+	for _, ch := range benchChunks {
+		data := []byte(ch.data)
+		for _, dec := range decoders {
+			b.Run(ch.name+"/"+dec.name, func(b *testing.B) {
+				b.ReportAllocs()
+				var c streamChunk
+				for b.Loop() {
+					choices := c.Choices[:cap(c.Choices)]
+					clear(choices)
+					c = streamChunk{Choices: choices[:0]}
+					if err := dec.decode(data, &c); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
-	})
-	b.Run("decodeChunk", func(b *testing.B) {
-		b.ReportAllocs()
-		var c streamChunk
-		for b.Loop() {
-			choices := c.Choices[:cap(c.Choices)]
-			clear(choices)
-			c = streamChunk{Choices: choices[:0]}
-			if err := decodeChunk(data, &c); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }

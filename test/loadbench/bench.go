@@ -68,7 +68,10 @@ type measure struct {
 	IdleRSS   int64         // after start-up and one answer
 	PeakRSS   int64         // VmHWM at the end of the level
 	ModelReqs int64         // requests the mock served during the level
-	FirstErr  string
+	// Syscalls are the server's read and write system calls over the level
+	// (syscr, syscw of /proc/PID/io: sockets, the event log's file, logs).
+	Syscalls ioCalls
+	FirstErr string
 }
 
 // AnswersPerSec is the delivered answers per second of wall time.
@@ -230,10 +233,18 @@ func level(ctx context.Context, cfg config, hc *http.Client, mock *mockModel, s 
 	if err != nil {
 		return measure{}, err
 	}
+	io0, err := syscalls(sv.pid)
+	if err != nil {
+		return measure{}, err
+	}
 	start := time.Now()
 	answers := drive(ctx, hc, sv.url, fmt.Sprintf("lb-%d", start.UnixNano()), sc.C, n, mock.text)
 	wall := time.Since(start)
 	cpu1, err := cpuTime(sv.pid)
+	if err != nil {
+		return measure{}, err
+	}
+	io1, err := syscalls(sv.pid)
 	if err != nil {
 		return measure{}, err
 	}
@@ -246,7 +257,8 @@ func level(ctx context.Context, cfg config, hc *http.Client, mock *mockModel, s 
 	peak = max(peak, rss, sv.idleRSS)
 	m := measure{Side: s.name, Scenario: sc, Answers: n, Wall: wall, CPU: cpu1 - cpu0,
 		FirstByte: sv.firstByte, StartCPU: sv.startCPU, IdleRSS: sv.idleRSS, PeakRSS: peak,
-		ModelReqs: mock.answers.Load() + mock.routes.Load() - reqs0}
+		ModelReqs: mock.answers.Load() + mock.routes.Load() - reqs0,
+		Syscalls:  ioCalls{Read: io1.Read - io0.Read, Write: io1.Write - io0.Write}}
 	var firsts []time.Duration
 	for _, a := range answers {
 		if a.err == nil && a.total == 0 {
@@ -279,13 +291,21 @@ func percentile(ds []time.Duration, p int) time.Duration {
 }
 
 func (m measure) brief() string {
-	s := fmt.Sprintf("%d answers (%d failed), %.0f answers/s, CPU %s (%.0f%% of a core), %s per chunk, first delta p50 %s p99 %s, peak RSS %s",
+	s := fmt.Sprintf("%d answers (%d failed), %.0f answers/s, CPU %s (%.0f%% of a core), %s per chunk, first delta p50 %s p99 %s, peak RSS %s, system calls per answer %.0f write / %.0f read",
 		m.Answers, m.Failed, m.AnswersPerSec(), m.CPU.Round(time.Millisecond), 100*m.Busy(), micro(m.CPUPerChunk()),
-		milli(m.P50), milli(m.P99), mb(m.PeakRSS))
+		milli(m.P50), milli(m.P99), mb(m.PeakRSS), m.perAnswer(m.Syscalls.Write), m.perAnswer(m.Syscalls.Read))
 	if m.FirstErr != "" {
 		s += "; first failure: " + m.FirstErr
 	}
 	return s
+}
+
+// perAnswer is n per delivered answer.
+func (m measure) perAnswer(n int64) float64 {
+	if m.Answers == m.Failed {
+		return 0
+	}
+	return float64(n) / float64(m.Answers-m.Failed)
 }
 
 // reference finds node and the AI SDK server, or says why it cannot run.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,30 @@ func TestPercentile(t *testing.T) {
 	}
 	if percentile(nil, 50) != 0 {
 		t.Error("p50 of nothing is not 0")
+	}
+}
+
+// TestSyscalls: /proc/PID/io counts this process's writes.
+func TestSyscalls(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, err := syscalls(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if _, err := f.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := syscalls(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.Write - before.Write; n < 10 {
+		t.Fatalf("10 writes counted as %d", n)
 	}
 }

@@ -69,3 +69,39 @@ func memory(pid int) (rss, peak int64, err error) {
 	}
 	return rss, peak, sc.Err()
 }
+
+// ioCalls counts a process's read and write system calls.
+type ioCalls struct{ Read, Write int64 }
+
+// syscalls reads syscr and syscw of /proc/PID/io: the read and write
+// system calls the process made (read, pread, readv… and their writes).
+func syscalls(pid int) (ioCalls, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return ioCalls{}, err
+	}
+	var c ioCalls
+	found := 0
+	for line := range strings.Lines(string(b)) {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		var dst *int64
+		switch k {
+		case "syscr":
+			dst = &c.Read
+		case "syscw":
+			dst = &c.Write
+		default:
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return ioCalls{}, fmt.Errorf("/proc/%d/io %s: %w", pid, k, err)
+		}
+		*dst = n
+		found++
+	}
+	if found != 2 {
+		return ioCalls{}, fmt.Errorf("/proc/%d/io: no syscr/syscw", pid)
+	}
+	return c, nil
+}
