@@ -204,7 +204,7 @@ func (s *localServer) serve(o options) error {
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
 	mux.HandleFunc("GET /favicon.ico", favicon)
-	// The turn latencies, as in AWS (wire.CloudApp.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle
+	// The turn latencies, as in AWS (awswire.App.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle
 	// keep-alive connection are let go. Streaming routes and the routes
 	// that wait for a whole turn set their own deadlines (edge relay).
 	origins, err := corsOrigins(o.Getenv)
