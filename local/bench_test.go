@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -35,5 +37,36 @@ func BenchmarkTurnFirstByte(b *testing.B) {
 			}
 			b.ReportMetric(float64(first.Microseconds())/float64(b.N)/1000, "ms-first-byte")
 		})
+	}
+}
+
+// BenchmarkStartFirstByte measures the start-up of the local product in
+// process (package initialisation excluded: GODEBUG=inittrace=1 shows it):
+// start (the store, the offline model, the data service, the workflow
+// interpreter, the routes) until the first byte of a chat answer, then
+// Close. docs/benchmarks.md, "Start-up".
+func BenchmarkStartFirstByte(b *testing.B) {
+	logger := slog.New(slog.DiscardHandler)
+	body := `{"id":"w","messages":[{"id":"msg-w","role":"user","parts":[{"type":"text","text":"What is photosynthesis?"}]}],"trigger":"submit-message"}`
+	for b.Loop() {
+		s, err := start(context.Background(), options{Addr: "127.0.0.1:0", DataDir: b.TempDir(),
+			Getenv: func(string) string { return "" }, Logger: logger})
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, err := http.Post(s.URL+"/api/conversation/stream", "application/json", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := s.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+		cancel()
 	}
 }
