@@ -4,7 +4,7 @@
 // of a template session to the session's connection.
 //
 // It only wires: configuration, clients and the handler come from
-// awswire.FromEnv; the routes are plain Go in shared/report/transport.
+// awswire.FromEnv; the routes are plain Go in shared/report/transport/apigw.
 package main
 
 import (
