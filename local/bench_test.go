@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -36,4 +38,40 @@ func BenchmarkTurnFirstByte(b *testing.B) {
 			b.ReportMetric(float64(first.Microseconds())/float64(b.N)/1000, "ms-first-byte")
 		})
 	}
+}
+
+// BenchmarkStartFirstByte measures the start-up of the local product in
+// process (package initialisation excluded: GODEBUG=inittrace=1 shows it):
+// start (the store, the offline model, the data service, the workflow
+// interpreters, the routes) until the first byte of a chat answer
+// (ms-first-byte), then the answer read to its end and Close.
+// docs/benchmarks.md, "Start-up".
+func BenchmarkStartFirstByte(b *testing.B) {
+	logger := slog.New(slog.DiscardHandler)
+	body := `{"id":"w","messages":[{"id":"msg-w","role":"user","parts":[{"type":"text","text":"What is photosynthesis?"}]}],"trigger":"submit-message"}`
+	var first time.Duration
+	for b.Loop() {
+		begin := time.Now()
+		s, err := start(context.Background(), options{Addr: "127.0.0.1:0", DataDir: b.TempDir(),
+			Getenv: func(string) string { return "" }, Logger: logger})
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, err := http.Post(s.URL+"/api/conversation/stream", "application/json", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		first += time.Since(begin)
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := s.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+		cancel()
+	}
+	b.ReportMetric(float64(first.Microseconds())/float64(b.N)/1000, "ms-first-byte")
 }

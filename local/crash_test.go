@@ -47,7 +47,7 @@ func newCrashRig(t *testing.T) *crashRig {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./local: %v\n%s", err, out)
 	}
-	java := javamock.New(mockdata.Default(), javamock.Options{Token: "crash-token"})
+	java := javamock.New(mockdata.Default, javamock.Options{Token: "crash-token"})
 	ctx, cancel := context.WithCancel(context.Background())
 	base, done, err := java.Start(ctx, "127.0.0.1:0")
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/insightedge/insightedge/local/javamock"
 	"github.com/insightedge/insightedge/shared/javaapi"
-	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
@@ -23,7 +22,7 @@ func (s *localServer) startData(ctx context.Context, o options, env *envOverlay)
 		token := randomToken()
 		// The mock serves under the prefix the client will use ("/" is none).
 		prefix := cmp.Or(env.get("JAVA_API_PREFIX"), env.get(javaapi.Alias("JAVA_API_PREFIX")))
-		s.Java = javamock.New(mockdata.Default(), javamock.Options{Token: token, Prefix: prefix})
+		s.Java = javamock.New(s.mockData, javamock.Options{Token: token, Prefix: prefix})
 		mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		base, done, err := s.Java.Start(mctx, "127.0.0.1:0")
 		if err != nil {

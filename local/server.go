@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/insightedge/insightedge/infra"
@@ -22,6 +23,7 @@ import (
 	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
+	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/session"
@@ -63,19 +65,23 @@ type localServer struct {
 	// TemplateWSURL is the extra socket listener ("" without -template-ws-addr).
 	TemplateWSURL  string
 	templateRunner *runner
-	pdf            *pdf.Writer // nil without its fonts
-	runner         *runner
-	db             *boltstore.DB
-	http           *http.Server
-	ln             net.Listener
-	closers        []func(context.Context) error
+	// mockData is the data set of the mock Java service and the template
+	// backend, made once, on the first request that needs it (both only
+	// read it): a chat answer needs none, so start-up does not make it.
+	mockData func() *mockdata.Dataset
+	pdf      *pdf.Writer // nil without its fonts
+	runner   *runner
+	db       *boltstore.DB
+	http     *http.Server
+	ln       net.Listener
+	closers  []func(context.Context) error
 }
 
 // start brings up the embedded store, the offline model (unless
 // OPENAI_BASE_URL is set), the data service, the workflow interpreter and the
 // HTTP edge on o.Addr.
 func start(ctx context.Context, o options) (s *localServer, err error) {
-	s = &localServer{}
+	s = &localServer{mockData: sync.OnceValue(mockdata.Default)}
 	defer func() {
 		if err != nil {
 			_ = s.Close(context.Background())
@@ -204,7 +210,7 @@ func (s *localServer) serve(o options) error {
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
 	mux.HandleFunc("GET /favicon.ico", favicon)
-	// The turn latencies, as in AWS (wire.CloudApp.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle
+	// The turn latencies, as in AWS (awswire.App.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle
 	// keep-alive connection are let go. Streaming routes and the routes
 	// that wait for a whole turn set their own deadlines (edge relay).
 	origins, err := corsOrigins(o.Getenv)

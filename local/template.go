@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/local/templatebackend"
-	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
 	"github.com/insightedge/insightedge/shared/wire"
 )
@@ -27,15 +27,24 @@ func (s *localServer) startTemplateBackend(o options, env *envOverlay) error {
 			return nil
 		}
 	}
-	tb, err := templatebackend.New(mockdata.Default())
-	if err != nil {
-		return fmt.Errorf("local: template backend: %w", err)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("local: template backend: %w", err)
 	}
-	srv := &http.Server{Handler: tb, ReadHeaderTimeout: 10 * time.Second}
+	// The backend (templates, and knowledge bases made from the data set)
+	// is built on its first request, not at start-up: a chat answer never
+	// needs it.
+	backend := sync.OnceValues(func() (*templatebackend.Server, error) { return templatebackend.New(s.mockData()) })
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tb, err := backend()
+		if err != nil {
+			o.Logger.Error("template backend", "err", err)
+			http.Error(w, `{"error":"the local template backend could not be built"}`, http.StatusInternalServerError)
+			return
+		}
+		tb.ServeHTTP(w, r)
+	})
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			o.Logger.Error("template backend stopped", "err", err)

@@ -4,7 +4,7 @@
 // in its input picks the step (wire.App.BuildStep).
 //
 // It only wires: configuration, clients and the steps come from
-// wire.FromEnv; the steps are plain Go in shared/blueprint.
+// awswire.FromEnv; the steps are plain Go in shared/blueprint.
 package main
 
 import (
@@ -14,11 +14,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 func main() {
-	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
 	if err != nil {
 		log.Fatalf("buildstep: %v", err)
 	}

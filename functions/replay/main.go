@@ -3,10 +3,10 @@
 // {"appId": …, "trigger": "schedule"}, builds the app's page again with no
 // client attached (the Build workflow, started on Step Functions) and
 // stores a snapshot of the run, succeeded or failed
-// (wire.CloudApp.ReplayHandler over apps.Replayer).
+// (awswire.App.ReplayHandler over apps.Replayer).
 //
 // It only wires: configuration, clients and the replayer come from
-// wire.FromEnv; the replay itself is plain Go in shared/apps.
+// awswire.FromEnv; the replay itself is plain Go in shared/apps.
 package main
 
 import (
@@ -16,11 +16,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 func main() {
-	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
 	if err != nil {
 		log.Fatalf("replay: %v", err)
 	}

@@ -5,7 +5,7 @@
 // (wire.App.ResearchStep).
 //
 // It only wires: configuration, clients and the steps come from
-// wire.FromEnv; the steps are plain Go in shared/research.
+// awswire.FromEnv; the steps are plain Go in shared/research.
 package main
 
 import (
@@ -15,11 +15,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 func main() {
-	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
 	if err != nil {
 		log.Fatalf("research: %v", err)
 	}

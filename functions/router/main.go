@@ -2,7 +2,7 @@
 // the router model classifies the message into a RouteOutput.
 //
 // It only wires: configuration, clients and the step come from
-// wire.FromEnv; the step itself is plain Go in shared/agent.
+// awswire.FromEnv; the step itself is plain Go in shared/agent.
 package main
 
 import (
@@ -12,11 +12,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 func main() {
-	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
 	if err != nil {
 		log.Fatalf("router: %v", err)
 	}

@@ -4,7 +4,7 @@
 // Events. With BUILD_STATE_MACHINE_ARN it serves the Build runtime too:
 // the page streams (the Build workflow's event log, relayed the same way),
 // /api/workflow/generate, and the saved apps with their EventBridge
-// Scheduler schedules (wire.CloudApp.EdgeHandler); with
+// Scheduler schedules (awswire.App.EdgeHandler); with
 // TEMPLATE_STATE_MACHINE_ARN the template report agent's SSE + POST routes. lambdaurl writes each
 // Write as its own chunk, so SSE streams without an http.Flusher; build
 // with -tags lambda.norpc for provided.al2023.
@@ -17,11 +17,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdaurl"
 
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 func main() {
-	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
 	if err != nil {
 		log.Fatalf("stream: %v", err)
 	}

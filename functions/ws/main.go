@@ -4,7 +4,7 @@
 // of a template session to the session's connection.
 //
 // It only wires: configuration, clients and the handler come from
-// wire.FromEnv; the routes are plain Go in shared/report/transport.
+// awswire.FromEnv; the routes are plain Go in shared/report/transport/apigw.
 package main
 
 import (
@@ -14,11 +14,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 func main() {
-	app, err := wire.FromEnv(context.Background(), os.Getenv, wire.CloudOptions{})
+	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
 	if err != nil {
 		log.Fatalf("ws: %v", err)
 	}

@@ -35,9 +35,10 @@ type Server struct {
 	admin *http.ServeMux
 }
 
-// New returns the mock over data (mockdata.Default() for the standard set).
-func New(data *mockdata.Dataset, opts Options) *Server {
-	s := &Server{Server: mockserver.New(data, opts), admin: http.NewServeMux()}
+// New returns the mock over the data set load makes (mockdata.Default for
+// the standard set), called on the first request (mockserver.NewLazy).
+func New(load func() *mockdata.Dataset, opts Options) *Server {
+	s := &Server{Server: mockserver.NewLazy(load, opts), admin: http.NewServeMux()}
 	s.admin.HandleFunc("GET /__mock/fault", s.getFault)
 	s.admin.HandleFunc("PUT /__mock/fault", s.putFault)
 	s.admin.HandleFunc("DELETE /__mock/fault", func(w http.ResponseWriter, _ *http.Request) {

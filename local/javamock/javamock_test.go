@@ -28,7 +28,7 @@ func do(t *testing.T, method, url, body string) int {
 func TestStartAndAdminFaults(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mock := javamock.New(mockdata.Default(), javamock.Options{Token: "local"})
+	mock := javamock.New(mockdata.Default, javamock.Options{Token: "local"})
 	base, done, err := mock.Start(ctx, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -142,7 +141,7 @@ func kindOf(system string) Kind {
 // stripMarkers removes every [[offline:…]] marker, known or not, so that
 // the user's words are echoed without them.
 func stripMarkers(s string) string {
-	s = regexp.MustCompile(`\s*\[\[offline:[A-Za-z0-9_-]+\]\]`).ReplaceAllString(s, "")
+	s = compiled(`\s*\[\[offline:[A-Za-z0-9_-]+\]\]`).ReplaceAllString(s, "")
 	return strings.TrimSpace(s)
 }
 

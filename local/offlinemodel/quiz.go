@@ -3,7 +3,6 @@ package offlinemodel
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -292,7 +291,7 @@ func (b bankQuestion) render(l lang, rotate int) quizQuestion {
 // stem is a question as compared for repeats: without a review mark,
 // numbering, spaces and punctuation, lower-cased.
 func stem(q string) string {
-	q = regexp.MustCompile(`^\s*(?:（巩固 \d+）|\(Review \d+\)\s*|\d+[.、．]\s*)`).ReplaceAllString(q, "")
+	q = compiled(`^\s*(?:（巩固 \d+）|\(Review \d+\)\s*|\d+[.、．]\s*)`).ReplaceAllString(q, "")
 	return strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) {
 			return -1

@@ -1,7 +1,6 @@
 package offlinemodel
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -130,7 +129,7 @@ func candidateTools(c *call, intent workflow.Intent) []string {
 // "- <tool_name>: <description>". Lines under a heading that mentions tools
 // are taken; when no heading does, every such line is, except intent names.
 func listedTools(system string) []string {
-	item := regexp.MustCompile(`^\s*[-*]\s*` + "`?" + `([a-z][a-z0-9_]*)` + "`?" + `\s*[:：]`)
+	item := compiled(`^\s*[-*]\s*` + "`?" + `([a-z][a-z0-9_]*)` + "`?" + `\s*[:：]`)
 	var inSection, anySection []string
 	section := false
 	for _, line := range strings.Split(system, "\n") {

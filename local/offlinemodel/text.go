@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -37,12 +38,25 @@ func (l lang) pick(zhText, enText string) string {
 
 func (l lang) code() string { return l.pick("zh", "en") }
 
-// matches reports whether s matches pattern. Patterns are compiled where
-// they are used (cheap next to an HTTP round trip), so that the package
-// holds no state.
-func matches(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+// matches reports whether s matches pattern.
+func matches(pattern, s string) bool { return compiled(pattern).MatchString(s) }
 
-func submatch(pattern, s string) []string { return regexp.MustCompile(pattern).FindStringSubmatch(s) }
+func submatch(pattern, s string) []string { return compiled(pattern).FindStringSubmatch(s) }
+
+// patterns holds the stand-in's patterns compiled, each on its first use:
+// compiling them again for every request was a quarter of the memory an
+// answer allocated. It stays bounded: every pattern is a literal of this
+// package (never built from a request), and a *regexp.Regexp is safe for
+// concurrent use and never changes.
+var patterns sync.Map // pattern → *regexp.Regexp
+
+func compiled(pattern string) *regexp.Regexp {
+	if re, ok := patterns.Load(pattern); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, _ := patterns.LoadOrStore(pattern, regexp.MustCompile(pattern))
+	return re.(*regexp.Regexp)
+}
 
 // containsAny reports whether s contains one of words (s lower-cased by the caller).
 func containsAny(s string, words ...string) bool {
@@ -297,12 +311,12 @@ func stripFormat(t string) string {
 	for range 4 {
 		before := t
 		t = strings.TrimSpace(t)
-		t = regexp.MustCompile(enFormat).ReplaceAllString(t, "")
-		t = regexp.MustCompile(enFormatAdj).ReplaceAllString(t, "")
-		t = regexp.MustCompile(`(?:做成|导出为|导出成|导出|转成|转为|存为|写成|另存为)\s*$`).ReplaceAllString(t, "")
-		t = regexp.MustCompile(zhFormat).ReplaceAllString(t, "")
+		t = compiled(enFormat).ReplaceAllString(t, "")
+		t = compiled(enFormatAdj).ReplaceAllString(t, "")
+		t = compiled(`(?:做成|导出为|导出成|导出|转成|转为|存为|写成|另存为)\s*$`).ReplaceAllString(t, "")
+		t = compiled(zhFormat).ReplaceAllString(t, "")
 		t = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "的"))
-		t = regexp.MustCompile(demoVerb).ReplaceAllString(t, "")
+		t = compiled(demoVerb).ReplaceAllString(t, "")
 		if t == before {
 			break
 		}

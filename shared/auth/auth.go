@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -24,11 +25,12 @@ type Identity struct {
 	Dev bool
 }
 
-// teacherIDPattern keeps ids safe to use in keys and paths.
-var teacherIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+// teacherIDPattern keeps ids safe to use in keys and paths; compiled on first
+// use, not at start-up (its {0,63} makes a large program).
+var teacherIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // ValidTeacherID reports whether id is a well-formed teacher id.
-func ValidTeacherID(id string) bool { return teacherIDPattern.MatchString(id) }
+func ValidTeacherID(id string) bool { return teacherIDPattern().MatchString(id) }
 
 // JWT verifies HS256 bearer tokens: signature, expiry, issuer and audience,
 // and that the token is not from the future nor valid for longer than

@@ -1,7 +1,8 @@
 // Package blob stores generated files (decks, documents, PDFs, pages) and
-// hands out time-limited download URLs: S3 with presigned GET URLs in AWS,
-// a directory with HMAC-signed URLs and an http.Handler on one machine.
-// Both implement Store and pass the same contract suite (blobtest).
+// hands out time-limited download URLs: S3 with presigned GET URLs in AWS
+// (package s3blob, apart so that the local binary does not link the AWS
+// SDK), a directory with HMAC-signed URLs and an http.Handler on one
+// machine. Both implement Store and pass the same contract suite (blobtest).
 //
 // Keys are slash-separated paths. Files of a teacher live under
 // teachers/<teacherId>/..., and the last segment of a key is the file name

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/insightedge/insightedge/shared/apperr"
@@ -33,7 +34,9 @@ const (
 	MaxForEach = 40
 )
 
-var idPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+// idPattern is compiled on first use, not at start-up (its {0,63} makes a
+// large program).
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`) })
 
 // componentRules says what each component type shows and lets the model write.
 var componentRules = map[string]struct {
@@ -88,7 +91,7 @@ func (v *validator) bad(path, format string, args ...any) {
 // bindings, nodes, tabs and blocks share one namespace, so that a reference
 // never has two meanings).
 func (v *validator) id(path, id string) {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		v.bad(path, "id %q must start with a letter and have at most 64 letters, digits, '-' or '_'", id)
 		return
 	}

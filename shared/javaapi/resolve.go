@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/insightedge/insightedge/shared/apperr"
@@ -227,12 +228,15 @@ type formKey struct {
 
 // formRE matches a folded form-and-section name: an optional prefix (form,
 // f, s, secondary, 中, class ...), the form 1–6 in digits or Chinese, an
-// optional section a–f or 甲–己, and an optional 班 / class. Compiled once;
-// a *regexp.Regexp is safe for concurrent use and never changes.
-var formRE = regexp.MustCompile(`^(?:the)?(?:class)?(?:form|secondary|sec|grade|中學|中学|中|f|s|g)?([1-6一二三四五六])([a-f甲乙丙丁戊己])?(?:班|class)?$`)
+// optional section a–f or 甲–己, and an optional 班 / class. Compiled once,
+// on first use (not at start-up); a *regexp.Regexp is safe for concurrent
+// use and never changes.
+var formRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:the)?(?:class)?(?:form|secondary|sec|grade|中學|中学|中|f|s|g)?([1-6一二三四五六])([a-f甲乙丙丁戊己])?(?:班|class)?$`)
+})
 
 func parseFormKey(folded string) (formKey, bool) {
-	m := formRE.FindStringSubmatch(folded)
+	m := formRE().FindStringSubmatch(folded)
 	if m == nil {
 		return formKey{}, false
 	}

@@ -58,7 +58,7 @@ type Session struct {
 	Restarts map[int]int `json:"restarts,omitempty"`
 	// Relayed is the seq of the last event posted to ConnectionID by the
 	// AWS socket's relay, which posts the log in seq order from there
-	// (transport.APIGateway).
+	// (apigw.Handler).
 	Relayed   int64     `json:"relayed,omitempty"`
 	Version   int64     `json:"version"`
 	CreatedAt time.Time `json:"created_at"`

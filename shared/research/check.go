@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -143,13 +144,14 @@ func dupKey(title string) string {
 
 type date struct{ year, month, day int }
 
-var isoDate = regexp.MustCompile(`^(-?\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$`)
+// isoDate is compiled on first use, not at start-up.
+var isoDate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-?\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$`) })
 
 // parseDate reads an ISO 8601 calendar date of reduced precision (YYYY,
 // YYYY-MM, YYYY-MM-DD; -YYYY before the common era) and checks that it is
 // a real day.
 func parseDate(s string) (date, bool) {
-	m := isoDate.FindStringSubmatch(strings.TrimSpace(s))
+	m := isoDate().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return date{}, false
 	}

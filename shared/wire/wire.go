@@ -1,7 +1,10 @@
 // Package wire builds the one dependency graph of the product, from
 // configuration to clients to steps and handlers. The Lambda mains in
 // functions/ and the local server in local/ both use it, so that the cloud
-// and the local run execute the same code.
+// and the local run execute the same code. The AWS clients that the
+// Lambda functions put under it are wired in package awswire, apart, so
+// that the local binary links none of the AWS SDKs (their package
+// initialisation alone took most of its start-up).
 package wire
 
 import (
@@ -26,6 +29,7 @@ import (
 	"github.com/insightedge/insightedge/shared/blueprint/plan"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/recovery"
@@ -245,6 +249,18 @@ func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 		o.Recover = r
 	}
 	return edge.New(a.Store, a.Log, st, a.Authenticator(), o)
+}
+
+// DataCheck is the health check of the data service: that it answers and
+// accepts the token (javaapi.Client.Check), with the breaker's state.
+func DataCheck(c *javaapi.Client) edge.Check {
+	return edge.Check{Name: "dataService", Check: func(ctx context.Context) error {
+		h := c.Check(ctx)
+		if h.OK() {
+			return nil
+		}
+		return fmt.Errorf("%s: %s (breaker %s)", h.Status, h.Detail, h.Breaker)
+	}}
 }
 
 // leases is the store's lease table, if it has one: the store's own, or

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aws/aws-lambda-go/lambda/messages"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,11 +18,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/lambda/messages"
+
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -131,12 +133,12 @@ type run struct {
 }
 
 // stepsApp is the graph of the task functions on table, built the way the
-// functions build it (wire.FromEnv) with local endpoints.
-func (s *suite) stepsApp(t *testing.T, table string) *wire.CloudApp {
+// functions build it (awswire.FromEnv) with local endpoints.
+func (s *suite) stepsApp(t *testing.T, table string) *awswire.App {
 	t.Helper()
-	env := map[string]string{wire.EnvTable: table, "OPENAI_BASE_URL": s.model(t), "OPENAI_API_KEY": "offline",
+	env := map[string]string{awswire.EnvTable: table, "OPENAI_BASE_URL": s.model(t), "OPENAI_API_KEY": "offline",
 		"LLM_MODEL_FAST": "offline-fast", "LLM_MODEL_STANDARD": offlineModelName, "LLM_MODEL_STRONG": "offline-strong"}
-	app, err := wire.FromEnv(context.Background(), func(k string) string { return env[k] }, localAWS(s.dynalite(t).Endpoint, "", ""))
+	app, err := awswire.FromEnv(context.Background(), func(k string) string { return env[k] }, localAWS(s.dynalite(t).Endpoint, "", ""))
 	if err != nil {
 		t.Fatal(err)
 	}

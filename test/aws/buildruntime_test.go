@@ -25,7 +25,7 @@ import (
 	"github.com/insightedge/insightedge/shared/blueprint/launch"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/eventlog"
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -71,10 +71,10 @@ func seedBuild(t *testing.T, tbl *dynamostore.Table, buildID, class string) work
 
 // taskApp is the graph of a task function of the template (its
 // environment, localised), as the function builds it.
-func (s *suite) taskApp(t *testing.T, resource, table, ssmURL string) *wire.CloudApp {
+func (s *suite) taskApp(t *testing.T, resource, table, ssmURL string) *awswire.App {
 	t.Helper()
 	env := s.functionEnv(t, resource, table, ssmURL)
-	app, err := wire.FromEnv(context.Background(), func(k string) string { return env[k] },
+	app, err := awswire.FromEnv(context.Background(), func(k string) string { return env[k] },
 		localAWS(s.dynalite(t).Endpoint, ssmURL, ""))
 	if err != nil {
 		t.Fatal(err)
@@ -237,12 +237,12 @@ func (s *suite) testBuildFunctions(t *testing.T) {
 	}
 	// A build that does not end within the invocation (here: its execution
 	// held, and a 17 s function timeout) is recorded as failed before the
-	// deadline, wire.ReplayMargin ahead of it.
+	// deadline, awswire.ReplayMargin ahead of it.
 	t.Run("outlives the invocation", func(t *testing.T) {
 		release := sf.hold()
 		defer release()
 		env := maps.Clone(env)
-		env["AWS_LAMBDA_FUNCTION_TIMEOUT"] = strconv.Itoa(int((wire.ReplayMargin + 2*time.Second).Seconds()))
+		env["AWS_LAMBDA_FUNCTION_TIMEOUT"] = strconv.Itoa(int((awswire.ReplayMargin + 2*time.Second).Seconds()))
 		short := emulate(t, rie, filepath.Join(bins, "replay"), env)
 		in, _ := json.Marshal(apps.ReplayInput{AppID: sampleAppID, Trigger: apps.TriggerManual})
 		var out apps.ReplayOutput
@@ -459,7 +459,7 @@ func (s *suite) testPageStream(t *testing.T) {
 // and the build's events (as a client assembles them) must be the same.
 func (s *suite) testBuildWorkflowEquivalence(t *testing.T) {
 	ssmURL := fakeSSM(t, testSecrets())
-	runBuild := func(t *testing.T, class string, interpret func(app *wire.CloudApp, input []byte) run) run {
+	runBuild := func(t *testing.T, class string, interpret func(app *awswire.App, input []byte) run) run {
 		t.Helper()
 		app := s.taskApp(t, "BuildStepFunction", s.dynalite(t).NewTable(t), ssmURL)
 		in := seedBuild(t, app.Table, "build-"+strings.ToLower(class), class)
@@ -479,10 +479,10 @@ func (s *suite) testBuildWorkflowEquivalence(t *testing.T) {
 		{"unknown class", unknownClass, "DATA_ERROR"}, // terminal: no ERROR after it
 	} {
 		t.Run(sc.name, func(t *testing.T) {
-			js := runBuild(t, sc.class, func(app *wire.CloudApp, input []byte) run {
+			js := runBuild(t, sc.class, func(app *awswire.App, input []byte) run {
 				return s.interpretJS(t, "build.asl.json", app.BuildTasks(), input)
 			})
-			goRun := runBuild(t, sc.class, func(app *wire.CloudApp, input []byte) run {
+			goRun := runBuild(t, sc.class, func(app *awswire.App, input []byte) run {
 				return interpretGo(t, infra.BuildASL, app.BuildTasks(), input, "build-"+sc.class)
 			})
 			if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {

@@ -28,6 +28,7 @@ import (
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
 	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 // Who sets an environment variable in AWS.
@@ -55,91 +56,91 @@ const (
 // variable missing here, when a function lacks one it needs, or when the
 // template sets one that no code reads.
 var envTable = map[string]string{
-	wire.EnvTable:         setAll,
-	wire.EnvRecordsBucket: setAll,
-	wire.EnvFileLinks:     setEdge,
+	awswire.EnvTable:         setAll,
+	awswire.EnvRecordsBucket: setAll,
+	awswire.EnvFileLinks:     setEdge,
 	// The AWS SDK reads it from the process: empty in AWS, DynamoDB Local
 	// under sam local (events/env-local.json).
-	"AWS_ENDPOINT_URL_DYNAMODB":     setAll,
-	"OPENAI_BASE_URL":               setAll,
-	"LLM_MODEL_FAST":                setAll,
-	"LLM_MODEL_STANDARD":            setAll,
-	"LLM_MODEL_STRONG":              setAll,
-	"LLM_TIMEOUT":                   setAll,
-	wire.EnvLogLevel:                setAll,
-	wire.EnvAPIKeyParameter:         setModel,
-	wire.EnvJWTSecretParameter:      setAuth,
-	"AUTH_JWT_ISSUER":               setAuth,
-	"AUTH_JWT_AUDIENCE":             setAuth,
-	"AUTH_JWT_MAX_LIFE":             setCode,
-	"AUTH_JWT_CLOCK_SKEW":           setCode,
-	"FILE_LINK_TTL":                 setCode, // 15 min: links are capabilities
-	"TEMPLATE_API_BASE_URL":         setTplAPI,
-	"TEMPLATE_API_ALLOWED_URLS":     setTplAPI,
-	"TEMPLATE_BACKEND_URL":          setCode, // the seed's fallbacks of TEMPLATE_API_BASE_URL
-	"BACKEND_BASE_URL":              setCode,
-	wire.EnvTemplateMachine:         setSteer,
-	wire.EnvTemplateSecretParameter: setSteer,
-	wire.EnvWSCallback:              setSocket,
-	"TEMPLATE_WS_CONCURRENCY":       setCode,
-	"TEMPLATE_WS_BROADCAST_TASKS":   setCode,
-	"TEMPLATE_WS_MAX_RETRY":         setCode,
-	"TEMPLATE_WS_RETRY_DELAY":       setCode,
-	"TEMPLATE_WS_REQUIRE_CONFIRM":   setCode,
-	"TEMPLATE_WS_CONFIRM_TIMEOUT":   setCode,
-	"TEMPLATE_STATE_TTL":            setCode,
-	"TEMPLATE_STATE_SECRET":         setNever, // read from TEMPLATE_STATE_SECRET_PARAMETER
-	wire.EnvConversationMachine:     setEdge,
-	wire.EnvConversationMachineType: setEdge,
-	wire.EnvBuildMachine:            setBuild,
-	wire.EnvScheduleGroup:           setSched,
-	wire.EnvReplayFunction:          setSched,
-	wire.EnvScheduleRole:            setSched,
-	wire.EnvScheduleDeadLetter:      setSched,
-	"TURN_TIMEOUT":                  setEdge,
-	"CHAT_MODE":                     setEdge,
-	wire.EnvBucket:                  setFiles,
-	wire.EnvJavaBaseURL:             setData,
-	wire.EnvUseMockData:             setData,
-	wire.EnvJavaTokenParameter:      setData,
-	wire.EnvResearchMachine:         setStartR,
-	wire.EnvTavilyKeyParameter:      setSearch,
-	wire.EnvResearchRequestLimit:    setSearch,
-	wire.EnvTavilyKey:               setNever, // read from TAVILY_API_KEY_PARAMETER
-	wire.EnvTavilyBaseURL:           setCode,  // Tavily's own; the local search service locally
-	wire.EnvSearchTimeout:           setCode,
-	wire.EnvSearchRetries:           setCode,
-	"JAVA_API_PREFIX":               setCode,
-	"JAVA_API_TIMEOUT":              setCode,
-	"JAVA_API_MAX_CONNS":            setCode,
-	"JAVA_API_ATTEMPTS":             setCode,
-	"JAVA_API_RETRY_BASE":           setCode,
-	"JAVA_API_BREAKER_FAILURES":     setCode,
-	"JAVA_API_BREAKER_RESET":        setCode,
-	"JAVA_API_CLASS_CACHE_TTL":      setCode,
-	"JAVA_API_FALLBACK_TO_MOCK":     setData, // off in AWS unless the operator turns it on
-	"JAVA_API_PATHS":                setCode,
-	"JAVA_API_TOKEN":                setNever, // read from JAVA_API_TOKEN_PARAMETER
-	"JAVA_API_REFRESH_TOKEN":        setNever, // a secret, not set by the template
-	"JAVA_API_STALE_FOR":            setCode,
-	"JAVA_API_HEALTH_TEACHER_ID":    setCode,
+	"AWS_ENDPOINT_URL_DYNAMODB":        setAll,
+	"OPENAI_BASE_URL":                  setAll,
+	"LLM_MODEL_FAST":                   setAll,
+	"LLM_MODEL_STANDARD":               setAll,
+	"LLM_MODEL_STRONG":                 setAll,
+	"LLM_TIMEOUT":                      setAll,
+	awswire.EnvLogLevel:                setAll,
+	awswire.EnvAPIKeyParameter:         setModel,
+	awswire.EnvJWTSecretParameter:      setAuth,
+	"AUTH_JWT_ISSUER":                  setAuth,
+	"AUTH_JWT_AUDIENCE":                setAuth,
+	"AUTH_JWT_MAX_LIFE":                setCode,
+	"AUTH_JWT_CLOCK_SKEW":              setCode,
+	"FILE_LINK_TTL":                    setCode, // 15 min: links are capabilities
+	"TEMPLATE_API_BASE_URL":            setTplAPI,
+	"TEMPLATE_API_ALLOWED_URLS":        setTplAPI,
+	"TEMPLATE_BACKEND_URL":             setCode, // the seed's fallbacks of TEMPLATE_API_BASE_URL
+	"BACKEND_BASE_URL":                 setCode,
+	awswire.EnvTemplateMachine:         setSteer,
+	awswire.EnvTemplateSecretParameter: setSteer,
+	awswire.EnvWSCallback:              setSocket,
+	"TEMPLATE_WS_CONCURRENCY":          setCode,
+	"TEMPLATE_WS_BROADCAST_TASKS":      setCode,
+	"TEMPLATE_WS_MAX_RETRY":            setCode,
+	"TEMPLATE_WS_RETRY_DELAY":          setCode,
+	"TEMPLATE_WS_REQUIRE_CONFIRM":      setCode,
+	"TEMPLATE_WS_CONFIRM_TIMEOUT":      setCode,
+	"TEMPLATE_STATE_TTL":               setCode,
+	"TEMPLATE_STATE_SECRET":            setNever, // read from TEMPLATE_STATE_SECRET_PARAMETER
+	awswire.EnvConversationMachine:     setEdge,
+	awswire.EnvConversationMachineType: setEdge,
+	awswire.EnvBuildMachine:            setBuild,
+	awswire.EnvScheduleGroup:           setSched,
+	awswire.EnvReplayFunction:          setSched,
+	awswire.EnvScheduleRole:            setSched,
+	awswire.EnvScheduleDeadLetter:      setSched,
+	"TURN_TIMEOUT":                     setEdge,
+	"CHAT_MODE":                        setEdge,
+	awswire.EnvBucket:                  setFiles,
+	awswire.EnvJavaBaseURL:             setData,
+	awswire.EnvUseMockData:             setData,
+	awswire.EnvJavaTokenParameter:      setData,
+	awswire.EnvResearchMachine:         setStartR,
+	awswire.EnvTavilyKeyParameter:      setSearch,
+	wire.EnvResearchRequestLimit:       setSearch,
+	wire.EnvTavilyKey:                  setNever, // read from TAVILY_API_KEY_PARAMETER
+	wire.EnvTavilyBaseURL:              setCode,  // Tavily's own; the local search service locally
+	wire.EnvSearchTimeout:              setCode,
+	wire.EnvSearchRetries:              setCode,
+	"JAVA_API_PREFIX":                  setCode,
+	"JAVA_API_TIMEOUT":                 setCode,
+	"JAVA_API_MAX_CONNS":               setCode,
+	"JAVA_API_ATTEMPTS":                setCode,
+	"JAVA_API_RETRY_BASE":              setCode,
+	"JAVA_API_BREAKER_FAILURES":        setCode,
+	"JAVA_API_BREAKER_RESET":           setCode,
+	"JAVA_API_CLASS_CACHE_TTL":         setCode,
+	"JAVA_API_FALLBACK_TO_MOCK":        setData, // off in AWS unless the operator turns it on
+	"JAVA_API_PATHS":                   setCode,
+	"JAVA_API_TOKEN":                   setNever, // read from JAVA_API_TOKEN_PARAMETER
+	"JAVA_API_REFRESH_TOKEN":           setNever, // a secret, not set by the template
+	"JAVA_API_STALE_FOR":               setCode,
+	"JAVA_API_HEALTH_TEACHER_ID":       setCode,
 	// The seed's own names (seed 004 §2.1), accepted as aliases; the
 	// template sets the JAVA_API_ names.
-	"SPRING_BOOT_BASE_URL":      setNever,
-	"SPRING_BOOT_API_PREFIX":    setNever,
-	"SPRING_BOOT_ACCESS_TOKEN":  setNever,
-	"SPRING_BOOT_REFRESH_TOKEN": setNever,
-	"SPRING_BOOT_TIMEOUT":       setNever,
-	"LLM_MAX_RETRIES":           setCode,
-	"AGENT_MAX_ROUNDS":          setCode,
-	"SSE_HEARTBEAT":             setCode,
-	"TEXT_FLUSH_INTERVAL":       setCode,
-	wire.EnvXRayContextMissing:  setCode,
-	wire.EnvFunctionName:        setLambda,
-	"OPENAI_API_KEY":            setNever, // read from OPENAI_API_KEY_PARAMETER
-	"AUTH_JWT_SECRET":           setNever, // read from AUTH_JWT_SECRET_PARAMETER
-	wire.EnvAllowDevAuth:        setNever,
-	"DEV_TEACHER_ID":            setNever,
+	"SPRING_BOOT_BASE_URL":        setNever,
+	"SPRING_BOOT_API_PREFIX":      setNever,
+	"SPRING_BOOT_ACCESS_TOKEN":    setNever,
+	"SPRING_BOOT_REFRESH_TOKEN":   setNever,
+	"SPRING_BOOT_TIMEOUT":         setNever,
+	"LLM_MAX_RETRIES":             setCode,
+	"AGENT_MAX_ROUNDS":            setCode,
+	"SSE_HEARTBEAT":               setCode,
+	"TEXT_FLUSH_INTERVAL":         setCode,
+	awswire.EnvXRayContextMissing: setCode,
+	awswire.EnvFunctionName:       setLambda,
+	"OPENAI_API_KEY":              setNever, // read from OPENAI_API_KEY_PARAMETER
+	"AUTH_JWT_SECRET":             setNever, // read from AUTH_JWT_SECRET_PARAMETER
+	awswire.EnvAllowDevAuth:       setNever,
+	"DEV_TEACHER_ID":              setNever,
 }
 
 // roles are the kinds of each function of the template.
@@ -254,8 +255,8 @@ func testSecrets() map[string]string {
 
 // localAWS are SDK options for local endpoints: static credentials, one
 // region, and the given endpoints.
-func localAWS(dynamoURL, ssmURL, sfnURL string) wire.CloudOptions {
-	o := wire.CloudOptions{
+func localAWS(dynamoURL, ssmURL, sfnURL string) awswire.Options {
+	o := awswire.Options{
 		Output: io.Discard,
 		AWSOptions: []func(*config.LoadOptions) error{
 			config.WithRegion("us-east-1"),
@@ -291,7 +292,7 @@ func (r *recorder) getenv(name string) string {
 	return r.env[name]
 }
 
-// TestTemplateEnv builds each function's graph (wire.FromEnv, and the edge
+// TestTemplateEnv builds each function's graph (awswire.FromEnv, and the edge
 // for the edge functions) from exactly the environment template.yaml gives
 // it, with the secrets coming from SSM parameters, and cross-checks the
 // variables set, the variables read and envTable.
@@ -321,9 +322,9 @@ func TestTemplateEnv(t *testing.T) {
 				}
 			}
 			rec := &recorder{env: localEnv(t, fn.Env, testTable, offlineModelURL)}
-			app, err := wire.FromEnv(context.Background(), rec.getenv, localAWS("http://127.0.0.1:9", ssmURL, ""))
+			app, err := awswire.FromEnv(context.Background(), rec.getenv, localAWS("http://127.0.0.1:9", ssmURL, ""))
 			if err != nil {
-				t.Fatalf("wire.FromEnv with the template's environment: %v", err)
+				t.Fatalf("awswire.FromEnv with the template's environment: %v", err)
 			}
 			if slices.Contains(kinds, setEdge) {
 				h, err := app.EdgeHandler()
@@ -460,42 +461,42 @@ func TestTemplatePolicies(t *testing.T) {
 	for name, fn := range tp.functions(t) {
 		t.Run(name, func(t *testing.T) {
 			want := map[string][]string{}
-			if fn.Env[wire.EnvTable] == "ref:Table" {
+			if fn.Env[awswire.EnvTable] == "ref:Table" {
 				keep := dynamoActions
-				if fn.Env[wire.EnvBuildMachine] != "" {
+				if fn.Env[awswire.EnvBuildMachine] != "" {
 					keep = appsActions // the saved apps' store
 				}
 				for _, a := range keep {
 					want[a] = []string{"getatt:Table.Arn"}
 				}
 			}
-			if fn.Env[wire.EnvRecordsBucket] == "ref:FilesBucket" {
+			if fn.Env[awswire.EnvRecordsBucket] == "ref:FilesBucket" {
 				want["s3:GetObject"] = []string{"sub:${FilesBucket.Arn}/records/*"}
 				want["s3:PutObject"] = []string{"sub:${FilesBucket.Arn}/records/*"}
 			}
-			if fn.Env[wire.EnvFileLinks] == "ref:FilesBucket" {
+			if fn.Env[awswire.EnvFileLinks] == "ref:FilesBucket" {
 				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
 				want["s3:DeleteObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"} // DELETE /api/files/{key}
 				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
 			}
-			if fn.Env[wire.EnvBucket] == "ref:FilesBucket" {
+			if fn.Env[awswire.EnvBucket] == "ref:FilesBucket" {
 				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
 				want["s3:PutObject"] = append(want["s3:PutObject"], "sub:${FilesBucket.Arn}/teachers/*")
 				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
 			}
-			if m := fn.Env[wire.EnvConversationMachine]; m != "" {
+			if m := fn.Env[awswire.EnvConversationMachine]; m != "" {
 				want["states:StartExecution"] = []string{m}
-				if fn.Env[wire.EnvConversationMachineType] == wire.MachineStandard {
+				if fn.Env[awswire.EnvConversationMachineType] == awswire.MachineStandard {
 					want["states:StopExecution"] = []string{m}
 				}
 			}
-			if m := fn.Env[wire.EnvBuildMachine]; m != "" {
+			if m := fn.Env[awswire.EnvBuildMachine]; m != "" {
 				want["states:StartExecution"] = append(want["states:StartExecution"], m)
 			}
-			if m := fn.Env[wire.EnvResearchMachine]; m != "" {
+			if m := fn.Env[awswire.EnvResearchMachine]; m != "" {
 				want["states:StartExecution"] = append(want["states:StartExecution"], m)
 			}
-			if m := fn.Env[wire.EnvTemplateMachine]; m != "" {
+			if m := fn.Env[awswire.EnvTemplateMachine]; m != "" {
 				// Runs are started, stopped (user.cancel) and answered (user.response).
 				want["states:StartExecution"] = append(want["states:StartExecution"], m)
 				want["states:SendTaskSuccess"] = []string{m}
@@ -506,14 +507,14 @@ func TestTemplatePolicies(t *testing.T) {
 					}
 				}
 			}
-			if fn.Env[wire.EnvWSCallback] != "" {
+			if fn.Env[awswire.EnvWSCallback] != "" {
 				want["execute-api:ManageConnections"] = []string{"sub:arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${TemplateSocketApi}/${Stage}/POST/@connections/*"}
 			}
-			if g, ok := strings.CutPrefix(fn.Env[wire.EnvScheduleGroup], "ref:"); ok {
+			if g, ok := strings.CutPrefix(fn.Env[awswire.EnvScheduleGroup], "ref:"); ok {
 				for _, a := range actions[appschedule.API]("scheduler") {
 					want[a] = []string{"sub:arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/${" + g + "}/*"}
 				}
-				want["iam:PassRole"] = []string{fn.Env[wire.EnvScheduleRole]}
+				want["iam:PassRole"] = []string{fn.Env[awswire.EnvScheduleRole]}
 				passedOnlyToScheduler(t, fn.Props)
 			}
 			for v, ref := range fn.Env {

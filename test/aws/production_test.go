@@ -15,7 +15,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/session"
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -62,7 +62,7 @@ func TestTemplateNoSilentMockData(t *testing.T) {
 	tp := openTemplate(t, repo)
 	n := 0
 	for name, fn := range tp.functions(t) {
-		if _, data := fn.Env[wire.EnvJavaBaseURL]; !data {
+		if _, data := fn.Env[awswire.EnvJavaBaseURL]; !data {
 			continue
 		}
 		n++

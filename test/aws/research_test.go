@@ -18,6 +18,7 @@ import (
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -146,11 +147,11 @@ func (s *suite) testResearchFunction(t *testing.T) {
 func (s *suite) testResearchWorkflowEquivalence(t *testing.T) {
 	ssmURL := fakeSSM(t, testSecrets())
 	searchURL := searchService(t)
-	runResearch := func(t *testing.T, id, topic string, interpret func(app *wire.CloudApp, input []byte) run) run {
+	runResearch := func(t *testing.T, id, topic string, interpret func(app *awswire.App, input []byte) run) run {
 		t.Helper()
 		table := s.dynalite(t).NewTable(t)
 		env := s.researchEnv(t, table, ssmURL, searchURL)
-		app, err := wire.FromEnv(context.Background(), func(k string) string { return env[k] }, localAWS(s.dynalite(t).Endpoint, ssmURL, ""))
+		app, err := awswire.FromEnv(context.Background(), func(k string) string { return env[k] }, localAWS(s.dynalite(t).Endpoint, ssmURL, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,10 +166,10 @@ func (s *suite) testResearchWorkflowEquivalence(t *testing.T) {
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			id := "research-" + sc.name
-			js := runResearch(t, id, sc.topic, func(app *wire.CloudApp, input []byte) run {
+			js := runResearch(t, id, sc.topic, func(app *awswire.App, input []byte) run {
 				return s.interpretJS(t, "research.asl.json", app.ResearchTasks(), input)
 			})
-			goRun := runResearch(t, id, sc.topic, func(app *wire.CloudApp, input []byte) run {
+			goRun := runResearch(t, id, sc.topic, func(app *awswire.App, input []byte) run {
 				return interpretGo(t, infra.ResearchASL, app.ResearchTasks(), input, id)
 			})
 			if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {

@@ -28,7 +28,7 @@ import (
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
-	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -274,7 +274,7 @@ func (s *suite) testFunctions(t *testing.T) {
 	var started []*emulated
 	start := func(dir, resource string) *emulated {
 		env := s.functionEnv(t, resource, table, ssmURL)
-		env[wire.EnvLogLevel] = "debug" // every line a step may write, checked by checkStepLogs
+		env[awswire.EnvLogLevel] = "debug" // every line a step may write, checked by checkStepLogs
 		e := emulate(t, rie, filepath.Join(bins, dir), env)
 		started = append(started, e)
 		return e

@@ -28,6 +28,7 @@ import (
 	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/shared/appschedule/schedtest"
 	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 // capacity counts a client's DynamoDB requests and the capacity units
@@ -396,7 +397,7 @@ func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	stepsEnv := s.functionEnv(t, "AgentTurnFunction", table, fakeSSM(t, testSecrets()))
 	o := localAWS(dyn.Endpoint, stepsEnv["AWS_ENDPOINT_URL_SSM"], "")
 	o.DynamoDB = append(o.DynamoDB, rig.stepsDB.option)
-	steps, err := wire.FromEnv(context.Background(), func(k string) string { return stepsEnv[k] }, o)
+	steps, err := awswire.FromEnv(context.Background(), func(k string) string { return stepsEnv[k] }, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +406,7 @@ func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	researchEnv := s.researchEnv(t, table, stepsEnv["AWS_ENDPOINT_URL_SSM"], searchService(t))
 	ro := localAWS(dyn.Endpoint, stepsEnv["AWS_ENDPOINT_URL_SSM"], "")
 	ro.DynamoDB = append(ro.DynamoDB, rig.stepsDB.option)
-	researchSteps, err := wire.FromEnv(context.Background(), func(k string) string { return researchEnv[k] }, ro)
+	researchSteps, err := awswire.FromEnv(context.Background(), func(k string) string { return researchEnv[k] }, ro)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +425,7 @@ func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	o.DynamoDB = append(o.DynamoDB, rig.edgeDB.option)
 	rig.schedules = schedtest.Start(t)
 	o.Scheduler = append(o.Scheduler, func(so *scheduler.Options) { so.BaseEndpoint = aws.String(rig.schedules.URL) })
-	app, err := wire.FromEnv(context.Background(), func(k string) string { return env[k] }, o)
+	app, err := awswire.FromEnv(context.Background(), func(k string) string { return env[k] }, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 // Intrinsic functions are kept as marked strings ("ref:Table",
@@ -681,7 +682,7 @@ func TestTemplateSchedules(t *testing.T) {
 		t.Fatal(err)
 	}
 	const express = 300 // an Express execution's limit, seconds
-	if replay.Timeout == nil || *replay.Timeout < express+int(wire.ReplayMargin.Seconds()) || *replay.Timeout > 480 {
+	if replay.Timeout == nil || *replay.Timeout < express+int(awswire.ReplayMargin.Seconds()) || *replay.Timeout > 480 {
 		t.Errorf("ReplayFunction.Timeout = %v, want 6 to 8 minutes: a build (5 min at most) and the margin to record it", replay.Timeout)
 	}
 	if c := replay.EventInvokeConfig; c == nil || c.MaximumRetryAttempts == nil || *c.MaximumRetryAttempts != 0 {
@@ -752,12 +753,12 @@ func TestTemplateSchedules(t *testing.T) {
 	fns := tp.functions(t)
 	var schedulers []string
 	for name, fn := range fns {
-		if _, ok := fn.Env[wire.EnvScheduleGroup]; !ok {
+		if _, ok := fn.Env[awswire.EnvScheduleGroup]; !ok {
 			continue
 		}
 		schedulers = append(schedulers, name)
-		if fn.Env[wire.EnvScheduleGroup] != "ref:AppSchedules" || fn.Env[wire.EnvReplayFunction] != "getatt:ReplayFunction.Arn" ||
-			fn.Env[wire.EnvScheduleRole] != "getatt:AppScheduleRole.Arn" || fn.Env[wire.EnvScheduleDeadLetter] != "getatt:AppScheduleDeadLetters.Arn" {
+		if fn.Env[awswire.EnvScheduleGroup] != "ref:AppSchedules" || fn.Env[awswire.EnvReplayFunction] != "getatt:ReplayFunction.Arn" ||
+			fn.Env[awswire.EnvScheduleRole] != "getatt:AppScheduleRole.Arn" || fn.Env[awswire.EnvScheduleDeadLetter] != "getatt:AppScheduleDeadLetters.Arn" {
 			t.Errorf("%s schedules %v", name, fn.Env)
 		}
 	}

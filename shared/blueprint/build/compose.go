@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/blueprint"
@@ -286,10 +287,11 @@ func (w *deltaWriter) flush(ctx context.Context) error {
 	return w.em.Emit(ctx, ev)
 }
 
+// The list items' patterns, compiled on first use, not at start-up.
 var (
-	bullet   = regexp.MustCompile(`^\s*(?:[-*•·]|\d+[.)、])\s*`)
-	priority = regexp.MustCompile(`^\[(high|medium|low|高|中|低)\]\s*`)
-	sep      = regexp.MustCompile(`\s*(?:[:：]|\s[—–-]\s)\s*`)
+	bullet   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*•·]|\d+[.)、])\s*`) })
+	priority = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[(high|medium|low|高|中|低)\]\s*`) })
+	sep      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*(?:[:：]|\s[—–-]\s)\s*`) })
 )
 
 // parseItems reads the written lines of an insight_list or suggestion_list
@@ -298,15 +300,15 @@ var (
 func parseItems(text string, suggestions bool) []blueprint.ListItem {
 	items := []blueprint.ListItem{}
 	for _, line := range strings.Split(text, "\n") {
-		if !bullet.MatchString(line) || len(items) == 10 {
+		if !bullet().MatchString(line) || len(items) == 10 {
 			continue
 		}
-		line = strings.TrimSpace(bullet.ReplaceAllString(line, ""))
+		line = strings.TrimSpace(bullet().ReplaceAllString(line, ""))
 		line = strings.ReplaceAll(line, "**", "")
 		var it blueprint.ListItem
 		if suggestions {
 			it.Priority = "medium"
-			if m := priority.FindStringSubmatch(line); m != nil {
+			if m := priority().FindStringSubmatch(line); m != nil {
 				it.Priority = map[string]string{"高": "high", "中": "medium", "低": "low"}[m[1]]
 				if it.Priority == "" {
 					it.Priority = m[1]
@@ -314,7 +316,7 @@ func parseItems(text string, suggestions bool) []blueprint.ListItem {
 				line = line[len(m[0]):]
 			}
 		}
-		if loc := sep.FindStringIndex(line); loc != nil && loc[0] > 0 {
+		if loc := sep().FindStringIndex(line); loc != nil && loc[0] > 0 {
 			it.Title, it.Description = strings.TrimSpace(line[:loc[0]]), strings.TrimSpace(line[loc[1]:])
 		} else {
 			it.Title = line

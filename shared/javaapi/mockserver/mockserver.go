@@ -84,8 +84,8 @@ const maxRecorded = 256
 // Server is the mock service; it is an http.Handler. Its methods are safe
 // for concurrent use.
 type Server struct {
-	routes  http.Handler
-	refresh string // the refresh route, prefix + Paths.Refresh
+	routes  func() http.Handler // made on the first request (NewLazy)
+	refresh string              // the refresh route, prefix + Paths.Refresh
 	rtoken  string
 	token   string
 	log     *slog.Logger
@@ -103,6 +103,13 @@ type Server struct {
 
 // New returns a server over data.
 func New(data *mockdata.Dataset, opts Options) *Server {
+	return NewLazy(func() *mockdata.Dataset { return data }, opts)
+}
+
+// NewLazy returns a server over the data set load makes, which it calls
+// once, on the first request: making the data set is most of the work of
+// the local run's start-up, and its first answer needs no data.
+func NewLazy(load func() *mockdata.Dataset, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -118,7 +125,7 @@ func New(data *mockdata.Dataset, opts Options) *Server {
 	return &Server{
 		refresh: javaapi.NormalizePrefix(opts.Prefix) + opts.Paths.Refresh,
 		rtoken:  opts.RefreshToken,
-		routes:  Routes(data, opts.Prefix, opts.Paths),
+		routes:  sync.OnceValue(func() http.Handler { return Routes(load(), opts.Prefix, opts.Paths) }),
 		token:   opts.Token,
 		log:     opts.Logger.With(slog.String("component", "javamock")),
 		maxHang: opts.MaxHang,
@@ -127,8 +134,11 @@ func New(data *mockdata.Dataset, opts Options) *Server {
 
 // Fallback returns the in-process handler the client falls back to (and
 // serves USE_MOCK_DATA from), over the default data set and cfg's routes.
+// The data set is made on the handler's first request: most processes never
+// fall back, and a cold start should not pay for it.
 func Fallback(cfg javaapi.Config) http.Handler {
-	return Routes(mockdata.Default(), cfg.Prefix, cfg.Paths)
+	routes := sync.OnceValue(func() http.Handler { return Routes(mockdata.Default(), cfg.Prefix, cfg.Paths) })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { routes().ServeHTTP(w, r) })
 }
 
 // SetFault makes every following answer faulty as f says.
@@ -256,7 +266,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, http.StatusUnauthorized, http.StatusUnauthorized, "Unauthorized: invalid bearer token", nil)
 		return
 	}
-	s.routes.ServeHTTP(w, r)
+	s.routes().ServeHTTP(w, r)
 }
 
 // SetToken replaces the access token the server accepts (an expired or

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -126,8 +127,11 @@ func (s *sanitizer) styleText(n *html.Node) {
 	}
 }
 
-// network matches script that reaches beyond the page.
-var network = regexp.MustCompile(`(?i)(fetch\s*\(|xmlhttprequest|websocket|eventsource|sendbeacon|import\s*\(|https?:|//|\blocation\b|window\.open|document\.cookie|\.src\s*=|new\s+image|javascript:)`)
+// network matches script that reaches beyond the page (compiled on first
+// use, not at start-up, as the CSS patterns below).
+var network = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(fetch\s*\(|xmlhttprequest|websocket|eventsource|sendbeacon|import\s*\(|https?:|//|\blocation\b|window\.open|document\.cookie|\.src\s*=|new\s+image|javascript:)`)
+})
 
 // urlAttrs are attributes whose value the browser loads or navigates to.
 func urlAttr(name string) bool {
@@ -149,7 +153,7 @@ func (s *sanitizer) attrs(n *html.Node) {
 		ok := true
 		switch {
 		case strings.HasPrefix(key, "on"):
-			ok = !network.MatchString(a.Val)
+			ok = !network().MatchString(a.Val)
 		case key == "style":
 			ok = cleanCSS(a.Val) == a.Val
 		case key == "action" || key == "formaction":
@@ -191,23 +195,23 @@ func allowedURL(n *html.Node, key, val string) bool {
 }
 
 var (
-	cssImport = regexp.MustCompile(`(?i)@import[^;]*;?`)
-	cssURL    = regexp.MustCompile(`(?i)url\(\s*(['"]?)([^)'"]*)(['"]?)\s*\)`)
-	cssExpr   = regexp.MustCompile(`(?i)expression\s*\(|behavior\s*:|-moz-binding`)
+	cssImport = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)@import[^;]*;?`) })
+	cssURL    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)url\(\s*(['"]?)([^)'"]*)(['"]?)\s*\)`) })
+	cssExpr   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)expression\s*\(|behavior\s*:|-moz-binding`) })
 )
 
 // cleanCSS removes @import rules, url() references other than data:, and
 // old IE script hooks.
 func cleanCSS(css string) string {
-	css = cssImport.ReplaceAllString(css, "")
-	css = cssURL.ReplaceAllStringFunc(css, func(m string) string {
-		sub := cssURL.FindStringSubmatch(m)
+	css = cssImport().ReplaceAllString(css, "")
+	css = cssURL().ReplaceAllStringFunc(css, func(m string) string {
+		sub := cssURL().FindStringSubmatch(m)
 		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(sub[2])), "data:") {
 			return m
 		}
 		return "none"
 	})
-	return cssExpr.ReplaceAllString(css, "")
+	return cssExpr().ReplaceAllString(css, "")
 }
 
 func findAll(n *html.Node, a atom.Atom) []*html.Node {

@@ -145,8 +145,9 @@ func (s *Server) identity(r *http.Request) (auth.Identity, error) {
 	return s.auth.Authenticate(r)
 }
 
-// errorEvent turns an error into agent.error.
-func errorEvent(err error) report.Error {
+// ErrorEvent turns an error into agent.error (both transports answer the
+// caller's errors with it).
+func ErrorEvent(err error) report.Error {
 	e := apperr.As(err)
 	return report.Error{Message: e.Message, Code: string(e.Code)}
 }

@@ -112,7 +112,7 @@ func (c *wsConn) handle(ctx context.Context, env report.Envelope, ev report.Clie
 	}
 	res, err := c.s.svc.Handle(ctx, c.caller, env, ev)
 	if err != nil {
-		c.direct(ctx, env.SessionID, errorEvent(err))
+		c.direct(ctx, env.SessionID, ErrorEvent(err))
 		return
 	}
 	for _, d := range res.Direct {

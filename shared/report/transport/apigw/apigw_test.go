@@ -1,4 +1,4 @@
-package transport_test
+package apigw_test
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/control"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
-	"github.com/insightedge/insightedge/shared/report/transport"
+	"github.com/insightedge/insightedge/shared/report/transport/apigw"
 )
 
 // posts records what API Gateway would deliver to each connection.
@@ -36,7 +36,7 @@ func (p *posts) Post(_ context.Context, conn string, data []byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.gone[conn] {
-		return transport.ErrGone
+		return apigw.ErrGone
 	}
 	var env report.Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
@@ -72,7 +72,7 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &posts{got: map[string][]report.Envelope{}, gone: map[string]bool{}}
-	gw := transport.NewAPIGateway(svc, db.Reports(), db.Events(), auth.Dev{Default: "t-001"}, p, nil)
+	gw := apigw.New(svc, db.Reports(), db.Events(), auth.Dev{Default: "t-001"}, p, nil)
 	route := func(key, conn, body string, headers map[string]string) events.APIGatewayProxyResponse {
 		t.Helper()
 		resp, err := gw.Route(ctx, events.APIGatewayWebsocketProxyRequest{Body: body, Headers: headers,
@@ -166,7 +166,7 @@ func TestConnectionPoster(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	p := transport.ConnectionPoster{Endpoint: srv.URL + "/prod", Region: "us-east-1",
+	p := apigw.ConnectionPoster{Endpoint: srv.URL + "/prod", Region: "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("AKID", "secret", "")}
 	if err := p.Post(context.Background(), "abc=", []byte(`{"event":"x"}`)); err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestConnectionPoster(t *testing.T) {
 		!strings.HasPrefix(gotAuth, "AWS4-HMAC-SHA256 Credential=AKID/") || !strings.Contains(gotAuth, "/us-east-1/execute-api/aws4_request") {
 		t.Fatalf("request: %s %s %s", gotPath, gotBody, gotAuth)
 	}
-	if err := p.Post(context.Background(), "gone", []byte(`{}`)); !errors.Is(err, transport.ErrGone) {
+	if err := p.Post(context.Background(), "gone", []byte(`{}`)); !errors.Is(err, apigw.ErrGone) {
 		t.Fatalf("410: %v", err)
 	}
 }

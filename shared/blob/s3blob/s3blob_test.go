@@ -1,4 +1,4 @@
-package blob_test
+package s3blob_test
 
 import (
 	"context"
@@ -16,11 +16,12 @@ import (
 
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/blob/blobtest"
+	"github.com/insightedge/insightedge/shared/blob/s3blob"
 )
 
 // newS3 returns a store in a fresh bucket of an in-process fake S3 on
 // loopback (gofakes3 does not check signatures; the SDK still signs).
-func newS3(t *testing.T) *blob.S3 {
+func newS3(t *testing.T) *s3blob.Store {
 	t.Helper()
 	backend := s3mem.New()
 	if err := backend.CreateBucket("files"); err != nil {
@@ -34,7 +35,7 @@ func newS3(t *testing.T) *blob.S3 {
 		UsePathStyle: true,
 		Credentials:  credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
 	})
-	return blob.NewS3(client, "files")
+	return s3blob.New(client, "files")
 }
 
 func TestS3Contract(t *testing.T) {

@@ -1,11 +1,12 @@
-package wire
-
-// The AWS side of the graph: configuration from the Lambda environment, the
-// AWS SDK clients (X-Ray instrumented), the DynamoDB store, event log and
-// saved apps' store, the S3 blob store, the Step Functions starters (the
-// conversation's and the Build workflow's), the EventBridge Scheduler
-// client of the saved apps' schedules, then New. Every main in functions/
-// calls FromEnv once, at cold start.
+// Package awswire is the AWS side of the graph (package wire): configuration
+// from the Lambda environment, the AWS SDK clients (X-Ray instrumented), the
+// DynamoDB store, event log and saved apps' store, the S3 blob store, the
+// Step Functions starters (the conversation's and the Build workflow's), the
+// EventBridge Scheduler client of the saved apps' schedules, then wire.New.
+// Every main in functions/ calls FromEnv once, at cold start. It is a
+// package of its own so that the local binary, which imports wire only,
+// links none of the AWS SDKs.
+package awswire
 
 import (
 	"context"
@@ -35,6 +36,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apps"
 	"github.com/insightedge/insightedge/shared/appschedule"
 	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/blob/s3blob"
 	"github.com/insightedge/insightedge/shared/blueprint/launch"
 	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/dynamostore"
@@ -47,6 +49,7 @@ import (
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
 	"github.com/insightedge/insightedge/shared/tools/gentools"
+	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -124,8 +127,8 @@ const (
 	MachineStandard = "STANDARD"
 )
 
-// CloudConfig is the AWS side's configuration.
-type CloudConfig struct {
+// Config is the AWS side's configuration.
+type Config struct {
 	Table               string
 	Bucket              string
 	RecordsBucket       string
@@ -151,10 +154,10 @@ type CloudConfig struct {
 	LogLevel     slog.Level
 }
 
-// CloudConfigFromEnv reads the AWS side's configuration; errors name the
+// ConfigFromEnv reads the AWS side's configuration; errors name the
 // variable at fault.
-func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
-	c := CloudConfig{
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
 		Table:               strings.TrimSpace(getenv(EnvTable)),
 		Bucket:              strings.TrimSpace(getenv(EnvBucket)),
 		RecordsBucket:       strings.TrimSpace(getenv(EnvRecordsBucket)),
@@ -202,10 +205,10 @@ func CloudConfigFromEnv(getenv func(string) string) (CloudConfig, error) {
 	return c, nil
 }
 
-// CloudApp is the graph of one Lambda function.
-type CloudApp struct {
-	*App
-	Cloud CloudConfig
+// App is the graph of one Lambda function.
+type App struct {
+	*wire.App
+	Cloud Config
 	// AWS is the SDK configuration the clients share.
 	AWS aws.Config
 	// Table is the DynamoDB store and event log.
@@ -239,8 +242,8 @@ type CloudApp struct {
 	Metrics *obs.EMF
 }
 
-// CloudOptions adjust FromEnv for tests; the zero value is production.
-type CloudOptions struct {
+// Options adjust FromEnv for tests; the zero value is production.
+type Options struct {
 	// Output receives the JSON logs and EMF metric lines (os.Stdout, which
 	// Lambda sends to CloudWatch Logs).
 	Output io.Writer
@@ -258,8 +261,8 @@ type CloudOptions struct {
 // FromEnv builds the graph from the Lambda environment through getenv
 // (os.Getenv in the mains). It configures the X-Ray SDK's context-missing
 // strategy, which is process-wide (see EnvXRayContextMissing).
-func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*CloudApp, error) {
-	cc, err := CloudConfigFromEnv(getenv)
+func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, error) {
+	cc, err := ConfigFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -288,16 +291,16 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := ConfigFromEnv(env)
+	cfg, err := wire.ConfigFromEnv(env)
 	if err != nil {
 		return nil, err
 	}
 
 	db := dynamodb.NewFromConfig(awsCfg, o.DynamoDB...)
 	table := dynamostore.New(db, cc.Table, dynamostore.Options{})
-	c := &CloudApp{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, Env: env, sfnOptions: o.StepFunctions, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
+	c := &App{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, Env: env, sfnOptions: o.StepFunctions, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
-	out := Outbound().Transport
+	out := wire.Outbound().Transport
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(out), plain: out}}
 	var store session.Store = table.Sessions()
 	var s3c *s3.Client
@@ -306,14 +309,14 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 	}
 	if cc.RecordsBucket != "" {
 		// Records over a DynamoDB item's size go to the bucket.
-		store = claimcheck.Wrap(store, blob.NewS3(s3c, cc.RecordsBucket), 0)
+		store = claimcheck.Wrap(store, s3blob.New(s3c, cc.RecordsBucket), 0)
 	}
 	emf := obs.NewEMF(o.Output, "InsightEdge")
 	c.Metrics = emf
-	b := Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient,
+	b := wire.Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient,
 		Research: table.Research()}
 	if cc.FileLinks != "" {
-		b.Files = blob.NewS3(s3c, cc.FileLinks)
+		b.Files = s3blob.New(s3c, cc.FileLinks)
 	}
 	if cc.Data {
 		data, client, err := dataTools(env, logger)
@@ -324,10 +327,10 @@ func FromEnv(ctx context.Context, getenv func(string) string, o CloudOptions) (*
 		b.Tools = append(b.Tools, data...)
 	}
 	if cc.Bucket != "" {
-		c.Blob = blob.NewS3(s3c, cc.Bucket)
+		c.Blob = s3blob.New(s3c, cc.Bucket)
 		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger, URLTTL: cfg.FileLinkTTL})...)
 	}
-	if c.App, err = New(cfg, b); err != nil {
+	if c.App, err = wire.New(cfg, b); err != nil {
 		return nil, err
 	}
 	var states *sfn.Client
@@ -389,18 +392,6 @@ func dataTools(getenv func(string) string, logger *slog.Logger) ([]tools.Tool, *
 	return datatools.New(client, logger), client, nil
 }
 
-// DataCheck is the health check of the data service: that it answers and
-// accepts the token (javaapi.Client.Check), with the breaker's state.
-func DataCheck(c *javaapi.Client) edge.Check {
-	return edge.Check{Name: "dataService", Check: func(ctx context.Context) error {
-		h := c.Check(ctx)
-		if h.OK() {
-			return nil
-		}
-		return fmt.Errorf("%s: %s (breaker %s)", h.Status, h.Detail, h.Breaker)
-	}}
-}
-
 // javaBaseURL is JAVA_API_BASE_URL, or the seed's SPRING_BOOT_BASE_URL.
 func javaBaseURL(getenv func(string) string) string {
 	if v := strings.TrimSpace(getenv(EnvJavaBaseURL)); v != "" {
@@ -417,7 +408,7 @@ type parameterGetter interface {
 // resolveSecrets returns getenv with OPENAI_API_KEY, AUTH_JWT_SECRET and
 // JAVA_API_TOKEN read from their SSM parameters where the variable itself is not set, so
 // that secrets never sit in the function's configuration.
-func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudConfig, client func() parameterGetter) (func(string) string, error) {
+func resolveSecrets(ctx context.Context, getenv func(string) string, cc Config, client func() parameterGetter) (func(string) string, error) {
 	secrets := map[string]string{}
 	var ssmc parameterGetter
 	for _, s := range []struct {
@@ -428,7 +419,7 @@ func resolveSecrets(ctx context.Context, getenv func(string) string, cc CloudCon
 		{"AUTH_JWT_SECRET", cc.JWTSecretParameter, true},
 		// Mock data needs no token: the parameter need not exist.
 		{"JAVA_API_TOKEN", cc.JavaTokenParameter, javaBaseURL(getenv) != ""},
-		{EnvTavilyKey, cc.TavilyKeyParameter, true},
+		{wire.EnvTavilyKey, cc.TavilyKeyParameter, true},
 		// The template agent's state signing key (seed 002), where runs are steered.
 		{"TEMPLATE_STATE_SECRET", strings.TrimSpace(getenv(EnvTemplateSecretParameter)), strings.TrimSpace(getenv(EnvTemplateMachine)) != ""},
 	} {
@@ -492,7 +483,7 @@ func traceHeader(ctx context.Context) string {
 // runtime's (the page streams, /api/workflow/generate and the saved apps).
 // Every route recovers its own panics: lambdaurl runs the handler in a
 // goroutine of its own, where a panic would end the process.
-func (c *CloudApp) EdgeHandler() (http.Handler, error) {
+func (c *App) EdgeHandler() (http.Handler, error) {
 	if c.Starter == nil {
 		return nil, fmt.Errorf("wire: %s is required by the edge (it starts the turns' workflows)", EnvConversationMachine)
 	}
@@ -508,7 +499,7 @@ func (c *CloudApp) EdgeHandler() (http.Handler, error) {
 		return err
 	}}}
 	if c.Data != nil {
-		checks = append(checks, DataCheck(c.Data))
+		checks = append(checks, wire.DataCheck(c.Data))
 	}
 	srv := c.Edge(c.Starter, checks)
 	srv.SetReady(true)
@@ -544,7 +535,7 @@ const ReplayMargin = 15 * time.Second
 // client attached (apps.Replayer): one snapshot per run, a failed build
 // recorded as a failed run. It stops waiting for the build ReplayMargin
 // before the invocation's deadline.
-func (c *CloudApp) ReplayHandler() (func(context.Context, apps.ReplayInput) (apps.ReplayOutput, error), error) {
+func (c *App) ReplayHandler() (func(context.Context, apps.ReplayInput) (apps.ReplayOutput, error), error) {
 	if c.BuildStarter == nil {
 		return nil, fmt.Errorf("wire: %s is required by the replay function (it starts the builds)", EnvBuildMachine)
 	}
@@ -577,7 +568,7 @@ func (c *CloudApp) ReplayHandler() (func(context.Context, apps.ReplayInput) (app
 // advance moves a scheduled app's NextRunAt past now, to the time its
 // EventBridge schedule (which starts at the first NextRunAt and repeats at
 // the interval) runs it next. A failure is logged: the run matters more.
-func (c *CloudApp) advance(ctx context.Context, appID string, now time.Time) {
+func (c *App) advance(ctx context.Context, appID string, now time.Time) {
 	a, err := c.AppStore.GetApp(ctx, appID)
 	if err != nil || a.Schedule == nil || a.NextRunAt.IsZero() {
 		return // a missing app is Replay's to report

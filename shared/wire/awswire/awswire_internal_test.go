@@ -1,4 +1,4 @@
-package wire
+package awswire
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/aws/aws-xray-sdk-go/xray"
 
+	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -43,7 +44,7 @@ func TestResolveSecrets(t *testing.T) {
 	tests := []struct {
 		name      string
 		env       map[string]string
-		cc        CloudConfig
+		cc        Config
 		fault     error
 		wantKey   string
 		wantJWT   string
@@ -52,16 +53,16 @@ func TestResolveSecrets(t *testing.T) {
 		wantErr   string
 	}{
 		{name: "no parameters", env: map[string]string{"OPENAI_API_KEY": "direct"}, wantKey: "direct"},
-		{name: "both from SSM", cc: CloudConfig{APIKeyParameter: "/p/key", JWTSecretParameter: "/p/jwt"},
+		{name: "both from SSM", cc: Config{APIKeyParameter: "/p/key", JWTSecretParameter: "/p/jwt"},
 			wantKey: "sk-secret", wantJWT: "jwt-secret", wantAsked: []string{"/p/key", "/p/jwt"}},
-		{name: "the variable wins", env: map[string]string{"OPENAI_API_KEY": "direct"}, cc: CloudConfig{APIKeyParameter: "/p/key"},
+		{name: "the variable wins", env: map[string]string{"OPENAI_API_KEY": "direct"}, cc: Config{APIKeyParameter: "/p/key"},
 			wantKey: "direct"},
-		{name: "missing parameter", cc: CloudConfig{JWTSecretParameter: "/p/none"}, wantAsked: []string{"/p/none"}, wantErr: "/p/none"},
-		{name: "empty parameter", cc: CloudConfig{APIKeyParameter: "/p/empty"}, wantAsked: []string{"/p/empty"}, wantErr: "empty"},
-		{name: "data token only with a data service", cc: CloudConfig{JavaTokenParameter: "/p/key"}, wantAsked: nil},
-		{name: "data token", env: map[string]string{"JAVA_API_BASE_URL": "https://data.example.com"}, cc: CloudConfig{JavaTokenParameter: "/p/key"},
+		{name: "missing parameter", cc: Config{JWTSecretParameter: "/p/none"}, wantAsked: []string{"/p/none"}, wantErr: "/p/none"},
+		{name: "empty parameter", cc: Config{APIKeyParameter: "/p/empty"}, wantAsked: []string{"/p/empty"}, wantErr: "empty"},
+		{name: "data token only with a data service", cc: Config{JavaTokenParameter: "/p/key"}, wantAsked: nil},
+		{name: "data token", env: map[string]string{"JAVA_API_BASE_URL": "https://data.example.com"}, cc: Config{JavaTokenParameter: "/p/key"},
 			wantAsked: []string{"/p/key"}, wantJava: "sk-secret"},
-		{name: "SSM down", cc: CloudConfig{APIKeyParameter: "/p/key"}, fault: errors.New("connection refused"), wantAsked: []string{"/p/key"}, wantErr: "OPENAI_API_KEY"},
+		{name: "SSM down", cc: Config{APIKeyParameter: "/p/key"}, fault: errors.New("connection refused"), wantAsked: []string{"/p/key"}, wantErr: "OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,29 +143,29 @@ func (nopStarter) Stop(context.Context, string) error                           
 
 func TestEdgeHandlerRequires(t *testing.T) {
 	vars := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL_STANDARD": "m"}
-	cfg, err := ConfigFromEnv(func(k string) string { return vars[k] })
+	cfg, err := wire.ConfigFromEnv(func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := New(cfg, Backends{})
+	app, err := wire.New(cfg, wire.Backends{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfgJWT := cfg
 	cfgJWT.JWTSecret = "s"
-	withJWT, err := New(cfgJWT, Backends{})
+	withJWT, err := wire.New(cfgJWT, wire.Backends{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name    string
-		c       CloudApp
+		c       App
 		wantErr string
 	}{
-		{"no state machine", CloudApp{App: withJWT}, EnvConversationMachine},
-		{"no JWT secret", CloudApp{App: app, Starter: nopStarter{}}, EnvJWTSecretParameter},
-		{"JWT", CloudApp{App: withJWT, Starter: nopStarter{}}, ""},
-		{"sandbox without identities", CloudApp{App: app, Starter: nopStarter{}, Cloud: CloudConfig{AllowDevAuth: true}}, ""},
+		{"no state machine", App{App: withJWT}, EnvConversationMachine},
+		{"no JWT secret", App{App: app, Starter: nopStarter{}}, EnvJWTSecretParameter},
+		{"JWT", App{App: withJWT, Starter: nopStarter{}}, ""},
+		{"sandbox without identities", App{App: app, Starter: nopStarter{}, Cloud: Config{AllowDevAuth: true}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package wire
+package awswire
 
 import (
 	"context"
@@ -15,8 +15,9 @@ import (
 	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
-	"github.com/insightedge/insightedge/shared/report/transport"
+	"github.com/insightedge/insightedge/shared/report/transport/apigw"
 	"github.com/insightedge/insightedge/shared/sfnstart"
+	"github.com/insightedge/insightedge/shared/wire"
 )
 
 // Environment of the template report agent's functions (template.yaml).
@@ -34,8 +35,8 @@ const (
 
 // cloudTemplate builds the template agent on the AWS clients.
 // FromEnv read TEMPLATE_STATE_SECRET from its SSM parameter (c.Env).
-func (c *CloudApp) cloudTemplate() (*Template, error) {
-	tc, err := TemplateConfigFromEnv(c.Env)
+func (c *App) cloudTemplate() (*wire.Template, error) {
+	tc, err := wire.TemplateConfigFromEnv(c.Env)
 	if err != nil {
 		return nil, err
 	}
@@ -47,29 +48,29 @@ func (c *CloudApp) cloudTemplate() (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: %s: %w", EnvTemplateMachine, err)
 	}
-	return c.NewTemplate(tc, TemplateBackends{Store: dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
+	return c.NewTemplate(tc, wire.TemplateBackends{Store: dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
 		Blobs: c.Blob, Start: st, Tokens: sfnTokens{states}})
 }
 
 // ReportStep is the report function's handler: every step of the template
 // workflow, told which by its input.
-func (c *CloudApp) ReportStep() (Task, error) {
+func (c *App) ReportStep() (wire.Task, error) {
 	if c.Blob == nil {
 		return nil, fmt.Errorf("wire: the report function needs %s (the sessions' files)", EnvBucket)
 	}
-	tc, err := TemplateConfigFromEnv(c.Env)
+	tc, err := wire.TemplateConfigFromEnv(c.Env)
 	if err != nil {
 		return nil, err
 	}
 	p := pipeline.New(pipeline.Deps{Store: dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
 		Log: c.Log, Blobs: c.Blob, Backends: backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed}),
 		Model: c.Model, Settings: tc.Settings, Logger: c.Logger, PDF: pdfRenderer(c), FileTTL: c.Config.FileLinkTTL})
-	return TemplateStep(p), nil
+	return wire.TemplateStep(p), nil
 }
 
 // TemplateWSHandler is the ws function's handler: the WebSocket API's
 // routes, and the table's stream relayed to the sockets.
-func (c *CloudApp) TemplateWSHandler() (func(context.Context, json.RawMessage) (any, error), error) {
+func (c *App) TemplateWSHandler() (func(context.Context, json.RawMessage) (any, error), error) {
 	endpoint := c.Env(EnvWSCallback)
 	if endpoint == "" {
 		return nil, fmt.Errorf("wire: %s is required (the WebSocket API's management endpoint)", EnvWSCallback)
@@ -78,8 +79,8 @@ func (c *CloudApp) TemplateWSHandler() (func(context.Context, json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
-	gw := transport.NewAPIGateway(t.Control, dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
-		c.Table.Events(), c.Authenticator(), transport.ConnectionPoster{Endpoint: endpoint, Region: c.AWS.Region, Credentials: c.AWS.Credentials},
+	gw := apigw.New(t.Control, dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
+		c.Table.Events(), c.Authenticator(), apigw.ConnectionPoster{Endpoint: endpoint, Region: c.AWS.Region, Credentials: c.AWS.Credentials},
 		c.Logger)
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var probe struct {
@@ -120,7 +121,7 @@ func (s sfnTokens) SendTaskSuccess(ctx context.Context, token string, output jso
 // WithTemplateRoutes adds the template agent's SSE + POST routes
 // (/api/template/sessions...) in front of h when TEMPLATE_STATE_MACHINE_ARN
 // is set: the stream function serves them next to the conversation's.
-func (c *CloudApp) WithTemplateRoutes(h http.Handler) (http.Handler, error) {
+func (c *App) WithTemplateRoutes(h http.Handler) (http.Handler, error) {
 	if c.Env(EnvTemplateMachine) == "" {
 		return h, nil
 	}
@@ -137,7 +138,7 @@ func (c *CloudApp) WithTemplateRoutes(h http.Handler) (http.Handler, error) {
 
 // pdfRenderer is the PDF writer when its fonts are installed, else nil
 // (the report is then offered as .docx only).
-func pdfRenderer(c *CloudApp) pipeline.PDFRenderer {
+func pdfRenderer(c *App) pipeline.PDFRenderer {
 	w, err := pdf.Open() // the fonts are read on the first PDF, not at a cold start
 	if err != nil {
 		c.Logger.Warn("PDF output unavailable for reports: .docx only", "err", err)

@@ -1,4 +1,8 @@
-package transport
+// Package apigw is seed 002's socket in AWS: the API Gateway WebSocket
+// API's routes and the relay of the event log to its connections (the ws
+// function). It is apart from package transport, the in-process socket and
+// SSE of the local run, so that the local binary does not link the AWS SDK.
+package apigw
 
 import (
 	"bytes"
@@ -22,6 +26,7 @@ import (
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
+	"github.com/insightedge/insightedge/shared/report/transport"
 )
 
 // In AWS the socket is an API Gateway WebSocket API whose $connect,
@@ -47,24 +52,24 @@ type Poster interface {
 }
 
 // ErrGone is returned by a Poster for a connection that no longer exists.
-var ErrGone = errors.New("transport: the connection is gone")
+var ErrGone = errors.New("apigw: the connection is gone")
 
-// APIGateway serves the WebSocket API's routes and relays the log.
-type APIGateway struct {
+// Handler serves the WebSocket API's routes and relays the log.
+type Handler struct {
 	svc    *control.Service
 	store  report.Store
 	log    eventlog.Reader
-	auth   Authenticator
+	auth   transport.Authenticator
 	post   Poster
 	logger *slog.Logger
 }
 
-// NewAPIGateway returns the handler.
-func NewAPIGateway(svc *control.Service, store report.Store, log eventlog.Reader, a Authenticator, post Poster, logger *slog.Logger) *APIGateway {
+// New returns the handler.
+func New(svc *control.Service, store report.Store, log eventlog.Reader, a transport.Authenticator, post Poster, logger *slog.Logger) *Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &APIGateway{svc: svc, store: store, log: log, auth: a, post: post, logger: logger}
+	return &Handler{svc: svc, store: store, log: log, auth: a, post: post, logger: logger}
 }
 
 // Delivery bounds: events read a page at a time, at most maxReplay events
@@ -76,7 +81,7 @@ const (
 )
 
 // Route handles $connect, $disconnect and $default.
-func (a *APIGateway) Route(ctx context.Context, req events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
+func (a *Handler) Route(ctx context.Context, req events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
 	conn := req.RequestContext.ConnectionID
 	log := a.logger.With("connectionId", conn, "route", req.RequestContext.RouteKey)
 	switch req.RequestContext.RouteKey {
@@ -104,7 +109,7 @@ func (a *APIGateway) Route(ctx context.Context, req events.APIGatewayWebsocketPr
 	return events.APIGatewayProxyResponse{StatusCode: http.StatusOK}, nil
 }
 
-func (a *APIGateway) handle(ctx context.Context, caller control.Caller, body []byte, log *slog.Logger) {
+func (a *Handler) handle(ctx context.Context, caller control.Caller, body []byte, log *slog.Logger) {
 	direct := func(sid string, ev report.ServerEvent) {
 		b, err := report.Encode(sid, ev)
 		if err == nil {
@@ -121,7 +126,7 @@ func (a *APIGateway) handle(ctx context.Context, caller control.Caller, body []b
 	}
 	res, err := a.svc.Handle(ctx, caller, env, ev)
 	if err != nil {
-		direct(env.SessionID, errorEvent(err))
+		direct(env.SessionID, transport.ErrorEvent(err))
 		return
 	}
 	for _, d := range res.Direct {
@@ -145,14 +150,14 @@ func (a *APIGateway) handle(ctx context.Context, caller control.Caller, body []b
 }
 
 // errNotBound: the session is no longer bound to the connection that read it.
-var errNotBound = errors.New("transport: the session moved to another connection")
+var errNotBound = errors.New("apigw: the session moved to another connection")
 
 // deliver posts the session's events after its cursor to its connection,
 // in seq order and without gaps (the log's Read stops before a missing
 // seq), and moves the cursor past what was posted. The events are posted
 // before the cursor moves: a failed post is retried with the stream batch
 // (at least once), never skipped. A gone connection closes its sessions.
-func (a *APIGateway) deliver(ctx context.Context, sid string) error {
+func (a *Handler) deliver(ctx context.Context, sid string) error {
 	stream := report.StreamName(sid)
 	for posted := 0; posted < maxReplay; {
 		s, err := a.store.GetSession(ctx, sid)
@@ -193,7 +198,7 @@ func (a *APIGateway) deliver(ctx context.Context, sid string) error {
 // advance moves the session's cursor from where s read it to last, unless
 // the session moved to another connection meanwhile (a reconnect set its
 // own cursor).
-func (a *APIGateway) advance(ctx context.Context, s report.Session, last int64) error {
+func (a *Handler) advance(ctx context.Context, s report.Session, last int64) error {
 	if last == s.Relayed {
 		return nil
 	}
@@ -227,7 +232,7 @@ func connectRequest(req events.APIGatewayWebsocketProxyRequest) *http.Request {
 // shows new events of, the session's log after its cursor to its
 // connection (deliver), once per session and batch, in the order the
 // sessions first appear. The records' own order and data do not matter.
-func (a *APIGateway) Relay(ctx context.Context, batch events.DynamoDBEvent) error {
+func (a *Handler) Relay(ctx context.Context, batch events.DynamoDBEvent) error {
 	var sessions []string
 	seen := map[string]bool{}
 	for _, rec := range batch.Records {
@@ -279,14 +284,14 @@ func (p ConnectionPoster) Post(ctx context.Context, connectionID string, data []
 	sum := sha256.Sum256(data)
 	creds, err := p.Credentials.Retrieve(ctx)
 	if err != nil {
-		return fmt.Errorf("transport: credentials: %w", err)
+		return fmt.Errorf("apigw: credentials: %w", err)
 	}
 	now := time.Now
 	if p.Now != nil {
 		now = p.Now
 	}
 	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "execute-api", p.Region, now()); err != nil {
-		return fmt.Errorf("transport: sign: %w", err)
+		return fmt.Errorf("apigw: sign: %w", err)
 	}
 	client := p.HTTP
 	if client == nil {
@@ -294,7 +299,7 @@ func (p ConnectionPoster) Post(ctx context.Context, connectionID string, data []
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("transport: post to %s: %w", connectionID, err)
+		return fmt.Errorf("apigw: post to %s: %w", connectionID, err)
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
@@ -302,7 +307,7 @@ func (p ConnectionPoster) Post(ctx context.Context, connectionID string, data []
 	case resp.StatusCode == http.StatusGone:
 		return fmt.Errorf("%w: %s", ErrGone, connectionID)
 	case resp.StatusCode/100 != 2:
-		return fmt.Errorf("transport: post to %s: status %d: %s", connectionID, resp.StatusCode, msg)
+		return fmt.Errorf("apigw: post to %s: status %d: %s", connectionID, resp.StatusCode, msg)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package wire
+package awswire
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/apps"
+	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
-func TestCloudConfigSchedules(t *testing.T) {
+func TestConfigSchedules(t *testing.T) {
 	all := map[string]string{EnvTable: "t", EnvScheduleGroup: "g",
 		EnvReplayFunction:     "arn:aws:lambda:us-east-1:123456789012:function:replay",
 		EnvScheduleRole:       "arn:aws:iam::123456789012:role/scheduler",
@@ -36,7 +37,7 @@ func TestCloudConfigSchedules(t *testing.T) {
 			for _, k := range tt.drop {
 				delete(env, k)
 			}
-			c, err := CloudConfigFromEnv(func(k string) string { return env[k] })
+			c, err := ConfigFromEnv(func(k string) string { return env[k] })
 			if tt.wantErr {
 				if err == nil || !strings.Contains(err.Error(), EnvScheduleGroup) {
 					t.Fatalf("err = %v, want one naming the schedule variables", err)
@@ -45,7 +46,7 @@ func TestCloudConfigSchedules(t *testing.T) {
 			}
 			if err != nil || c.ScheduleGroup != env[EnvScheduleGroup] || c.ScheduleRole != env[EnvScheduleRole] ||
 				c.ScheduleDeadLetter != env[EnvScheduleDeadLetter] {
-				t.Fatalf("CloudConfigFromEnv = %+v, %v", c, err)
+				t.Fatalf("ConfigFromEnv = %+v, %v", c, err)
 			}
 		})
 	}
@@ -64,25 +65,25 @@ func (nopSchedules) Remove(context.Context, string) error { return nil }
 // served with a Build machine, and only with the schedules' client too.
 func TestEdgeHandlerBuildRoutes(t *testing.T) {
 	vars := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL_STANDARD": "m", "AUTH_JWT_SECRET": "s-0123456789abcdef0123456789abcdef"}
-	cfg, err := ConfigFromEnv(func(k string) string { return vars[k] })
+	cfg, err := wire.ConfigFromEnv(func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := New(cfg, Backends{})
+	app, err := wire.New(cfg, wire.Backends{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name    string
-		c       CloudApp
+		c       App
 		wantErr string
 		// wantStatus is the status of an unauthenticated request to each
 		// route: 401 where it is served, 404 (the catch-all) where not.
 		wantStatus int
 	}{
-		{"conversation only", CloudApp{App: app, Starter: nopStarter{}}, "", http.StatusNotFound},
-		{"build without schedules", CloudApp{App: app, Starter: nopStarter{}, BuildStarter: nopBuildStarter{}}, EnvScheduleGroup, 0},
-		{"build", CloudApp{App: app, Starter: nopStarter{}, BuildStarter: nopBuildStarter{}, Schedules: nopSchedules{}}, "", http.StatusUnauthorized},
+		{"conversation only", App{App: app, Starter: nopStarter{}}, "", http.StatusNotFound},
+		{"build without schedules", App{App: app, Starter: nopStarter{}, BuildStarter: nopBuildStarter{}}, EnvScheduleGroup, 0},
+		{"build", App{App: app, Starter: nopStarter{}, BuildStarter: nopBuildStarter{}, Schedules: nopSchedules{}}, "", http.StatusUnauthorized},
 	}
 	routes := []struct{ method, path string }{
 		{http.MethodPost, "/api/page/generate"}, {http.MethodPost, "/api/page/patch"},
@@ -114,7 +115,7 @@ func TestEdgeHandlerBuildRoutes(t *testing.T) {
 }
 
 func TestReplayHandlerRequiresBuildMachine(t *testing.T) {
-	if _, err := (&CloudApp{App: &App{}}).ReplayHandler(); err == nil || !strings.Contains(err.Error(), EnvBuildMachine) {
+	if _, err := (&App{App: &wire.App{}}).ReplayHandler(); err == nil || !strings.Contains(err.Error(), EnvBuildMachine) {
 		t.Fatalf("err = %v, want one naming %s", err, EnvBuildMachine)
 	}
 }

@@ -1,4 +1,4 @@
-package transport_test
+package apigw_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/control"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
-	"github.com/insightedge/insightedge/shared/report/transport"
+	"github.com/insightedge/insightedge/shared/report/transport/apigw"
 )
 
 // TestRelayDeliversInSeqOrder: the table's stream shows the events of
@@ -40,7 +40,7 @@ func TestRelayDeliversInSeqOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &posts{got: map[string][]report.Envelope{}, gone: map[string]bool{}}
-	gw := transport.NewAPIGateway(svc, store, log, auth.Dev{Default: "t-001"}, p, nil)
+	gw := apigw.New(svc, store, log, auth.Dev{Default: "t-001"}, p, nil)
 	if _, err := gw.Route(ctx, wsRequest("$connect", "c1", "")); err != nil {
 		t.Fatal(err)
 	}
