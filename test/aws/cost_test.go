@@ -24,6 +24,8 @@ type turnReport struct {
 	StepCalls   map[string]int
 	StepRead    float64
 	StepWrite   float64
+	// Writes are the write units of edge and steps by kind of item.
+	Writes map[string]float64
 }
 
 // report waits for the turn's execution to end and collects its counts.
@@ -39,6 +41,10 @@ func (rig *streamRig) report(t *testing.T, scenario string, wall time.Duration) 
 	rig.lambdas.mu.Unlock()
 	r.EdgeCalls, r.EdgeRead, r.EdgeWrite = rig.edgeDB.snapshot()
 	r.StepCalls, r.StepRead, r.StepWrite = rig.stepsDB.snapshot()
+	r.Writes = rig.edgeDB.writesByKind()
+	for k, v := range rig.stepsDB.writesByKind() {
+		r.Writes[k] += v
+	}
 	return r
 }
 
@@ -78,7 +84,24 @@ func measuredTable(unit string, rs []turnReport) string {
 	row("DynamoDB requests, steps", func(r turnReport) string { return calls(r.StepCalls) })
 	row("read request units (edge + steps)", func(r turnReport) string { return fmt.Sprintf("%.0f + %.0f", r.EdgeRead, r.StepRead) })
 	row("write request units (edge + steps)", func(r turnReport) string { return fmt.Sprintf("%.0f + %.0f", r.EdgeWrite, r.StepWrite) })
+	row("write units by item", func(r turnReport) string { return byKind(r.Writes) })
 	return b.String()
+}
+
+// byKind lists write units by kind of item, largest first.
+func byKind(m map[string]float64) string {
+	kinds := slices.Collect(maps.Keys(m))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if d := m[b] - m[a]; d != 0 {
+			return int(d * 1000)
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %.3g", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func scenarios(rs []turnReport) []string {
