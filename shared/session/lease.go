@@ -103,7 +103,7 @@ func KeepLease(ctx context.Context, ls Leases, l Lease, now func() time.Time) (s
 		l.Until = now().Add(LeaseTTL)
 		_ = ls.HoldLease(context.WithoutCancel(ctx), l)
 	}
-	if !Fresh(l.Until, now()) {
+	if !fresh(l.Until, now()) {
 		hold()
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -124,6 +124,6 @@ func KeepLease(ctx context.Context, ls Leases, l Lease, now func() time.Time) (s
 	return func() { cancel(); <-done }
 }
 
-// Fresh reports whether a lease held until until needs no renewal at now:
+// fresh reports whether a lease held until until needs no renewal at now:
 // more than LeaseTTL*2/3 of it is left.
-func Fresh(until, now time.Time) bool { return until.Sub(now) > LeaseTTL*2/3 }
+func fresh(until, now time.Time) bool { return until.Sub(now) > LeaseTTL*2/3 }
