@@ -32,16 +32,24 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 	if err != nil {
 		return workflow.AgentOutput{}, err
 	}
-	em := a.stream(in.Turn.TurnID)
+	// The round's boundaries ride with its first and last text (stepEmitter).
+	em := &stepEmitter{em: a.stream(in.Turn.TurnID)}
 	if in.Prev.Next == workflow.NextTools {
-		if err := em.Emit(ctx, protocol.FinishStep{}); err != nil {
-			return workflow.AgentOutput{}, err
-		}
+		em.Hold(protocol.FinishStep{})
 	}
+	em.Hold(protocol.StartStep{})
+	out, err := a.round(ctx, in, hist, em, chat, mode)
+	// What is still held goes out whether or not the round failed: a
+	// stream that ends in an error still has its step's start.
+	if ferr := em.Flush(ctx); err == nil {
+		err = ferr
+	}
+	return out, err
+}
+
+// round runs the model round of Turn on its history, emitting to em.
+func (a *Agent) round(ctx context.Context, in workflow.AgentInput, hist []llm.Message, em *stepEmitter, chat bool, mode workflow.ChatMode) (workflow.AgentOutput, error) {
 	round := in.Prev.Round + 1
-	if err := em.Emit(ctx, protocol.StartStep{}); err != nil {
-		return workflow.AgentOutput{}, err
-	}
 	r := &modelRound{a: a, in: in, chat: chat, mode: mode, round: round, em: em, message: llm.PartialField{Field: "message"},
 		text:      newTextWriter(em, fmt.Sprintf("text-%d-%d", in.Attempt, round), a.TextFlush, a.Now),
 		reasoning: newReasoningWriter(em, fmt.Sprintf("reasoning-%d-%d", in.Attempt, round), a.TextFlush, a.Now)}
@@ -70,7 +78,7 @@ type modelRound struct {
 	chat      bool
 	mode      workflow.ChatMode
 	round     int
-	em        emitter
+	em        *stepEmitter
 	text      *textWriter
 	reasoning *textWriter
 	evidence  Evidence
@@ -233,13 +241,10 @@ func (r *modelRound) conclude(ctx context.Context, m llm.Message) (workflow.Agen
 // streaming, all of it if it was held back and is now accepted.
 func (r *modelRound) finishText(ctx context.Context, message string, show bool) error {
 	if show {
-		if err := r.text.Write(ctx, r.ext.Feed(message)); err != nil {
-			return err
-		}
+		r.text.queue(r.ext.Feed(message))
 	}
-	if err := r.text.End(ctx); err != nil {
-		return err
-	}
+	// The rest of the text, its end and the step's end: one append.
+	r.em.Hold(r.text.endChunks()...)
 	if show && r.ext.Sent() != "" && r.ext.Sent() != message {
 		// The model rewrote the message after part of it was shown, and a UI
 		// stream cannot edit a text part: the teacher gets the final message

@@ -340,7 +340,7 @@ func (s *AppStore) PutSnapshot(ctx context.Context, snap apps.Snapshot) error {
 		return fmt.Errorf("dynamostore: put snapshot %s/%s: encode: %w", snap.AppID, snap.RunID, err)
 	}
 	item := snapshotKey(snap.AppID, snap.RunID)
-	item[attrValue] = &types.AttributeValueMemberB{Value: raw}
+	putBinary(item, attrValue, raw) // a page: deflated (compress.go)
 	item[AttrTTL] = num(s.t.o.Now().Add(s.t.o.SnapshotTTL).Unix())
 	if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.t.name), Item: item}); err != nil {
 		return fmt.Errorf("dynamostore: put snapshot %s/%s (%d bytes): %w", snap.AppID, snap.RunID, len(raw), err)
@@ -392,7 +392,11 @@ func (s *AppStore) ListSnapshots(ctx context.Context, appID string) ([]apps.Snap
 
 func decodeSnapshot(item map[string]types.AttributeValue) (apps.Snapshot, error) {
 	var snap apps.Snapshot
-	if err := json.Unmarshal(getBytes(item, attrValue), &snap); err != nil {
+	raw, err := getBinary(item, attrValue)
+	if err != nil {
+		return apps.Snapshot{}, fmt.Errorf("decode snapshot %s: %w", getStr(item, AttrSK), err)
+	}
+	if err := json.Unmarshal(raw, &snap); err != nil {
 		return apps.Snapshot{}, fmt.Errorf("decode snapshot %s: %w", getStr(item, AttrSK), err)
 	}
 	return snap, nil

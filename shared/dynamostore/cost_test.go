@@ -255,3 +255,66 @@ func TestTailAcrossProcesses(t *testing.T) {
 		}
 	}
 }
+
+// bigJSON is a claim-check record or a closing page event as the product
+// writes them: JSON of n bytes, repetitive as JSON is.
+func bigJSON(n int) []byte {
+	var b []byte
+	b = append(b, '[')
+	for i := 0; len(b) < n; i++ {
+		b = fmt.Appendf(b, `{"role":"assistant","content":"Question %d: which of these shows Newton's first law? A body at rest stays at rest %d","toolCallId":"call_%06d"},`, i, i*7%13, i)
+	}
+	b[len(b)-1] = ']'
+	return b
+}
+
+// TestLargeValuesDeflated checks that a large record and a large event
+// are stored in fewer write units than their size (deflated), read back
+// byte for byte (GetRecord, ListRecords, Read), and that items written
+// before, with the plain attribute, still read.
+func TestLargeValuesDeflated(t *testing.T) {
+	srv := dynamotest.Start(t)
+	api := newCounting(srv.Client)
+	table := srv.NewTable(t)
+	tbl := dynamostore.New(api, table, dynamostore.Options{})
+	ctx := context.Background()
+	value := bigJSON(20 << 10)
+
+	_, wcu0, _ := api.snapshot()
+	if err := tbl.Sessions().PutRecord(ctx, "s1", "turn/t1/history/1", value); err != nil {
+		t.Fatal(err)
+	}
+	_, wcu1, _ := api.snapshot()
+	if got, err := tbl.Sessions().GetRecord(ctx, "s1", "turn/t1/history/1"); err != nil || string(got) != string(value) {
+		t.Fatalf("GetRecord: %d bytes, %v; want the %d put", len(got), err, len(value))
+	}
+	if recs, err := tbl.Sessions().ListRecords(ctx, "s1", "turn/t1/"); err != nil || len(recs) != 1 || string(recs[0].Value) != string(value) {
+		t.Fatalf("ListRecords: %d records, %v", len(recs), err)
+	}
+	ev := eventlog.Event{Data: value, Close: true}
+	if _, err := tbl.Events().Append(ctx, "build/b1", eventlog.Event{Data: json.RawMessage(`{"type":"START"}`)}, ev); err != nil {
+		t.Fatal(err)
+	}
+	_, wcu2, _ := api.snapshot()
+	evs, err := tbl.Events().Read(ctx, "build/b1", 0, 0)
+	if err != nil || len(evs) != 2 || string(evs[1].Data) != string(value) || !evs[1].Close {
+		t.Fatalf("Read: %d events, %v", len(evs), err)
+	}
+	kb := float64(len(value)) / 1024
+	t.Logf("a %.0f KB JSON value: record %.0f write units, event block %.0f", kb, wcu1-wcu0, wcu2-wcu1)
+	if wcu1-wcu0 > kb/3 || wcu2-wcu1 > kb/3 {
+		t.Errorf("a %.0f KB value took %.0f (record) and %.0f (event) write units, want at most a third", kb, wcu1-wcu0, wcu2-wcu1)
+	}
+
+	// An item of the earlier format: the value in the plain attribute.
+	old := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "SESSION#s1"}, "SK": &types.AttributeValueMemberS{Value: "REC#turn/t0/history/1"},
+		"value": &types.AttributeValueMemberB{Value: value},
+	}
+	if _, err := srv.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: old}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tbl.Sessions().GetRecord(ctx, "s1", "turn/t0/history/1"); err != nil || string(got) != string(value) {
+		t.Fatalf("GetRecord of a plain item: %d bytes, %v", len(got), err)
+	}
+}

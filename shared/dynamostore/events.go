@@ -222,9 +222,7 @@ func blockItem(stream string, first int64, events []eventlog.Event, ttl int64) m
 }
 
 func putEvent(m map[string]types.AttributeValue, ev eventlog.Event) {
-	if len(ev.Data) > 0 {
-		m[attrData] = &types.AttributeValueMemberB{Value: ev.Data}
-	}
+	putBinary(m, attrData, ev.Data)
 	if ev.Close {
 		m[attrClose] = &types.AttributeValueMemberBOOL{Value: true}
 	}
@@ -241,7 +239,11 @@ func blockEvents(item map[string]types.AttributeValue) ([]eventlog.Event, error)
 	}
 	list, ok := item[attrEvents].(*types.AttributeValueMemberL)
 	if !ok {
-		return []eventlog.Event{eventOf(item, first)}, nil
+		ev, err := eventOf(item, first)
+		if err != nil {
+			return nil, err
+		}
+		return []eventlog.Event{ev}, nil
 	}
 	evs := make([]eventlog.Event, 0, len(list.Value))
 	for i, v := range list.Value {
@@ -249,7 +251,11 @@ func blockEvents(item map[string]types.AttributeValue) ([]eventlog.Event, error)
 		if !ok {
 			return nil, fmt.Errorf("block %d: event %d is not a map", first, i)
 		}
-		evs = append(evs, eventOf(m.Value, first+int64(i)))
+		ev, err := eventOf(m.Value, first+int64(i))
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
 	}
 	if n, _ := getNum(item, attrCount); n != int64(len(evs)) || n == 0 {
 		return nil, fmt.Errorf("block %d holds %d events, says %d", first, len(evs), n)
@@ -257,8 +263,12 @@ func blockEvents(item map[string]types.AttributeValue) ([]eventlog.Event, error)
 	return evs, nil
 }
 
-func eventOf(m map[string]types.AttributeValue, seq int64) eventlog.Event {
-	return eventlog.Event{Seq: seq, Name: getStr(m, attrName), Data: getBytes(m, attrData), Close: getBool(m, attrClose)}
+func eventOf(m map[string]types.AttributeValue, seq int64) (eventlog.Event, error) {
+	data, err := getBinary(m, attrData)
+	if err != nil {
+		return eventlog.Event{}, fmt.Errorf("event %d: %w", seq, err)
+	}
+	return eventlog.Event{Seq: seq, Name: getStr(m, attrName), Data: data, Close: getBool(m, attrClose)}, nil
 }
 
 // end reads the stream's blocks after seq after (all of them when after is

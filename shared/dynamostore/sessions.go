@@ -524,10 +524,9 @@ func (s *Sessions) PutRecord(ctx context.Context, sessionID, k string, value []b
 	item := recordKey(sessionID, k)
 	// The SDK serialises the value during the call, so the caller's slice is
 	// not kept. An empty value is an item without the attribute (DynamoDB
-	// takes no empty binary value); it reads back as empty.
-	if len(value) > 0 {
-		item[attrValue] = &types.AttributeValueMemberB{Value: value}
-	}
+	// takes no empty binary value); it reads back as empty. A large one is
+	// stored deflated (compress.go).
+	putBinary(item, attrValue, value)
 	item[AttrTTL] = num(s.t.expiry(s.t.o.Now()))
 	_, err := s.t.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.t.name), Item: item})
 	if err != nil {
@@ -548,8 +547,12 @@ func (s *Sessions) GetRecord(ctx context.Context, sessionID, k string) ([]byte, 
 	if err != nil {
 		return nil, fmt.Errorf("dynamostore: get record %s/%s: %w", sessionID, k, err)
 	}
+	value, err := getBinary(item, attrValue)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: get record %s/%s: %w", sessionID, k, err)
+	}
 	// A fresh slice, never nil: an empty value is found, not missing.
-	return append([]byte{}, getBytes(item, attrValue)...), nil
+	return append([]byte{}, value...), nil
 }
 
 // ListRecords implements session.Records. DynamoDB orders sort keys by
@@ -561,9 +564,13 @@ func (s *Sessions) ListRecords(ctx context.Context, sessionID, prefix string) ([
 	}
 	recs := make([]session.Record, 0, len(items))
 	for _, it := range items {
+		value, err := getBinary(it, attrValue)
+		if err != nil {
+			return nil, fmt.Errorf("dynamostore: list records %s/%s: %w", sessionID, prefix, err)
+		}
 		recs = append(recs, session.Record{
 			Key:   strings.TrimPrefix(getStr(it, AttrSK), prefixRecord),
-			Value: append([]byte{}, getBytes(it, attrValue)...),
+			Value: append([]byte{}, value...),
 		})
 	}
 	return recs, nil

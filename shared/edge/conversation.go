@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
@@ -25,7 +26,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.relay(r.Context(), w, t, 0)
+	return s.relay(r.Context(), w, t, 0, true)
 }
 
 // beginFromRequest authenticates, decodes and begins a turn.
@@ -88,9 +89,14 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	if err != nil {
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
-	s.holdOrigin(ctx, t)
+	if err := s.holdOrigin(ctx, t); err != nil {
+		s.abandon(ctx, t, "the reader lease could not be taken")
+		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	var leaseUntil time.Time
 	if s.o.Leases != nil {
-		if err := s.o.Leases.HoldLease(ctx, session.Lease{Kind: session.LeaseTurn, ID: t.ID, Owner: sess.ID, Until: now.Add(session.LeaseTTL)}); err != nil {
+		leaseUntil = now.Add(session.LeaseTTL)
+		if err := s.o.Leases.HoldLease(ctx, session.Lease{Kind: session.LeaseTurn, ID: t.ID, Owner: sess.ID, Until: leaseUntil}); err != nil {
 			s.abandon(ctx, t, "the lease could not be taken")
 			return t, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
@@ -117,7 +123,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	}
 	in := workflow.NewConversationState(workflow.Turn{SessionID: sess.ID, TurnID: t.ID, TeacherID: id.TeacherID,
 		MessageID: t.MessageID, Message: req.Message, Language: req.Language, Mode: mode,
-		TraceID: TraceID(ctx), Context: req.Context, Followup: req.page != nil})
+		TraceID: TraceID(ctx), Context: req.Context, Followup: req.page != nil, LeaseUntil: leaseUntil})
 	// The workflow outlives the request: a client that disconnects does not stop it.
 	if err := s.starter.Start(context.WithoutCancel(ctx), t.ID, in); err != nil {
 		s.abandon(ctx, t, "the workflow could not start")
@@ -235,9 +241,9 @@ func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...proto
 
 // relay writes the turn's events after seq as a UI message stream: the text
 // parts a stopped turn left open are closed before its finish, and [DONE]
-// follows the closing event.
-func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64) error {
-	defer s.holdReader(ctx, t)()
+// follows the closing event. began is true for the request that began t.
+func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64, began bool) error {
+	defer s.holdReader(ctx, t, began)()
 	parts := s.openParts(ctx, t.ID, after)
 	return s.relayer().relay(ctx, w, stream{header: uiHeaders(t.SessionID), key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
 		abandon: func(ctx context.Context) { s.abandon(ctx, t, "no event within the turn timeout") },
@@ -288,7 +294,7 @@ func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	return s.relay(r.Context(), w, t, after)
+	return s.relay(r.Context(), w, t, after, false)
 }
 
 func resumePoint(r *http.Request) (int64, error) {

@@ -66,7 +66,7 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	longWait(w, s.o.TurnTimeout)
-	release := s.holdReader(ctx, t) // waiting for the answer is reading the turn
+	release := s.holdReader(ctx, t, true) // waiting for the answer is reading the turn
 	notices, err := s.await(ctx, t)
 	release()
 	if err != nil {

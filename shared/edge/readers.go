@@ -26,41 +26,45 @@ const (
 	readerPoll  = 50 * time.Millisecond
 	// maxReaders bounds the reader leases read for one decision.
 	maxReaders = 100
-	// originReader is the reader lease taken with the turn, which covers
-	// the moment before the request that began it relays it; it lasts
-	// originTTL unless a reader drops it first.
+	// originReader is the reader lease taken with the turn, before the
+	// workflow starts: it is the lease of the request that began the turn,
+	// which then keeps it while it relays the turn (or waits for its answer)
+	// and drops it when it stops: one write to take it, one to drop it
+	// (docs/cost.md).
 	originReader = "origin"
-	originTTL    = 10 * time.Second
 )
 
 // holdReader marks the caller as a live reader of t until the returned
-// release is called.
-func (s *Server) holdReader(ctx context.Context, t session.Turn) (release func()) {
+// release is called. The request that began t (began) keeps the turn's
+// origin lease, taken with the turn; any other reader takes a lease of
+// its own.
+func (s *Server) holdReader(ctx context.Context, t session.Turn, began bool) (release func()) {
 	if s.o.Leases == nil {
 		return func() {}
 	}
-	id := session.ReaderLeaseID(t.ID, s.o.NewID("reader"))
-	stop := session.KeepLease(ctx, s.o.Leases, session.Lease{Kind: session.LeaseReader, ID: id, Owner: t.SessionID}, s.o.Now)
+	l := session.Lease{Kind: session.LeaseReader, ID: session.ReaderLeaseID(t.ID, s.o.NewID("reader")), Owner: t.SessionID}
+	if began {
+		// Held since the turn began (holdOrigin, after t.StartedAt).
+		l.ID, l.Until = session.ReaderLeaseID(t.ID, originReader), t.StartedAt.Add(session.LeaseTTL)
+	}
+	stop := session.KeepLease(ctx, s.o.Leases, l, s.o.Now)
 	return func() {
 		stop()
 		ctx := context.WithoutCancel(ctx)
-		for _, lid := range []string{id, session.ReaderLeaseID(t.ID, originReader)} {
-			if err := s.o.Leases.DropLease(ctx, session.LeaseReader, lid); err != nil {
-				s.o.Logger.WarnContext(ctx, "could not drop a reader lease (it runs out by itself)", "turnId", t.ID, "err", err)
-			}
+		if err := s.o.Leases.DropLease(ctx, session.LeaseReader, l.ID); err != nil {
+			s.o.Logger.WarnContext(ctx, "could not drop a reader lease (it runs out by itself)", "turnId", t.ID, "err", err)
 		}
 	}
 }
 
-// holdOrigin takes the reader lease that a turn begins with.
-func (s *Server) holdOrigin(ctx context.Context, t session.Turn) {
+// holdOrigin takes the reader lease that a turn begins with: the lease of
+// the request that begins it (holdReader with began), which counts on it.
+func (s *Server) holdOrigin(ctx context.Context, t session.Turn) error {
 	if s.o.Leases == nil {
-		return
+		return nil
 	}
-	l := session.Lease{Kind: session.LeaseReader, ID: session.ReaderLeaseID(t.ID, originReader), Owner: t.SessionID, Until: s.o.Now().Add(originTTL)}
-	if err := s.o.Leases.HoldLease(ctx, l); err != nil {
-		s.o.Logger.WarnContext(ctx, "could not take the turn's first reader lease", "turnId", t.ID, "err", err)
-	}
+	l := session.Lease{Kind: session.LeaseReader, ID: session.ReaderLeaseID(t.ID, originReader), Owner: t.SessionID, Until: s.o.Now().Add(session.LeaseTTL)}
+	return s.o.Leases.HoldLease(ctx, l)
 }
 
 // unread reports whether the running turn has no reader left, waiting up

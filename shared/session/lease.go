@@ -87,6 +87,14 @@ const LeaseTTL = 90 * time.Second
 // KeepLease holds l (its Until set to now+LeaseTTL) and renews it every
 // LeaseTTL/3 until stop is called or ctx ends. A failed renewal is only
 // retried at the next tick: the lease's TTL is the bound.
+//
+// l.Until, when set, is how long the caller knows the lease to be held
+// already (the work's lease taken when the work began, passed along with
+// it): a lease held for more than LeaseTTL*2/3 more is not written at once
+// but at the first tick, which leaves it more than LeaseTTL/3 then, as a
+// lease renewed every LeaseTTL/3 always has; so one missed renewal still
+// does not kill live work. The steps of a turn or build that take less
+// than LeaseTTL/3 in all write no lease at all (docs/cost.md).
 func KeepLease(ctx context.Context, ls Leases, l Lease, now func() time.Time) (stop func()) {
 	if ls == nil || l.ID == "" {
 		return func() {}
@@ -95,7 +103,9 @@ func KeepLease(ctx context.Context, ls Leases, l Lease, now func() time.Time) (s
 		l.Until = now().Add(LeaseTTL)
 		_ = ls.HoldLease(context.WithoutCancel(ctx), l)
 	}
-	hold()
+	if !fresh(l.Until, now()) {
+		hold()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -113,3 +123,7 @@ func KeepLease(ctx context.Context, ls Leases, l Lease, now func() time.Time) (s
 	}()
 	return func() { cancel(); <-done }
 }
+
+// fresh reports whether a lease held until until needs no renewal at now:
+// more than LeaseTTL*2/3 of it is left.
+func fresh(until, now time.Time) bool { return until.Sub(now) > LeaseTTL*2/3 }

@@ -305,19 +305,16 @@ func (a *App) renewing(task Task) Task {
 	}
 	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
 		var head struct {
-			Turn struct {
-				SessionID string `json:"sessionId"`
-				TurnID    string `json:"turnId"`
-			} `json:"turn"`
-			Build struct {
-				BuildID string `json:"buildId"`
-			} `json:"build"`
-			Phase string `json:"phase"`
+			Turn  workflow.Turn  `json:"turn"`
+			Build workflow.Build `json:"build"`
+			Phase string         `json:"phase"`
 		}
 		_ = json.Unmarshal(raw, &head) // a task that cannot decode its input fails on its own
-		l := session.Lease{Kind: session.LeaseTurn, ID: head.Turn.TurnID, Owner: head.Turn.SessionID}
+		// Until is the lease the edge took with the work: a fresh one is
+		// not written again (session.KeepLease).
+		l := session.Lease{Kind: session.LeaseTurn, ID: head.Turn.TurnID, Owner: head.Turn.SessionID, Until: head.Turn.LeaseUntil}
 		if head.Build.BuildID != "" {
-			l = session.Lease{Kind: session.LeaseBuild, ID: head.Build.BuildID, Owner: head.Build.BuildID}
+			l = session.Lease{Kind: session.LeaseBuild, ID: head.Build.BuildID, Owner: head.Build.BuildID, Until: head.Build.LeaseUntil}
 		}
 		stop := session.KeepLease(ctx, ls, l, time.Now)
 		out, err := task(ctx, raw)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
 )
@@ -31,6 +32,11 @@ type Turn struct {
 	// turn's PageRecord, kept under PageKey (claim check: a blueprint can
 	// be larger than a state may carry).
 	Followup bool `json:"followup,omitempty"`
+	// LeaseUntil is how long the edge's lease on the turn (session.LeaseTurn)
+	// lasts from its start: the steps renew it only when less than 2/3 of
+	// session.LeaseTTL is left (session.KeepLease), so that the steps of a
+	// short turn write no lease.
+	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
 }
 
 // PageRecord is the page a follow-up turn is about: the blueprint it was
@@ -396,6 +402,9 @@ type Build struct {
 	// Mode is "build" (data, compute, compose) or "patch" (compose only).
 	Mode    string `json:"mode"`
 	TraceID string `json:"traceId,omitempty"`
+	// LeaseUntil is how long the build's lease (session.LeaseBuild) lasts
+	// from its start; see Turn.LeaseUntil.
+	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
 }
 
 // BuildState is the Build workflow's execution input.

@@ -169,7 +169,7 @@ func (s *suite) testBuildFunctions(t *testing.T) {
 	if got := eventTypes(pageEvents(t, evs)); !slices.Equal(got, wantAnalysis()) {
 		t.Fatalf("the build's events\n got %v\nwant %v", got, wantAnalysis())
 	}
-	t.Logf("buildstep cold start (init, this machine, linux/%s): %s", runtime.GOARCH, step.initDuration())
+	t.Logf("buildstep cold start (init, this machine, linux/%s): %s, peak RSS over the four phases %s", runtime.GOARCH, step.initDuration(), step.peakRSS())
 
 	// The replay function starts builds on Step Functions (here the stand-in
 	// running build.asl.json over the buildstep function's graph).
@@ -256,7 +256,7 @@ func (s *suite) testBuildFunctions(t *testing.T) {
 	if len(sf.failures) > 0 {
 		t.Errorf("executions failed: %v", sf.failures)
 	}
-	t.Logf("replay cold start (init, this machine, linux/%s): %s", runtime.GOARCH, replay.initDuration())
+	t.Logf("replay cold start (init, this machine, linux/%s): %s, peak RSS %s", runtime.GOARCH, replay.initDuration(), replay.peakRSS())
 }
 
 // pageRequest is a POST /api/page/generate of the sample blueprint on class.

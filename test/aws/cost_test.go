@@ -24,6 +24,8 @@ type turnReport struct {
 	StepCalls   map[string]int
 	StepRead    float64
 	StepWrite   float64
+	// Writes are the write units of edge and steps by kind of item.
+	Writes map[string]float64
 }
 
 // report waits for the turn's execution to end and collects its counts.
@@ -39,6 +41,10 @@ func (rig *streamRig) report(t *testing.T, scenario string, wall time.Duration) 
 	rig.lambdas.mu.Unlock()
 	r.EdgeCalls, r.EdgeRead, r.EdgeWrite = rig.edgeDB.snapshot()
 	r.StepCalls, r.StepRead, r.StepWrite = rig.stepsDB.snapshot()
+	r.Writes = rig.edgeDB.writesByKind()
+	for k, v := range rig.stepsDB.writesByKind() {
+		r.Writes[k] += v
+	}
 	return r
 }
 
@@ -78,7 +84,24 @@ func measuredTable(unit string, rs []turnReport) string {
 	row("DynamoDB requests, steps", func(r turnReport) string { return calls(r.StepCalls) })
 	row("read request units (edge + steps)", func(r turnReport) string { return fmt.Sprintf("%.0f + %.0f", r.EdgeRead, r.StepRead) })
 	row("write request units (edge + steps)", func(r turnReport) string { return fmt.Sprintf("%.0f + %.0f", r.EdgeWrite, r.StepWrite) })
+	row("write units by item", func(r turnReport) string { return byKind(r.Writes) })
 	return b.String()
+}
+
+// byKind lists write units by kind of item, largest first.
+func byKind(m map[string]float64) string {
+	kinds := slices.Collect(maps.Keys(m))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if d := m[b] - m[a]; d != 0 {
+			return int(d * 1000)
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %.3g", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func scenarios(rs []turnReport) []string {
@@ -104,31 +127,39 @@ const (
 
 // Assumptions for production, where the model, not our code, sets the
 // durations: per invocation of each task, its duration with a real model
-// and its memory (template.yaml).
+// and its memory (template.yaml), and the memory before November 2026
+// (wasMB), for the before/after ratio of docs/cost.md.
 var production = map[string]struct {
-	dur   time.Duration
-	memMB float64
+	dur          time.Duration
+	memMB, wasMB float64
 }{
-	"RouterFunctionArn":    {1200 * time.Millisecond, 512}, // one fast-tier JSON call
-	"AgentTurnFunctionArn": {4 * time.Second, 512},         // one streamed round
-	"ToolFunctionArn":      {8 * time.Second, 1024},        // the quiz tool calls the model
-	"ValidateFunctionArn":  {60 * time.Millisecond, 256},
-	"FinishFunctionArn":    {80 * time.Millisecond, 256},
+	"RouterFunctionArn":    {1200 * time.Millisecond, 192, 512}, // one fast-tier JSON call
+	"AgentTurnFunctionArn": {4 * time.Second, 192, 512},         // one streamed round
+	"ToolFunctionArn":      {8 * time.Second, 512, 1024},        // the quiz tool calls the model
+	"ValidateFunctionArn":  {60 * time.Millisecond, 128, 256},
+	"FinishFunctionArn":    {80 * time.Millisecond, 128, 256},
 }
 
 // streaming is how long each scenario's answer streams with a real model:
-// the agent appends its text every 50 ms while it streams (one write unit
-// an append: the conditional put of its block; two before November 2026,
-// the counter and the event), and the edge's shared poll, finding an event
-// at each poll (it reads the block itself), one unit a poll.
+// the agent appends its text every TEXT_FLUSH_INTERVAL while it streams
+// (100 ms in AWS, template.yaml; 50 ms before November 2026 and locally),
+// one write unit an append (the conditional put of its block; two before
+// November 2026, the counter and the event), and the edge's shared poll
+// finds an event at each append (it reads the block itself), one unit a
+// poll.
 var streaming = map[string]time.Duration{"quiz": 2 * time.Second, "chat": 4 * time.Second}
 
 const (
-	appendsPerSec       = 20.0 // text flushes while the answer streams (every 50 ms)
+	appendsPerSec       = 10.0 // text flushes while the answer streams (every 100 ms)
 	unitsPerAppend      = 1.0  // one block put of ≤ 1 KB (dynamostore.Events.Append)
-	streamingPollPerSec = 20.0
+	streamingPollPerSec = 10.0
+	// A page build's slot text is still flushed every 50 ms (the builder's
+	// FlushEvery): the build meets its write target without it.
+	buildAppendsPerSec = 20.0
+	buildPollPerSec    = 20.0
 
-	streamMemMB   = 256
+	streamMemMB   = 128 // 256 before November 2026
+	streamWasMB   = 256
 	expressMemMB  = 64                     // Express bills memory in 64 MB steps
 	edgeOverhead  = 300 * time.Millisecond // begin the turn, start the execution, [DONE]
 	pollsPerSec   = 2.0                    // the shared poll at its 500 ms ceiling
@@ -140,6 +171,7 @@ const (
 type cost struct {
 	turn                                                 time.Duration
 	rru, wru                                             float64
+	gbs, wasGBs                                          float64 // Lambda GB-seconds, now and with the memory before
 	lambda, express, standard, dynamo, logs, xray, total float64
 }
 
@@ -149,11 +181,15 @@ func costOf(r turnReport) cost {
 	for name, n := range r.Invocations {
 		p := production[name]
 		c.turn += time.Duration(n) * p.dur
-		c.lambda += float64(n) * (lambdaRequest + p.dur.Seconds()*p.memMB/1024*lambdaGBSecond)
+		c.gbs += float64(n) * p.dur.Seconds() * p.memMB / 1024
+		c.wasGBs += float64(n) * p.dur.Seconds() * p.wasMB / 1024
+		c.lambda += float64(n) * lambdaRequest
 	}
 	c.turn += edgeOverhead
 	// The stream function runs as long as the turn it relays.
-	c.lambda += lambdaRequest + c.turn.Seconds()*streamMemMB/1024*lambdaGBSecond
+	c.gbs += c.turn.Seconds() * streamMemMB / 1024
+	c.wasGBs += c.turn.Seconds() * streamWasMB / 1024
+	c.lambda += lambdaRequest + c.gbs*lambdaGBSecond
 	c.express = expressRequest + c.turn.Seconds()*expressMemMB/1024*expressGBSecond
 	c.standard = float64(sum(r.Transitions)) * standardPerStep
 	// Beyond what was measured with the offline model (which streams at
@@ -204,8 +240,10 @@ var buildPhases = map[string]time.Duration{
 }
 
 const (
-	buildStepMemMB  = 1024
-	buildWaiterMemB = 256
+	buildStepMemMB  = 256 // 1,024 before November 2026
+	buildStepWasMB  = 1024
+	buildWaiterMemB = 128 // the stream or replay function; 256 before
+	buildWaiterWasB = 256
 	buildStreaming  = 15 * time.Second // of Compose, the model streaming slot text
 	buildsPerMonth  = 100_000 * 2 * 30 // 100,000 teachers × 2 builds a day
 )
@@ -221,12 +259,13 @@ func buildCostOf(r turnReport) cost {
 	}
 	n := r.Invocations["BuildStepFunctionArn"]
 	c.turn = phases + edgeOverhead
-	c.lambda = float64(n)*lambdaRequest + phases.Seconds()*buildStepMemMB/1024*lambdaGBSecond
-	c.lambda += lambdaRequest + c.turn.Seconds()*buildWaiterMemB/1024*lambdaGBSecond
+	c.gbs = phases.Seconds()*buildStepMemMB/1024 + c.turn.Seconds()*buildWaiterMemB/1024
+	c.wasGBs = phases.Seconds()*buildStepWasMB/1024 + c.turn.Seconds()*buildWaiterWasB/1024
+	c.lambda = float64(n+1)*lambdaRequest + c.gbs*lambdaGBSecond
 	c.express = expressRequest + c.turn.Seconds()*expressMemMB/1024*expressGBSecond
 	c.standard = float64(sum(r.Transitions)) * standardPerStep
-	reads := pollsPerSec*(c.turn-buildStreaming).Seconds() + streamingPollPerSec*buildStreaming.Seconds()
-	writes := unitsPerAppend * appendsPerSec * buildStreaming.Seconds()
+	reads := pollsPerSec*(c.turn-buildStreaming).Seconds() + buildPollPerSec*buildStreaming.Seconds()
+	writes := unitsPerAppend * buildAppendsPerSec * buildStreaming.Seconds()
 	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
 	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
 	c.dynamo = c.rru*dynamoRRU + c.wru*dynamoWRU
@@ -264,6 +303,9 @@ func costRows(b *strings.Builder, duration string, costs []cost) {
 	k := func(v float64) string { return fmt.Sprintf("%.4f", v*1000) }
 	row(duration, func(c cost) string { return c.turn.String() })
 	row("DynamoDB units with a streaming model (read + write)", func(c cost) string { return fmt.Sprintf("%.0f + %.0f", c.rru, c.wru) })
+	row("Lambda GB-s (with the memory before)", func(c cost) string {
+		return fmt.Sprintf("%.2f (%.2f, %.2f×)", c.gbs, c.wasGBs, c.gbs/c.wasGBs)
+	})
 	row("Lambda (requests + GB-s, arm64)", func(c cost) string { return k(c.lambda) })
 	row("Step Functions Express", func(c cost) string { return k(c.express) })
 	row("DynamoDB on-demand", func(c cost) string { return k(c.dynamo) })

@@ -49,6 +49,7 @@ const (
 	setTplAPI = "tplapi" // the functions that reach the template backend (seed 002)
 	setSteer  = "steer"  // the functions that start and steer template runs
 	setSocket = "socket" // the WebSocket function
+	setText   = "text"   // the function that streams the agent's text (its flush interval: docs/cost.md)
 )
 
 // envTable is every environment variable the code of the functions reads,
@@ -134,7 +135,7 @@ var envTable = map[string]string{
 	"LLM_MAX_RETRIES":             setCode,
 	"AGENT_MAX_ROUNDS":            setCode,
 	"SSE_HEARTBEAT":               setCode,
-	"TEXT_FLUSH_INTERVAL":         setCode,
+	"TEXT_FLUSH_INTERVAL":         setText,
 	awswire.EnvXRayContextMissing: setCode,
 	awswire.EnvFunctionName:       setLambda,
 	"OPENAI_API_KEY":              setNever, // read from OPENAI_API_KEY_PARAMETER
@@ -154,7 +155,7 @@ var roles = map[string][]string{
 	"ApiFunction":       {setAll, setEdge, setAuth},
 	"ReplayFunction":    {setAll, setBuild},
 	"RouterFunction":    {setAll, setModel, setData},
-	"AgentTurnFunction": {setAll, setModel, setData},
+	"AgentTurnFunction": {setAll, setModel, setData, setText},
 	"ToolFunction":      {setAll, setModel, setData, setFiles},
 	"ValidateFunction":  {setAll},
 	"FinishFunction":    {setAll},

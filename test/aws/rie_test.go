@@ -55,6 +55,7 @@ type emulated struct {
 	name   string
 	invoke string
 	logs   *lockedBuffer
+	pid    int // the emulator's; the function's process is its child
 }
 
 // lockedBuffer collects a process's output.
@@ -103,7 +104,7 @@ func emulate(t *testing.T, rie, bin string, env map[string]string) *emulated {
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	e := &emulated{name: filepath.Base(bin), invoke: fmt.Sprintf("http://127.0.0.1:%d/2015-03-31/functions/function/invocations", api), logs: logs}
+	e := &emulated{name: filepath.Base(bin), invoke: fmt.Sprintf("http://127.0.0.1:%d/2015-03-31/functions/function/invocations", api), logs: logs, pid: cmd.Process.Pid}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-exited
@@ -161,6 +162,44 @@ func (e *emulated) initDuration() string {
 		return ""
 	}
 	return m[1] + " ms"
+}
+
+// peakRSS is the peak resident set of the function's process so far
+// (VmHWM of the emulator's child that runs the binary), or "" if it is
+// not found (the emulator starts it at the first invoke). Lambda bills
+// the memory size set, and reports this figure as "Max Memory Used".
+func (e *emulated) peakRSS() string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, stat := range dirs {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after ')'.
+		_, rest, ok := strings.Cut(string(b), ") ")
+		var state string
+		var ppid int
+		if !ok || func() bool { _, err := fmt.Sscan(rest, &state, &ppid); return err != nil }() || ppid != e.pid {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join(filepath.Dir(stat), "status"))
+		if err != nil {
+			continue
+		}
+		if m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(status); m != nil {
+			var kb int
+			fmt.Sscan(string(m[1]), &kb)
+			// utime and stime, the 14th and 15th fields, in clock ticks (100 a second).
+			// After "comm) ": state is the 3rd field, so 11 fields come first.
+			var f [11]string
+			var utime, stime int
+			if n, _ := fmt.Sscan(rest, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &utime, &stime); n == 13 {
+				return fmt.Sprintf("%.1f MB, CPU %d ms (init and invocations)", float64(kb)/1024, (utime+stime)*10)
+			}
+			return fmt.Sprintf("%.1f MB", float64(kb)/1024)
+		}
+	}
+	return ""
 }
 
 // decodeStrict decodes data into v, failing on fields v does not have:
@@ -279,9 +318,9 @@ func (s *suite) testFunctions(t *testing.T) {
 		started = append(started, e)
 		return e
 	}
-	defer func() {
+	defer func() { // before the emulators stop (t.Cleanup)
 		for _, e := range started {
-			t.Logf("%-9s cold start (init, this machine, linux/%s): %s", e.name, runtime.GOARCH, e.initDuration())
+			t.Logf("%-9s cold start (init, this machine, linux/%s): %s, peak RSS %s", e.name, runtime.GOARCH, e.initDuration(), e.peakRSS())
 		}
 	}()
 

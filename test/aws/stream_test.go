@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -38,9 +39,72 @@ type capacity struct {
 	calls map[string]int
 	read  float64 // read request units (strongly consistent: 1 per 4 KB)
 	write float64 // write request units (1 per 1 KB)
+	// writes are the write units by the kind of item written (itemKind).
+	writes map[string]float64
 }
 
-func newCapacity() *capacity { return &capacity{calls: map[string]int{}} }
+func newCapacity() *capacity { return &capacity{calls: map[string]int{}, writes: map[string]float64{}} }
+
+// itemKind names the kind of item a key addresses, from the table's key
+// design (dynamostore's package comment): "session", "turn", "turn index",
+// "record <name>", "event log", "lease <kind>", "app", ….
+func itemKind(key map[string]types.AttributeValue) string {
+	s := func(name string) string {
+		if v, ok := key[name].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
+	}
+	pk, sk := s("PK"), s("SK")
+	pkKind, _, _ := strings.Cut(pk, "#")
+	skKind, rest, _ := strings.Cut(sk, "#")
+	switch {
+	case pkKind == "LEASES":
+		return "lease " + skKind
+	case pkKind == "STREAM":
+		return "event log"
+	case pkKind == "SESSION" && sk == "META":
+		return "session"
+	case pkKind == "SESSION" && skKind == "TURN":
+		return "turn"
+	case pkKind == "SESSION" && skKind == "TURNAT":
+		return "turn index"
+	case pkKind == "SESSION" && skKind == "REC":
+		// turn/<id>/<what>/… or build/<id>/<what>: name the what.
+		parts := strings.Split(rest, "/")
+		if len(parts) >= 3 {
+			return "record " + parts[2]
+		}
+		return "record " + parts[0]
+	}
+	return strings.ToLower(pkKind) + " " + strings.ToLower(skKind)
+}
+
+// writeKeys are the keys of the items a write request addresses.
+func writeKeys(params any) []map[string]types.AttributeValue {
+	switch p := params.(type) {
+	case *dynamodb.PutItemInput:
+		return []map[string]types.AttributeValue{p.Item}
+	case *dynamodb.UpdateItemInput:
+		return []map[string]types.AttributeValue{p.Key}
+	case *dynamodb.DeleteItemInput:
+		return []map[string]types.AttributeValue{p.Key}
+	case *dynamodb.BatchWriteItemInput:
+		var out []map[string]types.AttributeValue
+		for _, reqs := range p.RequestItems {
+			for _, r := range reqs {
+				switch {
+				case r.PutRequest != nil:
+					out = append(out, r.PutRequest.Item)
+				case r.DeleteRequest != nil:
+					out = append(out, r.DeleteRequest.Key)
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
 
 // option adds the counting middleware to a DynamoDB client.
 func (c *capacity) option(o *dynamodb.Options) {
@@ -105,6 +169,12 @@ func (c *capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 	c.calls[awsmiddleware.GetOperationName(ctx)]++
 	c.read += read
 	c.write += write
+	if keys := writeKeys(in.Parameters); len(keys) > 0 {
+		// A batch's units are shared evenly among its items.
+		for _, k := range keys {
+			c.writes[itemKind(k)] += write / float64(len(keys))
+		}
+	}
 	c.mu.Unlock()
 	return out, md, err
 }
@@ -112,16 +182,19 @@ func (c *capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 func (c *capacity) snapshot() (map[string]int, float64, float64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	calls := map[string]int{}
-	for k, v := range c.calls {
-		calls[k] = v
-	}
-	return calls, c.read, c.write
+	return maps.Clone(c.calls), c.read, c.write
+}
+
+// writesByKind returns the write units by kind of item.
+func (c *capacity) writesByKind() map[string]float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.writes)
 }
 
 func (c *capacity) reset() {
 	c.mu.Lock()
-	c.calls, c.read, c.write = map[string]int{}, 0, 0
+	c.calls, c.read, c.write, c.writes = map[string]int{}, 0, 0, map[string]float64{}
 	c.mu.Unlock()
 }
 

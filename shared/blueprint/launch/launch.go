@@ -112,12 +112,14 @@ func (l *Launcher) Begin(ctx context.Context, teacherID, traceID string, req blu
 	if err := l.store.PutRecord(ctx, id, blueprint.RecordRequest, raw); err != nil {
 		return "", apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 	}
+	var leaseUntil time.Time
 	if l := l.o.Leases; l != nil {
-		if err := l.HoldLease(ctx, session.Lease{Kind: session.LeaseBuild, ID: id, Owner: id, Until: now.Add(session.LeaseTTL)}); err != nil {
+		leaseUntil = now.Add(session.LeaseTTL)
+		if err := l.HoldLease(ctx, session.Lease{Kind: session.LeaseBuild, ID: id, Owner: id, Until: leaseUntil}); err != nil {
 			return "", apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
 	}
-	in := workflow.NewBuildState(workflow.Build{BuildID: id, TeacherID: teacherID, Mode: req.Mode, TraceID: traceID})
+	in := workflow.NewBuildState(workflow.Build{BuildID: id, TeacherID: teacherID, Mode: req.Mode, TraceID: traceID, LeaseUntil: leaseUntil})
 	if err := l.starter.Start(context.WithoutCancel(ctx), id, in); err != nil {
 		l.Abandon(ctx, id, "the build workflow could not start: "+err.Error())
 		return "", apperr.Wrap(err, apperr.ServiceUnavailable, "the build could not start")
