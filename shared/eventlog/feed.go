@@ -17,7 +17,7 @@ type Feeder interface {
 // has not taken them yet. A reader that falls further behind is dropped
 // (its Lagged channel closes) and reads the log instead: a slow reader
 // never blocks a producer.
-const FeedBuffer = 256
+const FeedBuffer = 64
 
 // Feed is an in-process publication of sequenced events, by stream, to
 // bounded subscriptions. A Log implementation calls Publish in seq order

@@ -29,6 +29,7 @@ type config struct {
 	Min     int           // fewest answers at a level
 	Flushes []string      // TEXT_FLUSH_INTERVAL values of the product ("" = its default)
 	Sides   []string      // "product", "aisdk"
+	Node    string        // the node that runs the AI SDK server ("": node on PATH)
 	Pin     bool          // pin each server to one core, the harness to the others
 	WorkDir string        // where binaries, data dirs and logs go
 	// ProfileDir, when set, gets a CPU profile of the product per level.
@@ -121,7 +122,7 @@ func run(ctx context.Context, cfg config) (*result, error) {
 	if cfg.Chunks < 1 || cfg.Rounds < 1 {
 		return nil, errors.New("chunks and rounds must be at least 1")
 	}
-	res := &result{Machine: machine()}
+	res := &result{Machine: machine(cfg.Node)}
 	logf := func(format string, a ...any) {
 		if cfg.Log != nil {
 			fmt.Fprintf(cfg.Log, format+"\n", a...)
@@ -163,7 +164,7 @@ func run(ctx context.Context, cfg config) (*result, error) {
 			}
 			sides = append(sides, func(flush string) side { return productSide(bin, mockURL, flush) })
 		case "aisdk":
-			node, script, why := reference(cfg.Root)
+			node, script, why := reference(cfg.Root, cfg.Node)
 			if why != "" {
 				if cfg.RequireReference {
 					return nil, fmt.Errorf("the AI SDK reference cannot run: %s", why)
@@ -308,11 +309,12 @@ func (m measure) perAnswer(n int64) float64 {
 	return float64(n) / float64(m.Answers-m.Failed)
 }
 
-// reference finds node and the AI SDK server, or says why it cannot run.
-func reference(root string) (node, script, why string) {
-	node, err := exec.LookPath("node")
+// reference finds node (want, or node on PATH) and the AI SDK server, or
+// says why it cannot run.
+func reference(root, want string) (node, script, why string) {
+	node, err := exec.LookPath(cmp.Or(want, "node"))
 	if err != nil {
-		return "", "", "node is not installed"
+		return "", "", fmt.Sprintf("node is not installed (%v)", err)
 	}
 	dir := filepath.Join(root, "test", "loadbench")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai", "package.json")); err != nil {
@@ -340,8 +342,8 @@ func pinHarness() (int, bool) {
 	return n - 1, true
 }
 
-// machine describes the CPU and the load at the start.
-func machine() string {
+// machine describes the CPU, node and the load at the start.
+func machine(node string) string {
 	model := "unknown CPU"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
@@ -356,7 +358,7 @@ func machine() string {
 		load = ", load average " + strings.Join(strings.Fields(string(b))[:3], " ")
 	}
 	nodeV := "no node"
-	if out, err := exec.Command("node", "--version").Output(); err == nil {
+	if out, err := exec.Command(cmp.Or(node, "node"), "--version").Output(); err == nil {
 		nodeV = "node " + strings.TrimSpace(string(out))
 	}
 	return fmt.Sprintf("%d CPUs (%s), %s %s/%s, %s%s", runtime.NumCPU(), model, runtime.Version(), runtime.GOOS, runtime.GOARCH, nodeV, load)

@@ -26,7 +26,7 @@ func TestHarnessTinyScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	ci := os.Getenv("CI") == "true"
-	if _, _, why := reference(root); why != "" && !ci {
+	if _, _, why := reference(root, ""); why != "" && !ci {
 		t.Logf("the AI SDK side will be left out: %s", why)
 	}
 	var progress bytes.Buffer

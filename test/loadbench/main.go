@@ -56,6 +56,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	minAnswers := fs.Int("min", 30, "fewest answers at a level")
 	flushes := fs.String("flush", "1ns,default", "the product's TEXT_FLUSH_INTERVAL values, one table each (default: its own default)")
 	sides := fs.String("sides", "product,aisdk", "the servers to measure")
+	node := fs.String("node", "", "the node binary of the AI SDK server (default: node on PATH); the issue's reference is Node 22")
 	pin := fs.Bool("pin", true, "pin each server to one core (taskset) and the harness to the others")
 	profile := fs.String("profile", "", "write a CPU profile of the product per level into this directory (go tool pprof)")
 	keep := fs.Bool("keep", false, "keep the work directory (binaries, data, server logs)")
@@ -80,7 +81,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(work)
 	}
 	cfg := config{Root: root, Chunks: *chunks, Levels: cs, Paced: *paced, Pace: *pace, Rounds: *rounds, Min: *minAnswers,
-		Sides: strings.Split(*sides, ","), Pin: *pin, WorkDir: work, ProfileDir: *profile, Log: stderr,
+		Sides: strings.Split(*sides, ","), Node: *node, Pin: *pin, WorkDir: work, ProfileDir: *profile, Log: stderr,
 		RequireReference: os.Getenv("CI") == "true"}
 	for _, f := range strings.Split(*flushes, ",") {
 		if f == "default" {
