@@ -123,15 +123,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
-	err = b.Update(func(tx *bbolt.Tx) error {
-		for _, name := range []string{bucketSessions, bucketTurns, bucketTurnIDs, bucketRecords, bucketStreams, bucketEvents, bucketLeases} {
-			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
-				return fmt.Errorf("bucket %s: %w", name, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := ensureBuckets(b); err != nil {
 		return nil, errors.Join(fmt.Errorf("boltstore: open %s: %w", path, err), b.Close())
 	}
 	now := opts.Now
@@ -145,6 +137,37 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	d.events = newWriter(b, max(delay, 0), func() time.Time { return d.expiry(d.now()) }, d.notify)
 	return d, nil
+}
+
+var buckets = []string{bucketSessions, bucketTurns, bucketTurnIDs, bucketRecords, bucketStreams, bucketEvents, bucketLeases}
+
+// ensureBuckets creates the buckets a file lacks. A file that has them all
+// is not written (a commit costs a sync, on every start); the buckets of a
+// new file are committed without one: they hold nothing a crash could
+// lose, the next start makes them again, and the first synced commit after
+// them makes them durable.
+func ensureBuckets(b *bbolt.DB) error {
+	complete := true
+	_ = b.View(func(tx *bbolt.Tx) error {
+		for _, name := range buckets {
+			complete = complete && tx.Bucket([]byte(name)) != nil
+		}
+		return nil
+	})
+	if complete {
+		return nil
+	}
+	noSync := b.NoSync
+	b.NoSync = true // no other user of b yet
+	defer func() { b.NoSync = noSync }()
+	return b.Update(func(tx *bbolt.Tx) error {
+		for _, name := range buckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return fmt.Errorf("bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	})
 }
 
 // Close syncs the file (writes made with NoSync reach the disk) and closes

@@ -100,3 +100,34 @@ func TestOtherWritesFollowEvents(t *testing.T) {
 		t.Fatalf("the file's stream counter: %+v, want last 3, closed", meta)
 	}
 }
+
+// TestOpenCommitsOnlyMissingBuckets: opening a file that has its buckets
+// commits nothing (a commit is a sync on every start); a new file gets
+// them all, and they are there after a reopen.
+func TestOpenCommitsOnlyMissingBuckets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.db")
+	txID := func() (id int, missing []string) {
+		d, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		_ = d.bolt.View(func(tx *bbolt.Tx) error {
+			id = tx.ID()
+			for _, name := range buckets {
+				if tx.Bucket([]byte(name)) == nil {
+					missing = append(missing, name)
+				}
+			}
+			return nil
+		})
+		return id, missing
+	}
+	first, missing := txID()
+	if len(missing) > 0 {
+		t.Fatalf("a new file lacks buckets %v", missing)
+	}
+	if again, missing := txID(); again != first || len(missing) > 0 {
+		t.Errorf("reopened: transaction %d (was %d), missing %v: the open committed again", again, first, missing)
+	}
+}
