@@ -81,7 +81,7 @@ func TestFileLinksShortLivedAndRevocable(t *testing.T) {
 
 	sign := func(what string) edge.FileLink {
 		t.Helper()
-		code, body := get(t, route, "")
+		code, body := do(t, http.MethodGet, route, "")
 		var fl edge.FileLink
 		if err := json.Unmarshal([]byte(body), &fl); code != http.StatusOK || err != nil {
 			t.Fatalf("%s: GET /api/files/…: %d %s", what, code, body)
@@ -92,16 +92,16 @@ func TestFileLinksShortLivedAndRevocable(t *testing.T) {
 		return fl
 	}
 	first := sign("first")
-	if code, got := get(t, first.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
+	if code, got := do(t, http.MethodGet, first.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
 		t.Fatalf("a fresh link: %d %q", code, got)
 	}
 
 	clock.Add(edge.DefaultFileLinkTTL + time.Second)
-	if code, body := get(t, first.URL, ""); code != http.StatusForbidden {
+	if code, body := do(t, http.MethodGet, first.URL, ""); code != http.StatusForbidden {
 		t.Errorf("an expired link: %d %s, want 403", code, body)
 	}
 	again := sign("after expiry")
-	if code, got := get(t, again.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
+	if code, got := do(t, http.MethodGet, again.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
 		t.Errorf("the link signed again: %d %q", code, got)
 	}
 
@@ -109,17 +109,17 @@ func TestFileLinksShortLivedAndRevocable(t *testing.T) {
 	if code, body := do(t, http.MethodDelete, route, "t-002"); code != http.StatusNotFound {
 		t.Errorf("another teacher's DELETE: %d %s, want 404", code, body)
 	}
-	if code, _ := get(t, again.URL, ""); code != http.StatusOK {
+	if code, _ := do(t, http.MethodGet, again.URL, ""); code != http.StatusOK {
 		t.Fatalf("after another teacher's DELETE the owner's link answers %d", code)
 	}
 
 	if code, body := do(t, http.MethodDelete, route, ""); code != http.StatusNoContent {
 		t.Fatalf("the owner's DELETE: %d %s, want 204", code, body)
 	}
-	if code, body := get(t, again.URL, ""); code != http.StatusNotFound {
+	if code, body := do(t, http.MethodGet, again.URL, ""); code != http.StatusNotFound {
 		t.Errorf("a revoked link: %d %s, want 404", code, body)
 	}
-	if code, body := get(t, route, ""); code != http.StatusNotFound {
+	if code, body := do(t, http.MethodGet, route, ""); code != http.StatusNotFound {
 		t.Errorf("signing a revoked file again: %d %s, want 404", code, body)
 	}
 	if code, body := do(t, http.MethodDelete, route, ""); code != http.StatusNotFound {

@@ -3,7 +3,6 @@ package edge_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -73,11 +72,11 @@ func TestFileLinksSignedAgain(t *testing.T) {
 	if err := ss.EndTurn(ctx, "c-1", "u-1", session.TurnCompleted, session.Outcome{}); err != nil {
 		t.Fatal(err)
 	}
-	if code, _ := get(t, dead, ""); code == http.StatusOK {
+	if code, _ := do(t, http.MethodGet, dead, ""); code == http.StatusOK {
 		t.Fatal("the stale link still downloads: the test proves nothing")
 	}
 
-	code, body := get(t, hs.URL+"/api/conversation/c-1/messages", "")
+	code, body := do(t, http.MethodGet, hs.URL+"/api/conversation/c-1/messages", "")
 	var page struct{ Messages []protocol.UIMessage }
 	if err := json.Unmarshal([]byte(body), &page); code != http.StatusOK || err != nil {
 		t.Fatalf("messages: %d %v %s", code, err, body)
@@ -95,16 +94,16 @@ func TestFileLinksSignedAgain(t *testing.T) {
 	if link == "" || link == dead {
 		t.Fatalf("the reloaded file link is %q, want a fresh one", link)
 	}
-	if code, got := get(t, link, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
+	if code, got := do(t, http.MethodGet, link, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
 		t.Errorf("the fresh link: %d %q", code, got)
 	}
 
-	code, body = get(t, hs.URL+"/api/files/"+fileKey, "")
+	code, body = do(t, http.MethodGet, hs.URL+"/api/files/"+fileKey, "")
 	var fl edge.FileLink
 	if err := json.Unmarshal([]byte(body), &fl); code != http.StatusOK || err != nil || fl.Filename != "quiz.pdf" || fl.ExpiresAt.Before(time.Now()) {
 		t.Fatalf("GET /api/files/…: %d %s", code, body)
 	}
-	if code, got := get(t, fl.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
+	if code, got := do(t, http.MethodGet, fl.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
 		t.Errorf("the route's link: %d %q", code, got)
 	}
 	for name, tc := range map[string]struct{ path, teacher string }{
@@ -112,27 +111,10 @@ func TestFileLinksSignedAgain(t *testing.T) {
 		"no such file":    {"teachers/t-001/sessions/c-1/files/call-9/none.pdf", ""},
 		"not a file key":  {"records/c-1/x", ""},
 	} {
-		if code, body := get(t, hs.URL+"/api/files/"+tc.path, tc.teacher); code != http.StatusNotFound {
+		if code, body := do(t, http.MethodGet, hs.URL+"/api/files/"+tc.path, tc.teacher); code != http.StatusNotFound {
 			t.Errorf("%s: %d %s, want 404", name, code, body)
 		}
 	}
-}
-
-func get(t *testing.T, url, teacher string) (int, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if teacher != "" {
-		req.Header.Set("X-Teacher-Id", teacher)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
 }
 
 // TestFileKey reads the key out of the links each store signs.

@@ -82,7 +82,7 @@ func TestMessagesReadOnlyTheirPage(t *testing.T) {
 		if cursor != "" {
 			url += "&before=" + cursor
 		}
-		code, body := get(t, url, "")
+		code, body := do(t, http.MethodGet, url, "")
 		if code != http.StatusOK {
 			t.Fatalf("GET %s: %d %s", url, code, body)
 		}
