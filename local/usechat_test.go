@@ -286,16 +286,24 @@ func TestUseChatLinksThroughAProxy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var target atomic.Pointer[url.URL]
-			// The proxy's own transport: on http.DefaultTransport, another
-			// test's httptest.Server.Close (CloseIdleConnections) can close
-			// the proxy's upstream connection under a streaming answer.
+			// Its own transport: another test's httptest.Server.Close
+			// closes http.DefaultTransport's idle connections.
 			upstream := http.DefaultTransport.(*http.Transport).Clone()
 			defer upstream.CloseIdleConnections()
-			proxy := httptest.NewServer(http.StripPrefix(c.mount, &httputil.ReverseProxy{
+			rp := &httputil.ReverseProxy{
 				Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) },
 				Transport:     upstream,
 				FlushInterval: -1,
-			}))
+			}
+			proxy := httptest.NewServer(http.StripPrefix(c.mount, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				// The proxy still reads the request body (its end) while
+				// it writes the answer the server began: without full
+				// duplex that read fails once the answer's headers are
+				// out, the transport closes the upstream connection, and
+				// the client's stream is cut ("terminated").
+				_ = http.NewResponseController(w).EnableFullDuplex()
+				rp.ServeHTTP(w, r)
+			})))
 			defer proxy.Close()
 			base := proxy.URL + c.mount
 			env := map[string]string{}
