@@ -29,6 +29,22 @@ type TailOptions struct {
 	Flush func() error
 }
 
+// quiet is what a tail does at now when no event came: it ends the tail
+// once MaxWait has passed since lastEvent, and calls Idle (and moves
+// lastIdle) every IdleEvery.
+func (o TailOptions) quiet(now, lastEvent time.Time, lastIdle *time.Time) error {
+	if now.Sub(lastEvent) > o.MaxWait {
+		return ErrTailTimeout
+	}
+	if o.Idle != nil && now.Sub(*lastIdle) >= o.IdleEvery {
+		if err := o.Idle(); err != nil {
+			return err
+		}
+		*lastIdle = now
+	}
+	return nil
+}
+
 // ErrTailTimeout is returned by Tail when MaxWait passed with no event.
 var ErrTailTimeout = fmt.Errorf("eventlog: no event within the wait bound")
 
@@ -91,20 +107,14 @@ func Tail(ctx context.Context, r Reader, stream string, after int64, o TailOptio
 			continue
 		}
 		now := time.Now()
-		if now.Sub(lastEvent) > o.MaxWait {
-			return ErrTailTimeout
-		}
-		if o.Idle != nil && now.Sub(lastIdle) >= o.IdleEvery {
-			if err := o.Idle(); err != nil {
-				return err
-			}
-			lastIdle = now
+		if err := o.quiet(now, lastEvent, &lastIdle); err != nil {
+			return err
 		}
 		wait := min(poll, o.IdleEvery-now.Sub(lastIdle))
 		if changed != nil {
 			wait = min(o.PollMax, o.IdleEvery-now.Sub(lastIdle)) // the channel wakes us
 		}
-		if err := b.wait(); err != nil {
+		if err := b.flushPassed(); err != nil {
 			return err
 		}
 		if err := sleep(ctx, max(wait, time.Millisecond), changed); err != nil {
@@ -142,14 +152,14 @@ func (b *batcher) pass(ev Event) error {
 	}
 	b.n++
 	if b.n >= b.max {
-		return b.wait()
+		return b.flushPassed()
 	}
 	return nil
 }
 
-// wait flushes what was passed since the last flush; the tail calls it
+// flushPassed flushes what was passed since the last flush; the tail calls it
 // before it waits.
-func (b *batcher) wait() error {
+func (b *batcher) flushPassed() error {
 	if b.n == 0 || b.flush == nil {
 		b.n = 0
 		return nil
@@ -214,19 +224,13 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 					default:
 					}
 					lastEvent, lastIdle = time.Now(), time.Now()
-					if err := b.wait(); err != nil {
+					if err := b.flushPassed(); err != nil {
 						return err
 					}
 				}
 				now := time.Now()
-				if now.Sub(lastEvent) > o.MaxWait {
-					return ErrTailTimeout
-				}
-				if o.Idle != nil && now.Sub(lastIdle) >= o.IdleEvery {
-					if err := o.Idle(); err != nil {
-						return err
-					}
-					lastIdle = now
+				if err := o.quiet(now, lastEvent, &lastIdle); err != nil {
+					return err
 				}
 				timer.Reset(max(min(o.IdleEvery-now.Sub(lastIdle), o.MaxWait-now.Sub(lastEvent)+time.Millisecond), time.Millisecond))
 				select {
@@ -296,21 +300,15 @@ func tailWatch(ctx context.Context, r Reader, w Watcher, stream string, after in
 		if err != nil || closed {
 			return err
 		}
-		if err := b.wait(); err != nil {
+		if err := b.flushPassed(); err != nil {
 			return err
 		}
 		now := time.Now()
 		if after > from {
 			lastEvent, lastIdle = now, now
 		}
-		if now.Sub(lastEvent) > o.MaxWait {
-			return ErrTailTimeout
-		}
-		if o.Idle != nil && now.Sub(lastIdle) >= o.IdleEvery {
-			if err := o.Idle(); err != nil {
-				return err
-			}
-			lastIdle = now
+		if err := o.quiet(now, lastEvent, &lastIdle); err != nil {
+			return err
 		}
 		changed, stop := w.Watch(stream, after)
 		wait := max(min(o.IdleEvery-now.Sub(lastIdle), o.MaxWait-now.Sub(lastEvent)+time.Millisecond), time.Millisecond)
