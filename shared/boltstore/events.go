@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -313,12 +314,16 @@ func (w *writer) committed(queue map[string][]eventlog.Event, err error) {
 	for stream, evs := range queue {
 		st := w.streams[stream]
 		st.durable = evs[len(evs)-1].Seq
-		st.pending = st.pending[len(evs):]
-		if len(st.pending) == 0 {
-			st.pending = nil // let the committed events go
-			if st.closed {
-				delete(w.streams, stream) // the file says closed
-			}
+		if rest := st.pending[len(evs):]; len(rest) > 0 {
+			// A copy: the rest's array would keep every committed event
+			// of a stream that never drains (a long turn at full speed)
+			// alive. Readers may still hold the old one: it is not touched.
+			st.pending = slices.Clone(rest)
+			continue
+		}
+		st.pending = nil // let the committed events go
+		if st.closed {
+			delete(w.streams, stream) // the file says closed
 		}
 	}
 	if len(w.streams) > maxCachedStreams {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -106,22 +107,31 @@ func KeepLease(ctx context.Context, ls Leases, l Lease, now func() time.Time) (s
 	if !fresh(l.Until, now()) {
 		hold()
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(LeaseTTL / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				hold()
-			}
+	// A timer, not a goroutine: thousands of turns may hold leases at once,
+	// and each would keep a goroutine's stack alive only to wait 30 s.
+	var (
+		mu      sync.Mutex
+		stopped bool
+		t       *time.Timer
+	)
+	mu.Lock()
+	defer mu.Unlock()
+	t = time.AfterFunc(LeaseTTL/3, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped || ctx.Err() != nil {
+			return
 		}
-	}()
-	return func() { cancel(); <-done }
+		hold()
+		t.Reset(LeaseTTL / 3)
+	})
+	// stop waits for a renewal under way: after it, nothing is written.
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
+	}
 }
 
 // fresh reports whether a lease held until until needs no renewal at now:

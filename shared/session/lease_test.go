@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/session"
@@ -47,6 +48,48 @@ func TestKeepLeaseWritesOnlyWhatTheTTLNeeds(t *testing.T) {
 			if h.n != tc.writes {
 				t.Fatalf("%d lease writes, want %d", h.n, tc.writes)
 			}
+		})
+	}
+}
+
+func (h *holds) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n
+}
+
+// TestKeepLeaseRenewsUntilStopped: in a bubble of fake time, a kept lease
+// is written every LeaseTTL/3 while its work runs, and never after stop or
+// after its context ends.
+func TestKeepLeaseRenewsUntilStopped(t *testing.T) {
+	for _, end := range []string{"stop", "context"} {
+		t.Run(end, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := &holds{}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				stop := session.KeepLease(ctx, h, session.Lease{Kind: session.LeaseTurn, ID: "turn-1", Owner: "s"}, time.Now)
+				for want := 1; want <= 4; want++ { // written at once, then at each third of the TTL
+					synctest.Wait()
+					if n := h.count(); n != want {
+						t.Fatalf("after %d thirds of the TTL: %d writes, want %d", want-1, n, want)
+					}
+					time.Sleep(session.LeaseTTL / 3)
+				}
+				// 4 writes so far; the fifth is due now.
+				if end == "stop" {
+					stop()
+				} else {
+					cancel()
+				}
+				before := h.count()
+				time.Sleep(3 * session.LeaseTTL)
+				synctest.Wait()
+				if n := h.count(); n > before+1 || (end == "stop" && n != before) {
+					t.Fatalf("after %s: %d writes, had %d", end, n, before)
+				}
+				stop()
+			})
 		})
 	}
 }
