@@ -286,10 +286,11 @@ func (w *writer) commit(queue map[string][]eventlog.Event) error {
 				return err
 			}
 			b.FillPercent = 1 // seqs only grow: full pages, no half-empty splits
-			for _, ev := range evs {
-				if err := b.Put(u64key(ev.Seq), encodeEvent(ev)); err != nil {
-					return err
-				}
+			err = splitRuns(evs, func(run []eventlog.Event) error {
+				return b.Put(u64key(run[0].Seq), encodeRun(run))
+			})
+			if err != nil {
+				return err
 			}
 			last := evs[len(evs)-1]
 			if err := putJSON(streams, []byte(stream), streamMeta{Last: last.Seq, Closed: last.Close, ExpiresAt: expires[stream]}); err != nil {
@@ -395,7 +396,8 @@ func (l *EventLog) Read(ctx context.Context, stream string, after int64, limit i
 	return evs, nil
 }
 
-// readFile reads committed events.
+// readFile reads committed events: from the run holding after+1 (the one
+// keyed at or before it), gap-free, up to limit.
 func (l *EventLog) readFile(stream string, after int64, limit int) ([]eventlog.Event, error) {
 	var evs []eventlog.Event
 	err := l.db.bolt.View(func(tx *bbolt.Tx) error {
@@ -405,17 +407,42 @@ func (l *EventLog) readFile(stream string, after int64, limit int) ([]eventlog.E
 		}
 		c := b.Cursor()
 		next := after + 1
-		for k, v := c.Seek(u64key(next)); k != nil && (limit <= 0 || len(evs) < limit); k, v = c.Next() {
-			if seq, ok := keyU64(k); !ok || seq != next {
+		k, v := c.Seek(u64key(next))
+		if first, ok := keyU64(k); k == nil || (ok && first > next) {
+			if k == nil {
+				k, v = c.Last()
+			} else {
+				k, v = c.Prev()
+			}
+			if k == nil { // next is before the first run
+				k, v = c.First()
+			}
+		}
+		full := func() bool { return limit > 0 && len(evs) >= limit }
+		for ; k != nil && !full(); k, v = c.Next() {
+			first, ok := keyU64(k)
+			if !ok || first > next {
 				break // stop before a gap
 			}
-			ev, err := decodeEvent(v)
+			gap := false
+			err := decodeValue(first, v, func(ev eventlog.Event) bool {
+				switch {
+				case ev.Seq < next:
+					return true
+				case ev.Seq > next:
+					gap = true
+					return false
+				}
+				evs = append(evs, ev)
+				next++
+				return !full()
+			})
 			if err != nil {
-				return fmt.Errorf("event %d: %w", next, err)
+				return fmt.Errorf("events from %d: %w", first, err)
 			}
-			ev.Seq = next
-			evs = append(evs, ev)
-			next++
+			if gap {
+				break
+			}
 		}
 		return nil
 	})
@@ -455,22 +482,38 @@ func getMeta(tx *bbolt.Tx, stream string) (streamMeta, error) {
 	return meta, nil
 }
 
-func encodeEvent(ev eventlog.Event) []byte {
-	v := make([]byte, 1, 2+len(ev.Name)+len(ev.Data))
+// encodedLen is the length of an event's single-value encoding: a flags
+// byte, the name (a length byte, then the name) when there is one, the data.
+func encodedLen(ev eventlog.Event) int {
+	n := 1 + len(ev.Data)
+	if ev.Name != "" {
+		n += 1 + len(ev.Name)
+	}
+	return n
+}
+
+// appendEvent appends the single-value encoding of ev to v.
+func appendEvent(v []byte, ev eventlog.Event) []byte {
+	var flags byte
 	if ev.Close {
-		v[0] |= flagClose
+		flags |= flagClose
 	}
 	if ev.Name != "" {
-		v[0] |= flagNamed
+		flags |= flagNamed
+	}
+	v = append(v, flags)
+	if ev.Name != "" {
 		v = append(v, byte(len(ev.Name)))
 		v = append(v, ev.Name...)
 	}
 	return append(v, ev.Data...)
 }
 
-func decodeEvent(v []byte) (eventlog.Event, error) {
+// decodeEvent decodes a single-value encoding. The event's data is a copy
+// unless owned says v is the caller's to keep.
+func decodeEvent(v []byte, owned bool) (eventlog.Event, error) {
 	if len(v) == 0 {
-		return eventlog.Event{}, fmt.Errorf("empty value")
+		return eventlog.Event{}, fmt.Errorf("empty event")
 	}
 	ev := eventlog.Event{Close: v[0]&flagClose != 0}
 	rest := v[1:]
@@ -480,7 +523,11 @@ func decodeEvent(v []byte) (eventlog.Event, error) {
 		}
 		ev.Name, rest = string(rest[1:1+int(rest[0])]), rest[1+int(rest[0]):]
 	}
-	if len(rest) > 0 {
+	switch {
+	case len(rest) == 0:
+	case owned:
+		ev.Data = json.RawMessage(rest)
+	default:
 		ev.Data = json.RawMessage(append([]byte(nil), rest...)) // v is only valid inside the transaction
 	}
 	return ev, nil

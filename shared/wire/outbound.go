@@ -16,5 +16,9 @@ func Outbound() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = outboundIdlePerHost * 4
 	t.MaxIdleConnsPerHost = outboundIdlePerHost
+	// Every streamed turn holds a connection, and each keeps its buffers
+	// for its life. 1 KB holds a request's or response's headers; a body
+	// larger than the buffer is written or read past it, in one call.
+	t.WriteBufferSize, t.ReadBufferSize = 1<<10, 1<<10
 	return &http.Client{Transport: t}
 }
