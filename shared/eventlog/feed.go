@@ -13,11 +13,16 @@ type Feeder interface {
 	Subscribe(stream string) *Subscription
 }
 
-// FeedBuffer is the number of events a subscription holds for a reader that
-// has not taken them yet. A reader that falls further behind is dropped
-// (its Lagged channel closes) and reads the log instead: a slow reader
-// never blocks a producer.
-const FeedBuffer = 64
+// FeedBuffer is the most events a subscription holds for a reader that has
+// not taken them yet. A reader that falls further behind is dropped (Take
+// says it lagged) and reads the log instead: a slow reader never blocks a
+// producer. A subscription holds only what is waiting, so the bound can
+// cover a whole answer that a busy process sequenced before its relay ran.
+const FeedBuffer = 256
+
+// keptQueue is the largest queue a subscription keeps for reuse once it is
+// taken; a larger one (after a burst) is let go.
+const keptQueue = 32
 
 // Feed is an in-process publication of sequenced events, by stream, to
 // bounded subscriptions. A Log implementation calls Publish in seq order
@@ -34,13 +39,16 @@ func NewFeed() *Feed { return &Feed{subs: map[string]map[*Subscription]struct{}{
 type Subscription struct {
 	feed   *Feed
 	stream string
-	ch     chan Event
-	lagged chan struct{}
+	ready  chan struct{} // holds a signal while there is something to take
+
+	mu     sync.Mutex
+	queue  []Event
+	lagged bool
 }
 
 // Subscribe implements Feeder.
 func (f *Feed) Subscribe(stream string) *Subscription {
-	s := &Subscription{feed: f, stream: stream, ch: make(chan Event, FeedBuffer), lagged: make(chan struct{})}
+	s := &Subscription{feed: f, stream: stream, ready: make(chan struct{}, 1)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m := f.subs[stream]
@@ -52,13 +60,26 @@ func (f *Feed) Subscribe(stream string) *Subscription {
 	return s
 }
 
-// Events delivers the stream's events in seq order.
-func (s *Subscription) Events() <-chan Event { return s.ch }
+// Ready receives when Take has events to return or the subscription
+// lagged.
+func (s *Subscription) Ready() <-chan struct{} { return s.ready }
 
-// Lagged is closed when the subscription missed an event because its
-// buffer was full; it receives nothing more, and the reader goes back to
-// the log.
-func (s *Subscription) Lagged() <-chan struct{} { return s.lagged }
+// Take appends the events published since the last Take to dst, in seq
+// order, and reports whether the subscription lagged: it missed the events
+// after these because its queue was full, receives nothing more, and the
+// reader goes back to the log.
+func (s *Subscription) Take(dst []Event) ([]Event, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dst = append(dst, s.queue...)
+	if cap(s.queue) > keptQueue {
+		s.queue = nil
+	} else {
+		clear(s.queue) // the events' data is not held here
+		s.queue = s.queue[:0]
+	}
+	return dst, s.lagged
+}
 
 // Close ends the subscription. It is safe to call more than once.
 func (s *Subscription) Close() {
@@ -80,20 +101,22 @@ func (f *Feed) drop(s *Subscription) {
 }
 
 // Publish hands evs to the subscribers of stream without blocking: a
-// subscriber whose buffer is full is dropped and told so.
+// subscriber whose queue would pass FeedBuffer is dropped and told so.
 func (f *Feed) Publish(stream string, evs []Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for s := range f.subs[stream] {
-		for _, ev := range evs {
-			select {
-			case s.ch <- ev:
-				continue
-			default:
-			}
+		s.mu.Lock()
+		if len(s.queue)+len(evs) > FeedBuffer {
+			s.queue, s.lagged = nil, true
 			f.drop(s)
-			close(s.lagged)
-			break
+		} else {
+			s.queue = append(s.queue, evs...)
+		}
+		s.mu.Unlock()
+		select {
+		case s.ready <- struct{}{}:
+		default: // a signal is waiting already
 		}
 	}
 }

@@ -211,13 +211,30 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 				}
 				return nil
 			}
+			var taken []Event
+			// take passes on what the feed holds; errLagged when it
+			// dropped the subscription.
+			take := func() error {
+				var lagged bool
+				taken, lagged = sub.Take(taken[:0])
+				defer clear(taken) // the events' data is not held here
+				for _, ev := range taken {
+					if err := next(ev); err != nil {
+						return err
+					}
+				}
+				if lagged {
+					return errLagged
+				}
+				return nil
+			}
 			for {
 				if b.pending() {
 					// Events were passed: take the ones already in the feed
 					// with them, and flush when there are none.
 					select {
-					case ev := <-sub.Events():
-						if err := next(ev); err != nil {
+					case <-sub.Ready():
+						if err := take(); err != nil {
 							return err
 						}
 						continue
@@ -237,11 +254,9 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 				case <-ctx.Done():
 					return ctx.Err()
 				case <-timer.C:
-				case <-sub.Lagged():
-					return errLagged
-				case ev := <-sub.Events():
+				case <-sub.Ready():
 					before := after
-					if err := next(ev); err != nil {
+					if err := take(); err != nil {
 						return err
 					}
 					if after > before && !b.pending() { // passed, and flushed at the batch bound

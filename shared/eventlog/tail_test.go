@@ -416,30 +416,42 @@ func TestFeedDropsAFullSubscription(t *testing.T) {
 	defer fast.Close()
 	other := f.Subscribe("other")
 	defer other.Close()
+	var got []eventlog.Event
 	for i := range eventlog.FeedBuffer + 1 {
 		f.Publish("s", []eventlog.Event{{Seq: int64(i + 1)}})
-		if i < eventlog.FeedBuffer {
-			if ev := <-fast.Events(); ev.Seq != int64(i+1) {
-				t.Fatalf("fast subscriber got seq %d, want %d", ev.Seq, i+1)
+		if i%7 == 0 { // the fast one takes now and then
+			<-fast.Ready()
+			var lagged bool
+			if got, lagged = fast.Take(got); lagged {
+				t.Fatalf("a subscription that kept up lagged at seq %d", i+1)
 			}
 		}
 	}
+	<-fast.Ready()
+	got, lagged := fast.Take(got)
+	if lagged || len(got) != eventlog.FeedBuffer+1 || got[len(got)-1].Seq != eventlog.FeedBuffer+1 {
+		t.Fatalf("fast subscriber: %d events, lagged %v", len(got), lagged)
+	}
+	for i, ev := range got {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("fast subscriber's event %d has seq %d", i, ev.Seq)
+		}
+	}
 	select {
-	case <-slow.Lagged():
+	case <-slow.Ready():
 	default:
-		t.Fatal("a subscription past its buffer was not told it lagged")
+		t.Fatal("a subscription past its bound was not woken")
+	}
+	if evs, lagged := slow.Take(nil); !lagged || len(evs) != 0 {
+		t.Fatalf("a subscription past its bound: %d events, lagged %v", len(evs), lagged)
+	}
+	f.Publish("s", []eventlog.Event{{Seq: eventlog.FeedBuffer + 2}})
+	if evs, _ := slow.Take(nil); len(evs) != 0 {
+		t.Fatal("a dropped subscription still receives")
 	}
 	select {
-	case <-fast.Lagged():
-		t.Fatal("a subscription that kept up was dropped")
-	default:
-	}
-	if ev := <-fast.Events(); ev.Seq != eventlog.FeedBuffer+1 {
-		t.Fatalf("fast subscriber's last event: seq %d", ev.Seq)
-	}
-	select {
-	case ev := <-other.Events():
-		t.Fatalf("a subscriber of another stream got seq %d", ev.Seq)
+	case <-other.Ready():
+		t.Fatal("a subscriber of another stream was woken")
 	default:
 	}
 }
