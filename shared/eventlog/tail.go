@@ -217,7 +217,11 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 			take := func() error {
 				var lagged bool
 				taken, lagged = sub.Take(taken[:0])
-				defer clear(taken) // the events' data is not held here
+				defer func() { // the events' data is not held here, nor a burst's array
+					if clear(taken); cap(taken) > keptQueue {
+						taken = nil
+					}
+				}()
 				for _, ev := range taken {
 					if err := next(ev); err != nil {
 						return err

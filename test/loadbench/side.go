@@ -191,7 +191,7 @@ func aisdkSide(node, script, mockURL string) side {
 // change what is measured.
 func baseEnv() []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "LANG", "GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GODEBUG"} {
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "LANG", "GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GODEBUG", "EVENTLOG_GROUP_DELAY"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
