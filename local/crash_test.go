@@ -245,23 +245,35 @@ func crashMidGroupCommit(t *testing.T, rig *crashRig) {
 		lost += checkTurnAfterCrash(t, p.URL, c, seen[i], i == len(convs)-1)
 	}
 	t.Logf("%d relayed events were not committed when the process died", lost)
+	checkHistoryGoesOn(t, p.URL, conv, false)
+	p.kill()
+}
+
+// checkHistoryGoesOn checks a conversation of two turns, the second killed,
+// after the restart: both turns are in its history, the first with its
+// answer (and the killed one with the parts it streamed, when killedParts
+// says they were committed), and a next turn starts and completes.
+func checkHistoryGoesOn(t *testing.T, base, conv string, killedParts bool) {
+	t.Helper()
 	var msgs struct {
 		Messages []struct {
 			Role  string
 			Parts []map[string]any
 		}
 	}
-	if code := getJSON(t, p.URL+"/api/conversation/"+conv+"/messages", &msgs); code != 200 || len(msgs.Messages) != 4 {
+	if code := getJSON(t, base+"/api/conversation/"+conv+"/messages", &msgs); code != 200 || len(msgs.Messages) != 4 {
 		t.Fatalf("messages: %d, %d messages", code, len(msgs.Messages))
 	}
 	if a := msgs.Messages[1]; a.Role != "assistant" || len(a.Parts) == 0 {
 		t.Errorf("the first answer was lost: %+v", a)
 	}
-	next := postStream(t, p.URL, fmt.Sprintf(`{"message":"What is gravity?","conversationId":%q}`, conv))
+	if a := msgs.Messages[3]; a.Role != "assistant" || (killedParts && len(a.Parts) == 0) {
+		t.Errorf("the killed turn has no parts: %+v", a)
+	}
+	next := postStream(t, base, fmt.Sprintf(`{"message":"What is gravity?","conversationId":%q}`, conv))
 	if ty := next.types(t); next.Status != 200 || ty[len(ty)-2] != "finish" {
 		t.Errorf("next turn: %d %v", next.Status, ty)
 	}
-	p.kill()
 }
 
 // crashMidTurn kills the server while a turn's answer is held after its
@@ -298,26 +310,7 @@ func crashMidTurn(t *testing.T, rig *crashRig) {
 		t.Errorf("%d events the client saw before a later write were lost", lost)
 	}
 	// History: both turns, the killed one with the parts it streamed.
-	var msgs struct {
-		Messages []struct {
-			Role  string
-			Parts []map[string]any
-		}
-	}
-	if code := getJSON(t, p.URL+"/api/conversation/"+conv+"/messages", &msgs); code != 200 || len(msgs.Messages) != 4 {
-		t.Fatalf("messages: %d, %d messages", code, len(msgs.Messages))
-	}
-	if a := msgs.Messages[1]; a.Role != "assistant" || len(a.Parts) == 0 {
-		t.Errorf("the first answer was lost: %+v", a)
-	}
-	if a := msgs.Messages[3]; a.Role != "assistant" || len(a.Parts) == 0 {
-		t.Errorf("the killed turn has no parts: %+v", a)
-	}
-	// The next turn starts (no 409) and completes.
-	next := postStream(t, p.URL, fmt.Sprintf(`{"message":"What is gravity?","conversationId":%q}`, conv))
-	if ty := next.types(t); next.Status != 200 || ty[len(ty)-2] != "finish" {
-		t.Errorf("next turn: %d %v", next.Status, ty)
-	}
+	checkHistoryGoesOn(t, p.URL, conv, true)
 	p.kill()
 }
 
