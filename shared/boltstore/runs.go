@@ -15,15 +15,15 @@ import (
 // A stream's bucket maps a seq to a run: the events from that seq on that
 // one commit wrote, as one value (up to maxRunBytes of them), compressed
 // (S2, a block format: no state kept between values, the size in its
-// header) when that makes it smaller. One value per stream and commit instead of one
-// per event: the tree has a fraction of the entries, a commit a fraction of
-// the puts, and the file (whose pages the process maps as it reads them) a
-// fraction of the size. Files written before runs hold one event per key
-// (a value without flagRun); both are read.
+// header) when that makes it smaller. One value per stream and commit
+// instead of one per event: the tree has a fraction of the entries, a
+// commit a fraction of the puts, and the file (whose pages the process maps
+// as it reads them) a fraction of the size. Files written before runs hold
+// one event per key (a value without flagRun); both are read.
 //
 // A run's value: a flags byte (flagRun, and flagPacked when the rest is
-// S2-compressed), then the count of its events and each event's length as
-// uvarints, each followed by the event in its single-value encoding
+// S2-compressed), then the count of its events as a uvarint, then each
+// event: its length as a uvarint and its single-value encoding
 // (appendEvent).
 
 // Flags of a value's first byte beyond flagClose and flagNamed.
