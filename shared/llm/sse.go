@@ -90,7 +90,10 @@ const (
 // callers see one error whichever reader met it.
 var errTooManySkippedLines = openai.ErrTooManyEmptyStreamMessages
 
-var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 8<<10) }}
+// readerPool holds the chunk readers' buffers. Every stream in flight holds
+// one, so 4 KB: many chunk lines (a longer line is assembled in
+// chunkReader.long).
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
 
 // chunkReader reads the chunks of one streamed answer.
 type chunkReader struct {
