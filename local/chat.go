@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
 )
@@ -55,7 +56,7 @@ func chat(ctx context.Context, o chatOptions) error {
 		if o.DataDir != ".data" {
 			dir = o.DataDir
 		}
-		s, err := start(ctx, options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: o.Getenv, Logger: o.Logger})
+		s, err := server.Start(ctx, server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: o.Getenv, Logger: o.Logger})
 		if err != nil {
 			return err
 		}

@@ -11,9 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	"github.com/insightedge/insightedge/local/e2e"
 )
 
 func TestChatCommand(t *testing.T) {
@@ -53,7 +52,7 @@ func freeAddr(t *testing.T) string {
 // TestChatUsesTheRunningServer: with a server answering at ADDR, chat talks
 // to it (the conversation is in that server's store) and says so.
 func TestChatUsesTheRunningServer(t *testing.T) {
-	s := newLocal(t, nil)
+	s := e2e.NewLocal(t, nil)
 	addr := strings.TrimPrefix(s.URL, "http://")
 	for _, c := range []struct {
 		name string
@@ -78,7 +77,7 @@ func TestChatUsesTheRunningServer(t *testing.T) {
 				t.Fatalf("no conversation id in:\n%s", got)
 			}
 			var msgs struct{ Messages []json.RawMessage }
-			if code := getJSON(t, s.URL+"/api/conversation/"+m[1]+"/messages", &msgs); code != 200 || len(msgs.Messages) != 2 {
+			if code := e2e.GetJSON(t, s.URL+"/api/conversation/"+m[1]+"/messages", &msgs); code != 200 || len(msgs.Messages) != 2 {
 				t.Errorf("the running server has %d messages of %s (status %d), want the turn's 2", len(msgs.Messages), m[1], code)
 			}
 		})
@@ -125,76 +124,4 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-func TestHeartbeat(t *testing.T) {
-	s := newLocal(t, map[string]string{"SSE_HEARTBEAT": "20ms"})
-	st := postStream(t, s.URL, `{"message":"What is photosynthesis? [[offline:slow]]"}`)
-	if st.Comment == 0 {
-		t.Fatalf("no ': ping' comment in a slow stream:\n%s", st.Raw)
-	}
-	if !bytes.Contains(st.Raw, []byte("\n: ping\n")) && !bytes.HasPrefix(st.Raw, []byte(": ping\n")) {
-		t.Fatalf("heartbeat is not the ': ping' comment")
-	}
-	aiSDK(t, st.Raw)
-}
-
-func TestRestartKeepsConversations(t *testing.T) {
-	dir := t.TempDir()
-	getenv := func(string) string { return "" }
-	s1, err := start(context.Background(), options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := postStream(t, s1.URL, `{"message":"出 5 道牛顿第一定律的选择题"}`)
-	conv := st.Header.Get("X-Conversation-Id")
-	if err := s1.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	s2, err := start(context.Background(), options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close(context.Background())
-	var got struct{ Messages []map[string]any }
-	if code := getJSON(t, s2.URL+"/api/conversation/"+conv+"/messages", &got); code != 200 || len(got.Messages) != 2 {
-		t.Fatalf("after a restart: %d, %d messages", code, len(got.Messages))
-	}
-	// And the conversation goes on.
-	next := postStream(t, s2.URL, `{"message":"再出 3 道","conversationId":"`+conv+`"}`)
-	if n := len(next.data(t, "data-quiz-question")); n != 3 {
-		t.Fatalf("follow-up after restart made %d questions", n)
-	}
-}
-
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
-func TestJWTMode(t *testing.T) {
-	secret := "a-test-secret-of-sufficient-length"
-	s := newLocal(t, map[string]string{"AUTH_JWT_SECRET": secret, "AUTH_JWT_ISSUER": "insight-auth"})
-	sign := func(claims jwt.MapClaims) string {
-		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(secret))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return "Bearer " + tok
-	}
-	exp := time.Now().Add(time.Hour).Unix()
-	cases := []struct {
-		name   string
-		auth   string
-		status int
-	}{
-		{"no token", "", 401},
-		{"dev token refused", "Bearer dev:t-001", 401},
-		{"wrong issuer", sign(jwt.MapClaims{"teacherId": "t-001", "iss": "other", "exp": exp}), 401},
-		{"expired", sign(jwt.MapClaims{"teacherId": "t-001", "iss": "insight-auth", "exp": time.Now().Add(-time.Minute).Unix()}), 401},
-		{"valid", sign(jwt.MapClaims{"teacherId": "t-001", "iss": "insight-auth", "exp": exp}), 200},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			st := postStream(t, s.URL, `{"message":"你好"}`, "Authorization", c.auth, "X-Teacher-Id", "t-001")
-			if st.Status != c.status {
-				t.Fatalf("status %d, want %d: %s", st.Status, c.status, st.Raw)
-			}
-		})
-	}
-}

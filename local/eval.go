@@ -17,6 +17,7 @@ import (
 
 	"github.com/insightedge/insightedge/local/eval"
 	"github.com/insightedge/insightedge/local/offlinemodel"
+	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/shared/llm"
 )
 
@@ -152,7 +153,7 @@ func loadCases(o evalOptions) ([]eval.Case, error) {
 // startForEval starts the product in process with a fresh store, its model
 // calls going through a meter (to count tokens) to the configured model or
 // to an offline model started here.
-func startForEval(ctx context.Context, o evalOptions) (*localServer, *eval.Meter, string, error) {
+func startForEval(ctx context.Context, o evalOptions) (*server.Server, *eval.Meter, string, error) {
 	env := map[string]string{}
 	upstream := o.Getenv("OPENAI_BASE_URL")
 	models := fmt.Sprintf("fast=%s standard=%s strong=%s", o.Getenv("LLM_MODEL_FAST"), o.Getenv("LLM_MODEL_STANDARD"), o.Getenv("LLM_MODEL_STRONG"))
@@ -190,14 +191,14 @@ func startForEval(ctx context.Context, o evalOptions) (*localServer, *eval.Meter
 		}
 		return o.Getenv(k)
 	}
-	s, err := start(ctx, options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: o.Logger})
+	s, err := server.Start(ctx, server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: o.Logger})
 	if err != nil {
 		for i := len(closers) - 1; i >= 0; i-- {
 			_ = closers[i](context.Background())
 		}
 		return nil, nil, "", err
 	}
-	s.closers = append(closers, s.closers...)
+	s.AfterClose(closers...)
 	return s, meter, models, nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/insightedge/insightedge/local/e2e"
 	"github.com/insightedge/insightedge/local/eval"
 )
 
@@ -173,7 +174,7 @@ func checkReports(t *testing.T, dir string, rep eval.Report, out string) {
 // its URL, as against a deployed stack.
 func TestEvalAgainstURL(t *testing.T) {
 	requireSDKInCI(t)
-	s := newLocal(t, nil)
+	s := e2e.NewLocal(t, nil)
 	cases := filepath.Join(t.TempDir(), "mine.json")
 	os.WriteFile(cases, []byte(`{"cases": [
 	  {"id": "q", "scene": "quiz", "language": "en", "mode": "natural", "turns": [
@@ -252,6 +253,6 @@ func TestEvalModels(t *testing.T) {
 func requireSDKInCI(t *testing.T) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
-		requireTool(t, "node")
+		e2e.RequireTool(t, "node")
 	}
 }

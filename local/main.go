@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/local/templatebackend"
 	"github.com/insightedge/insightedge/shared/obs"
 )
@@ -48,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.Usage = func() {}
 	addr := fs.String("addr", envOr(getenv, "ADDR", "127.0.0.1:8000"), "listen address (ADDR); chat: the server to use when one answers there")
 	dataDir := fs.String("data", envOr(getenv, "DATA_DIR", ".data"), "directory of the embedded store")
-	server := fs.String("server", "", "chat, template-check: use this running server (http://… or ws://…); chat's default: the one at -addr if it answers")
+	serverURL := fs.String("server", "", "chat, template-check: use this running server (http://… or ws://…); chat's default: the one at -addr if it answers")
 	tplName := fs.String("template", "", "template-check: the template to use (default "+templatebackend.SelfCheckTemplate+")")
 	kbName := fs.String("kb", "", "template-check: the knowledge base to use (default "+templatebackend.SelfCheckKB+")")
 	teacher := fs.String("teacher", "", "chat: teacher id (development mode)")
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		if *verbose {
 			logger = obs.NewLogger(stderr, level, "local")
 		}
-		return templateCheck(ctx, templateCheckOptions{Server: *server, Template: *tplName, KB: *kbName, Teacher: *teacher,
+		return templateCheck(ctx, templateCheckOptions{Server: *serverURL, Template: *tplName, KB: *kbName, Teacher: *teacher,
 			Out: stdout, Logger: logger, Getenv: getenv})
 	case "eval":
 		ev.Getenv, ev.Out1, ev.Err = getenv, stdout, stderr
@@ -102,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		if *verbose {
 			logger = obs.NewLogger(stderr, level, "local")
 		}
-		return chat(ctx, chatOptions{Server: *server, Addr: *addr, DataDir: *dataDir, Teacher: *teacher, Conversation: *conv,
+		return chat(ctx, chatOptions{Server: *serverURL, Addr: *addr, DataDir: *dataDir, Teacher: *teacher, Conversation: *conv,
 			Messages: fs.Args(), Out: stdout, Logger: logger, Getenv: getenv})
 	default:
 		if *cpuProfile != "" {
@@ -112,7 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			}
 			defer stopProfile()
 		}
-		return serve(ctx, options{Addr: *addr, DataDir: *dataDir, Getenv: getenv, TemplateWSAddr: *templateWS,
+		return serve(ctx, server.Options{Addr: *addr, DataDir: *dataDir, Getenv: getenv, TemplateWSAddr: *templateWS,
 			Logger: obs.NewLogger(stderr, level, "local")}, stdout)
 	}
 }
@@ -140,8 +141,8 @@ Settings come from the environment (ADDR, DATA_DIR, OPENAI_BASE_URL, …): READM
 `)
 }
 
-func serve(ctx context.Context, o options, stdout io.Writer) error {
-	s, err := start(ctx, o)
+func serve(ctx context.Context, o server.Options, stdout io.Writer) error {
+	s, err := server.Start(ctx, o)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/shared/apps"
 )
 
@@ -26,12 +27,12 @@ type replayOptions struct {
 // due apps — or the one named — once, prints each run, and stops.
 func replay(ctx context.Context, o replayOptions) error {
 	getenv := func(k string) string {
-		if k == schedulerEveryEnv {
+		if k == server.SchedulerEveryEnv {
 			return "off" // this command runs the due apps itself, once
 		}
 		return o.Getenv(k)
 	}
-	s, err := start(ctx, options{Addr: "127.0.0.1:0", DataDir: o.DataDir, Getenv: getenv, Logger: o.Logger})
+	s, err := server.Start(ctx, server.Options{Addr: "127.0.0.1:0", DataDir: o.DataDir, Getenv: getenv, Logger: o.Logger})
 	if err != nil {
 		return fmt.Errorf("%w (is `go run ./local` running on the same -data directory? stop it first)", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/local/templatebackend"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/mdtree"
@@ -81,7 +82,7 @@ func checkTarget(ctx context.Context, o templateCheckOptions) (string, func(), e
 	if err != nil {
 		return "", nil, err
 	}
-	s, err := start(ctx, options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: o.Getenv, Logger: o.Logger})
+	s, err := server.Start(ctx, server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: o.Getenv, Logger: o.Logger})
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", nil, err

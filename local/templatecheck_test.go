@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/local/server"
 )
 
 func TestTemplateCheckCommand(t *testing.T) {
@@ -28,7 +30,7 @@ func TestTemplateCheckCommand(t *testing.T) {
 // passes the same check on -template-ws-addr, and -template / -kb pick an
 // English HTML template and another class.
 func TestTemplateCheckAgainstTheSeedListener(t *testing.T) {
-	s, err := start(context.Background(), options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), TemplateWSAddr: "127.0.0.1:0",
+	s, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), TemplateWSAddr: "127.0.0.1:0",
 		Getenv: func(string) string { return "" }, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

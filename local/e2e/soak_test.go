@@ -1,0 +1,201 @@
+//go:build soak
+
+package e2e
+
+// The bounded soak test (not in the default test command):
+//
+//	go test -tags soak -run TestSoak -v -timeout 15m ./local
+//	SOAK_DURATION=3m go test -tags soak -run TestSoak -v -timeout 20m ./local
+//
+// It starts the real server binary and, for SOAK_DURATION (default 60 s),
+// keeps it busy with slow readers, slow bodies, idle keep-alive connections
+// and clients that drop mid-stream, then lets every client go and asserts
+// that the server's open files and RSS return to their baseline.
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func procStat(t *testing.T, pid int) (rssKB, fds int) {
+	t.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("read /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			rssKB, _ = strconv.Atoi(strings.Fields(v)[0])
+		}
+	}
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatalf("read /proc fd: %v", err)
+	}
+	return rssKB, len(ents)
+}
+
+func TestSoak(t *testing.T) {
+	dur := 60 * time.Second
+	if v := os.Getenv("SOAK_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dur = d
+	}
+	rig := newCrashRig(t)
+	p := rig.start(t)
+	pid := p.cmd.Process.Pid
+	addr := strings.TrimPrefix(p.URL, "http://")
+	// Warm up: a conversation with long messages, whose /messages is big.
+	first := postStream(t, p.URL, `{"message":"What is photosynthesis?"}`)
+	conv := first.Header.Get("X-Conversation-Id")
+	long := strings.Repeat("光合作用", 1900)
+	for range 20 {
+		postStream(t, p.URL, fmt.Sprintf(`{"message":%q,"conversationId":%q}`, long, conv))
+	}
+	time.Sleep(2 * time.Second)
+	baseRSS, baseFDs := procStat(t, pid)
+	t.Logf("baseline: RSS %d MB, %d open files", baseRSS/1024, baseFDs)
+
+	ctx, cancel := context.WithTimeout(context.Background(), dur)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	keep := func(c net.Conn) {
+		mu.Lock()
+		conns = append(conns, c)
+		mu.Unlock()
+	}
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return nil
+		}
+		keep(c)
+		return c
+	}
+	loop := func(n int, fn func()) {
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					fn()
+				}
+			}()
+		}
+	}
+	pause := func(d time.Duration) {
+		select {
+		case <-ctx.Done():
+		case <-time.After(d):
+		}
+	}
+	// Slow readers of /messages (the big answer) and of a stream.
+	loop(25, func() {
+		c := dial()
+		if c == nil {
+			pause(time.Second)
+			return
+		}
+		fmt.Fprintf(c, "GET /api/conversation/%s/messages HTTP/1.1\r\nHost: x\r\n\r\n", conv)
+		buf := make([]byte, 64)
+		for i := 0; i < 50 && ctx.Err() == nil; i++ {
+			if _, err := c.Read(buf); err != nil {
+				break
+			}
+			pause(200 * time.Millisecond)
+		}
+		c.Close()
+	})
+	// Slow bodies: headers, a little of the body, then nothing.
+	loop(25, func() {
+		c := dial()
+		if c == nil {
+			pause(time.Second)
+			return
+		}
+		io.WriteString(c, "POST /api/conversation HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"message\":\"")
+		_, _ = io.Copy(io.Discard, c) // until the server lets go
+		c.Close()
+	})
+	// Idle keep-alive connections.
+	loop(25, func() {
+		c := dial()
+		if c == nil {
+			pause(time.Second)
+			return
+		}
+		io.WriteString(c, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+		_, _ = io.Copy(io.Discard, c)
+		c.Close()
+	})
+	// Clients that drop mid-stream.
+	loop(10, func() {
+		rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
+		defer rcancel()
+		req, _ := http.NewRequestWithContext(rctx, http.MethodPost, p.URL+"/api/conversation/stream",
+			strings.NewReader(`{"message":"出 5 道牛顿第一定律的选择题 [[offline:slow]]"}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			pause(time.Second)
+			return
+		}
+		r := bufio.NewReader(resp.Body)
+		for range 5 {
+			if _, err := r.ReadString('\n'); err != nil {
+				break
+			}
+		}
+		resp.Body.Close()
+	})
+	peakRSS, peakFDs := 0, 0
+	for ctx.Err() == nil {
+		rss, fds := procStat(t, pid)
+		peakRSS, peakFDs = max(peakRSS, rss), max(peakFDs, fds)
+		pause(time.Second)
+	}
+	mu.Lock()
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
+	wg.Wait()
+	t.Logf("under load: peak RSS %d MB, peak %d open files", peakRSS/1024, peakFDs)
+
+	// Back to the baseline within two minutes (the server's idle and read
+	// timeouts, and the Go scavenger, have to run).
+	var rss, fds int
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		rss, fds = procStat(t, pid)
+		if fds <= baseFDs+5 && rss <= max(2*baseRSS, baseRSS+64*1024) {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	t.Logf("after: RSS %d MB, %d open files", rss/1024, fds)
+	if fds > baseFDs+5 {
+		t.Errorf("open files %d, baseline %d", fds, baseFDs)
+	}
+	if rss > max(2*baseRSS, baseRSS+64*1024) {
+		t.Errorf("RSS %d MB, baseline %d MB", rss/1024, baseRSS/1024)
+	}
+	// And it still serves.
+	if st := postStream(t, p.URL, fmt.Sprintf(`{"message":"What is gravity?","conversationId":%q}`, conv)); st.Status != 200 {
+		t.Errorf("after the soak: %d", st.Status)
+	}
+}
