@@ -1,9 +1,6 @@
-package main
+package layers
 
 import (
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -25,8 +22,7 @@ var awsOnly = []string{
 // list -deps, without tests) and fails on any AWS-only one, naming the
 // package of this module that imports it.
 func TestLocalBinaryLinksNoAWS(t *testing.T) {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goTool, "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, ".").CombinedOutput()
+	out, err := goCmd("list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./local")
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
@@ -41,7 +37,7 @@ func TestLocalBinaryLinksNoAWS(t *testing.T) {
 		if isAWSOnly(pkg) {
 			bad = append(bad, pkg)
 		}
-		if strings.HasPrefix(pkg, "github.com/insightedge/insightedge/") {
+		if strings.HasPrefix(pkg, Module+"/") {
 			for _, imp := range fields[1:] {
 				if isAWSOnly(imp) {
 					importers[imp] = append(importers[imp], pkg)

@@ -1,0 +1,51 @@
+// Package layers states the layers of this module's packages, from the
+// mains down to the leaves, as data: docs/architecture.md's "Layers" table
+// quotes it, and the tests of this package hold the imports, the docs and
+// the one-place seams (the route middleware, the event appender, the socket
+// dispatcher) to it.
+package layers
+
+// Module is this module's path.
+const Module = "github.com/insightedge/insightedge"
+
+// A Layer is a name and the packages in it, relative to Module. An entry
+// holds its package and every package below it, unless a longer entry
+// (in any layer) names that one: "shared/report" is a flow, and
+// "shared/report/transport" is edge.
+type Layer struct {
+	Name     string
+	Packages []string
+}
+
+// Layers are the layers from the top down. Imports point down only: a
+// package may import its own layer and the layers below it, never one
+// above.
+var Layers = []Layer{
+	{"mains", []string{"functions", "local", "infra/cmd", "infra/images", "infra/sample", "test"}},
+	// The AWS clients that awswire assembles live beside it.
+	{"wiring", []string{"shared/wire", "shared/appschedule", "shared/sfnstart"}},
+	{"flows", []string{"shared/agent", "shared/blueprint/plan", "shared/blueprint/build", "shared/blueprint/compute",
+		"shared/blueprint/launch", "shared/apps", "shared/research", "shared/recovery", "shared/report"}},
+	{"edge", []string{"shared/edge", "shared/report/transport"}},
+	{"tools", []string{"shared/tools", "shared/report/vfs"}},
+	{"stores", []string{"shared/eventlog", "shared/session", "shared/records", "shared/boltstore", "shared/dynamostore",
+		"shared/blob", "shared/claimcheck"}},
+	{"leaves", []string{"shared/protocol", "shared/llm", "shared/search", "shared/javaapi", "shared/office", "shared/auth",
+		"shared/obs", "shared/workflow", "shared/apperr", "shared/i18n", "shared/prompts", "shared/blueprint",
+		"shared/report/backend", "shared/report/mdtree", "shared/report/export", "infra"}},
+}
+
+// Of returns the index in Layers (0 is the top) and the entry of the
+// module package pkg (a path relative to Module), or -1 when no entry
+// holds it.
+func Of(pkg string) (layer int, entry string) {
+	layer = -1
+	for i, l := range Layers {
+		for _, p := range l.Packages {
+			if (pkg == p || len(pkg) > len(p) && pkg[:len(p)+1] == p+"/") && len(p) > len(entry) {
+				layer, entry = i, p
+			}
+		}
+	}
+	return layer, entry
+}
