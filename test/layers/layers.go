@@ -23,7 +23,7 @@ type Layer struct {
 var Layers = []Layer{
 	{"mains", []string{"functions", "local", "infra/cmd", "infra/images", "infra/sample", "test"}},
 	// The AWS clients that awswire assembles live beside it.
-	{"wiring", []string{"shared/wire", "shared/appschedule", "shared/sfnstart"}},
+	{"wiring", []string{"shared/wire", "shared/wire/awswire", "shared/appschedule", "shared/sfnstart"}},
 	{"flows", []string{"shared/agent", "shared/blueprint/plan", "shared/blueprint/build", "shared/blueprint/compute",
 		"shared/blueprint/launch", "shared/apps", "shared/research", "shared/recovery", "shared/report"}},
 	{"edge", []string{"shared/edge", "shared/report/transport"}},
