@@ -130,20 +130,7 @@ func postSSE(t *testing.T, url, body string, headers ...string) stream {
 
 // pageTypes returns the event types with consecutive SLOT_DELTAs folded
 // into "SLOT_DELTA+" (how many there are depends on coalescing timing).
-func pageTypes(t *testing.T, st stream) []string {
-	var out []string
-	for _, e := range st.Events {
-		ty := e.typ(t)
-		if ty == "SLOT_DELTA" {
-			ty = "SLOT_DELTA+"
-			if len(out) > 0 && out[len(out)-1] == ty {
-				continue
-			}
-		}
-		out = append(out, ty)
-	}
-	return out
-}
+func pageTypes(t *testing.T, st stream) []string { return st.folded(t, "SLOT_DELTA") }
 
 type builtPage struct {
 	Meta struct {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,7 +24,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/insightedge/insightedge/local/offlinemodel"
-	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/office/docx"
 	"github.com/insightedge/insightedge/shared/office/officetest"
@@ -56,25 +54,7 @@ type fileServer struct {
 func newFileServer(t *testing.T) fileServer {
 	t.Helper()
 	dir := t.TempDir()
-	env := map[string]string{"FILES_SECRET": testFilesSecret}
-	logs := &lockedWriter{w: &bytes.Buffer{}}
-	s, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: func(k string) string { return env[k] },
-		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
-	if err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			out := logs.String()
-			t.Logf("server logs (last 6000 bytes):\n%s", out[max(0, len(out)-6000):])
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := s.Close(ctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return fileServer{Local: Local{Server: s, Logs: logs}, dir: dir}
+	return fileServer{Local: newLocalIn(t, dir, map[string]string{"FILES_SECRET": testFilesSecret}), dir: dir}
 }
 
 // teacherFiles lists the files stored for a teacher (paths relative to the

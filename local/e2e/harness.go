@@ -33,9 +33,16 @@ import (
 // store, the offline model and the mock data service.
 func NewLocal(t testing.TB, env map[string]string) Local {
 	t.Helper()
+	return newLocalIn(t, t.TempDir(), env)
+}
+
+// newLocalIn is NewLocal with its store in dir; a failed test logs the
+// server's last logs.
+func newLocalIn(t testing.TB, dir string, env map[string]string) Local {
+	t.Helper()
 	getenv := func(k string) string { return env[k] }
 	logs := &lockedWriter{w: &bytes.Buffer{}}
-	s, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Getenv: getenv,
+	s, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatalf("start: %v", err)
@@ -52,6 +59,18 @@ func NewLocal(t testing.TB, env map[string]string) Local {
 		}
 	})
 	return Local{Server: s, Logs: logs}
+}
+
+// startIn starts the product over dir for a test that closes it itself
+// (to start another over the same store).
+func startIn(t testing.TB, dir string) *server.Server {
+	t.Helper()
+	s, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir,
+		Getenv: func(string) string { return "" }, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // Local is a local server and its captured logs.
@@ -157,12 +176,15 @@ func parseSSE(t testing.TB, raw []byte) ([]sseEvent, int) {
 
 // types returns the chunk types, consecutive text-deltas folded into one
 // "text-delta+" (coalescing depends on timing; the order does not).
-func (s stream) types(t testing.TB) []string {
+func (s stream) types(t testing.TB) []string { return s.folded(t, "text-delta") }
+
+// folded returns the event types, each run of typ folded into one "typ+".
+func (s stream) folded(t testing.TB, typ string) []string {
 	var out []string
 	for _, e := range s.Events {
 		ty := e.typ(t)
-		if ty == "text-delta" {
-			ty = "text-delta+"
+		if ty == typ {
+			ty = typ + "+"
 			if len(out) > 0 && out[len(out)-1] == ty {
 				continue
 			}
@@ -224,21 +246,9 @@ func (s stream) checkIDs(t testing.TB, from int64) {
 // returns the message it assembled. In CI a missing node fails the test.
 func aiSDK(t testing.TB, raw []byte) protocol.UIMessage {
 	t.Helper()
-	node := RequireTool(t, "node")
-	dir, _ := filepath.Abs("../../test/aisdk")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("test/aisdk/node_modules missing: run npm ci --prefix test/aisdk")
-		}
-		t.Skip("test/aisdk/node_modules missing: npm ci --prefix test/aisdk (or every test tool: bash .ci/run --install-only)")
-	}
-	cmd := exec.Command(node, filepath.Join(dir, "check.mjs"))
-	cmd.Stdin = bytes.NewReader(raw)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := runAISDK(t, "check.mjs", raw)
 	if err != nil {
-		t.Fatalf("the AI SDK rejected the stream: %v\n%s\nstream:\n%s", err, stderr.String(), raw)
+		t.Fatalf("the AI SDK rejected the stream: %v\nstream:\n%s", err, raw)
 	}
 	var res struct {
 		Chunks  []string           `json:"chunks"`
@@ -248,6 +258,30 @@ func aiSDK(t testing.TB, raw []byte) protocol.UIMessage {
 		t.Fatalf("checker output: %v: %s", err, out)
 	}
 	return res.Message
+}
+
+// runAISDK runs the script of test/aisdk with node on stdin and returns
+// what it printed (its error includes its stderr). In CI a missing node or
+// test/aisdk fails the test; elsewhere it skips it.
+func runAISDK(t testing.TB, script string, stdin []byte) ([]byte, error) {
+	t.Helper()
+	node := RequireTool(t, "node")
+	dir, _ := filepath.Abs("../../test/aisdk")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("test/aisdk/node_modules missing: run npm ci --prefix test/aisdk")
+		}
+		t.Skip("test/aisdk/node_modules missing: npm ci --prefix test/aisdk (or every test tool: bash .ci/run --install-only)")
+	}
+	cmd := exec.Command(node, filepath.Join(dir, script))
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, stderr.String())
+	}
+	return out, nil
 }
 
 // RequireTool returns the path of an external tool; missing, it fails the
@@ -264,16 +298,11 @@ func RequireTool(t testing.TB, name string) string {
 	return p
 }
 
+// GetJSON GETs url with the headers (name, value, …) and decodes a 2xx
+// answer into into (when not nil); it returns the status.
 func GetJSON(t testing.TB, url string, into any, headers ...string) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := send(t, http.MethodGet, url, nil, headers)
 	defer resp.Body.Close()
 	if into != nil && resp.StatusCode < 300 {
 		if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
@@ -283,17 +312,11 @@ func GetJSON(t testing.TB, url string, into any, headers ...string) int {
 	return resp.StatusCode
 }
 
+// PostJSON POSTs the JSON body to url with the headers and decodes the
+// answer, whatever its status, into into (when not nil).
 func PostJSON(t testing.TB, url, body string, into any, headers ...string) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := send(t, http.MethodPost, url, strings.NewReader(body), append([]string{"Content-Type", "application/json"}, headers...))
 	defer resp.Body.Close()
 	if into != nil {
 		if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
@@ -301,6 +324,20 @@ func PostJSON(t testing.TB, url, body string, into any, headers ...string) int {
 		}
 	}
 	return resp.StatusCode
+}
+
+// send makes a request with the headers (name, value, …).
+func send(t testing.TB, method, url string, body io.Reader, headers []string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, body)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
 
 // requests returns the offline model's recorded requests of kind.

@@ -18,7 +18,6 @@ import (
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/local/researchdata"
 	"github.com/insightedge/insightedge/local/searchsvc"
-	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -486,11 +485,7 @@ func TestResearchSearchDown(t *testing.T) {
 // it with an error event.
 func TestResearchRestart(t *testing.T) {
 	dir := t.TempDir()
-	getenv := func(string) string { return "" }
-	s1, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s1 := startIn(t, dir)
 	_ = s1.Search.SetFault(&searchsvc.Fault{Latency: "300ms"})
 	code, p := propose(t, s1.URL, `{"topic":"进化论的发展"}`)
 	if code != 200 {
@@ -526,11 +521,7 @@ func TestResearchRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s2, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close(context.Background())
+	s2 := newLocalIn(t, dir, nil)
 	for _, id := range []string{p.SessionID, killed.ID} {
 		t.Run(id, func(t *testing.T) {
 			got, err := s2.DB.Research().GetResearch(context.Background(), id)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/insightedge/insightedge/local/server"
 )
 
 func TestHeartbeat(t *testing.T) {
@@ -24,21 +23,13 @@ func TestHeartbeat(t *testing.T) {
 
 func TestRestartKeepsConversations(t *testing.T) {
 	dir := t.TempDir()
-	getenv := func(string) string { return "" }
-	s1, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s1 := startIn(t, dir)
 	st := postStream(t, s1.URL, `{"message":"出 5 道牛顿第一定律的选择题"}`)
 	conv := st.Header.Get("X-Conversation-Id")
 	if err := s1.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close(context.Background())
+	s2 := newLocalIn(t, dir, nil)
 	var got struct{ Messages []map[string]any }
 	if code := GetJSON(t, s2.URL+"/api/conversation/"+conv+"/messages", &got); code != 200 || len(got.Messages) != 2 {
 		t.Fatalf("after a restart: %d, %d messages", code, len(got.Messages))

@@ -108,13 +108,7 @@ func TestTemplateCancelWhileAggregating(t *testing.T) {
 // TestTemplateCancelWhileAggregatingSSE: the same over SSE + POST.
 func TestTemplateCancelWhileAggregatingSSE(t *testing.T) {
 	s := NewLocal(t, templateEnv())
-	status, created := postEnvelope(t, s.URL+"/api/template/sessions", ``, nil)
-	sid, _ := created["session_id"].(string)
-	if status != http.StatusCreated || sid == "" {
-		t.Fatalf("create: %d %v", status, created)
-	}
-	events := s.URL + "/api/template/sessions/" + sid + "/events"
-	stream, _ := openTemplateStream(t, s.URL, sid, nil)
+	sid, events, stream := newSSESession(t, s.URL)
 	stream.until("agent.session_created", 5*time.Second)
 	post := func(v map[string]any) {
 		t.Helper()

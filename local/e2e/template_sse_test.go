@@ -107,6 +107,19 @@ func postEnvelope(t testing.TB, url, body string, header http.Header) (int, map[
 	return resp.StatusCode, m
 }
 
+// newSSESession creates a template session over HTTP and opens its stream;
+// it returns the session's id and the URL its client events are POSTed to.
+func newSSESession(t *testing.T, base string) (sid, events string, stream *sseClient) {
+	t.Helper()
+	status, created := postEnvelope(t, base+"/api/template/sessions", ``, nil)
+	sid, _ = created["session_id"].(string)
+	if status != http.StatusCreated || sid == "" {
+		t.Fatalf("create: %d %v", status, created)
+	}
+	stream, _ = openTemplateStream(t, base, sid, nil)
+	return sid, base + "/api/template/sessions/" + sid + "/events", stream
+}
+
 func errCode(m map[string]any) string {
 	e, _ := m["error"].(map[string]any)
 	c, _ := e["code"].(string)
@@ -115,13 +128,7 @@ func errCode(m map[string]any) string {
 
 func TestTemplateSSEAndPost(t *testing.T) {
 	s := NewLocal(t, templateEnv())
-	status, created := postEnvelope(t, s.URL+"/api/template/sessions", ``, nil)
-	sid, _ := created["session_id"].(string)
-	if status != http.StatusCreated || sid == "" {
-		t.Fatalf("create: %d %v", status, created)
-	}
-	events := s.URL + "/api/template/sessions/" + sid + "/events"
-	stream, _ := openTemplateStream(t, s.URL, sid, nil)
+	sid, events, stream := newSSESession(t, s.URL)
 	first, _ := stream.until("agent.session_created", 5*time.Second)
 	if len(first) != 1 || first[0].SessionID != sid {
 		t.Fatalf("stream start %v", names(first))

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,9 +9,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -47,22 +43,10 @@ type chatStep struct {
 // node or test/aisdk fails the test.
 func runChat(t *testing.T, base, chatID string, headers map[string]string, steps ...chatStep) []chatStep {
 	t.Helper()
-	node := RequireTool(t, "node")
-	dir, _ := filepath.Abs("../../test/aisdk")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("test/aisdk/node_modules missing: run npm ci --prefix test/aisdk")
-		}
-		t.Skip("test/aisdk/node_modules missing (npm ci --prefix test/aisdk)")
-	}
 	in, _ := json.Marshal(map[string]any{"base": base, "chatId": chatID, "headers": headers, "steps": steps})
-	cmd := exec.Command(node, filepath.Join(dir, "chat.mjs"))
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := runAISDK(t, "chat.mjs", in)
 	if err != nil {
-		t.Fatalf("chat.mjs: %v\n%s", err, stderr.String())
+		t.Fatalf("chat.mjs: %v", err)
 	}
 	var res struct {
 		Steps []chatStep `json:"steps"`

@@ -43,7 +43,7 @@ func (s *Server) startBuild(ctx context.Context, o Options) (*BuildRuntime, erro
 	r.onFail = s.closeFailedBuild
 	s.closers = append(s.closers, r.Shutdown)
 	b := &BuildRuntime{runner: r, Apps: s.DB.Apps()}
-	b.Launcher = s.App.Launcher(buildStarter{r})
+	b.Launcher = s.App.Launcher(starter[workflow.BuildState]{r})
 	b.Replayer = s.App.Replayer(b.Apps, b.Launcher)
 	b.Scheduler = apps.NewScheduler(b.Apps, b.Replayer, o.Logger)
 	b.pages = s.App.Pages(b.Launcher)
@@ -87,18 +87,6 @@ func (s *Server) startBuild(ctx context.Context, o Options) (*BuildRuntime, erro
 func (b *BuildRuntime) Mount(mux *http.ServeMux) {
 	b.pages.Mount(mux)
 	b.appRoutes.Mount(mux)
-}
-
-// buildStarter starts Build workflow executions on the interpreter
-// (launch.Starter).
-type buildStarter struct{ r *runner }
-
-func (b buildStarter) Start(_ context.Context, name string, in workflow.BuildState) error {
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("local: encode build input: %w", err)
-	}
-	return b.r.startRaw(name, raw)
 }
 
 // closeFailedBuild runs the Finish phase for a build whose execution failed

@@ -54,19 +54,8 @@ func (s *Server) startResearch(ctx context.Context, o Options) (*ResearchRuntime
 	} else if n > 0 {
 		o.Logger.Warn("research runs interrupted by a restart were failed", "sessions", n)
 	}
-	routes := s.App.ResearchRoutes(researchStarter{r})
+	routes := s.App.ResearchRoutes(starter[workflow.ResearchState]{r})
 	return &ResearchRuntime{runner: r, mount: routes.Mount}, nil
-}
-
-// researchStarter starts Research workflow executions on the interpreter.
-type researchStarter struct{ r *runner }
-
-func (b researchStarter) Start(_ context.Context, name string, in workflow.ResearchState) error {
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("local: encode research input: %w", err)
-	}
-	return b.r.startRaw(name, raw)
 }
 
 // closeFailedResearch runs Finish for a run whose execution failed outside

@@ -20,6 +20,7 @@ import (
 	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/search"
 	"github.com/insightedge/insightedge/shared/wire"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // instantModel answers at once, without HTTP: a proposal, then five
@@ -101,7 +102,7 @@ func BenchmarkResearchRunOverhead(b *testing.B) {
 	}
 	defer r.Shutdown(context.Background())
 	mux := http.NewServeMux()
-	app.ResearchRoutes(researchStarter{r}).Mount(mux)
+	app.ResearchRoutes(starter[workflow.ResearchState]{r}).Mount(mux)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 

@@ -77,12 +77,8 @@ func newRunner(def []byte, tasks map[string]wire.Task, timeout time.Duration, lo
 }
 
 // Start runs the execution name in the background.
-func (r *runner) Start(_ context.Context, name string, input workflow.ConversationState) error {
-	raw, err := json.Marshal(input)
-	if err != nil {
-		return fmt.Errorf("local: encode execution input: %w", err)
-	}
-	return r.startRaw(name, raw)
+func (r *runner) Start(ctx context.Context, name string, input workflow.ConversationState) error {
+	return starter[workflow.ConversationState]{r}.Start(ctx, name, input)
 }
 
 // startRaw runs the execution name on raw input in the background: what
@@ -116,6 +112,18 @@ func (r *runner) startRaw(name string, raw json.RawMessage) error {
 		}
 	})
 	return nil
+}
+
+// starter starts a workflow's executions on the interpreter, its input
+// of type In encoded as the execution's (launch.Starter, research's).
+type starter[In any] struct{ r *runner }
+
+func (s starter[In]) Start(_ context.Context, name string, in In) error {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("local: encode execution input: %w", err)
+	}
+	return s.r.startRaw(name, raw)
 }
 
 // Stop cancels a running execution; stopping one that ended is not an error.
