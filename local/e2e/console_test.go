@@ -182,6 +182,12 @@ func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 }
 
 // waitJS waits, at most waitBound, until the expression is truthy.
+// submit opens the tab, types value into the field and submits the form.
+func (b *browser) submit(what, tab, field, value, form string) {
+	b.run(what, chromedp.Click(chromedp.CSS(`nav button[data-tab="`+tab+`"]`)),
+		chromedp.SetValue(chromedp.CSS(field), value), chromedp.Click(chromedp.CSS(form+" button")))
+}
+
 func (b *browser) waitJS(what, expr string) {
 	b.t.Helper()
 	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(waitBound), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
@@ -366,8 +372,7 @@ func TestConsoleDeckAndInteractivePage(t *testing.T) {
 func TestConsoleBuildThenPatch(t *testing.T) {
 	s := NewLocal(t, nil)
 	b := newBrowser(t, s.URL)
-	b.run("plan a page", chromedp.Click(chromedp.CSS(`nav button[data-tab="page"]`)),
-		chromedp.SetValue(chromedp.CSS("#pm"), "分析 1A 班英语成绩"), chromedp.Click(chromedp.CSS("#pf button")))
+	b.submit("plan a page", "page", "#pm", "分析 1A 班英语成绩", "#pf")
 	b.waitJS("the blueprint card", `!!document.querySelector('#bp .blueprint-card button.build')`)
 	// Blocks are drawn as the build streams them (a streaming block has its
 	// slots; a drawn page's block has a body), then the whole page.
@@ -551,8 +556,7 @@ func TestConsoleClarifyGuideNotice(t *testing.T) {
 func TestConsoleResearchTimeline(t *testing.T) {
 	s := NewLocal(t, nil)
 	b := newBrowser(t, s.URL)
-	b.run("propose", chromedp.Click(chromedp.CSS(`nav button[data-tab="research"]`)),
-		chromedp.SetValue(chromedp.CSS("#topic"), "牛顿力学的发展"), chromedp.Click(chromedp.CSS("#rf button")))
+	b.submit("propose", "research", "#topic", "牛顿力学的发展", "#rf")
 	b.waitJS("the proposal", `!document.querySelector('#run').disabled`)
 	b.run("run", chromedp.Click(chromedp.CSS("#run")))
 	b.waitJS("the end of the run", `/✓ \d+ milestones/.test(document.querySelector('#steps').innerText) || !!document.querySelector('#steps .err')`)
@@ -573,8 +577,7 @@ func TestConsoleResearchTimeline(t *testing.T) {
 func TestConsoleTemplateReport(t *testing.T) {
 	s := NewLocal(t, nil)
 	b := newBrowser(t, s.URL)
-	b.run("start a report", chromedp.Click(chromedp.CSS(`nav button[data-tab="report"]`)),
-		chromedp.SetValue(chromedp.CSS("#tq"), "写一份本学期的教学工作总结"), chromedp.Click(chromedp.CSS("#tf button")))
+	b.submit("start a report", "report", "#tq", "写一份本学期的教学工作总结", "#tf")
 	b.waitJS("the plan's confirm button", `!!document.querySelector('#rlog .card button')`)
 	b.run("confirm", chromedp.Click(chromedp.CSS("#rlog .card button")))
 	b.waitJS("the report", `!!document.querySelector('#rlog .card .md h1')`)
@@ -664,8 +667,7 @@ func TestConsoleReloadResumesTheBuild(t *testing.T) {
 	s := NewLocal(t, map[string]string{"OPENAI_BASE_URL": gate.URL, "OPENAI_API_KEY": "offline",
 		"LLM_MODEL_FAST": offlinemodel.ModelFast, "LLM_MODEL_STANDARD": offlinemodel.ModelStandard, "LLM_MODEL_STRONG": offlinemodel.ModelStrong})
 	b := newBrowser(t, s.URL)
-	b.run("plan a page", chromedp.Click(chromedp.CSS(`nav button[data-tab="page"]`)),
-		chromedp.SetValue(chromedp.CSS("#pm"), "分析 1A 班英语成绩"), chromedp.Click(chromedp.CSS("#pf button")))
+	b.submit("plan a page", "page", "#pm", "分析 1A 班英语成绩", "#pf")
 	b.waitJS("the blueprint card", `!!document.querySelector('#bp .blueprint-card button.build')`)
 	b.run("build", chromedp.Click(chromedp.CSS("#bp .blueprint-card button.build")))
 	select {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -61,11 +62,12 @@ func newCrashRig(t *testing.T) *crashRig {
 	return &crashRig{bin: bin, dir: filepath.Join(tmp, "data"), java: java, env: env}
 }
 
-// start runs the binary and waits for it to serve.
-func (c *crashRig) start(t *testing.T) *proc {
+// start runs the binary, with the extra settings (KEY=value) on top of the
+// rig's, and waits for it to serve.
+func (c *crashRig) start(t *testing.T, extra ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(c.bin, "-addr", "127.0.0.1:0", "-data", c.dir)
-	cmd.Env = c.env
+	cmd.Env = append(slices.Clone(c.env), extra...)
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -206,15 +208,9 @@ func checkTurnAfterCrash(t *testing.T, base, conv string, seen []sseEvent, kille
 // seq 1, what was committed is what the clients saw, the resume ends at
 // once, and the history is intact.
 func crashMidGroupCommit(t *testing.T, rig *crashRig) {
-	env := rig.env
-	rig.env = append(append([]string(nil), env...), "EVENTLOG_GROUP_DELAY=300ms")
-	defer func() { rig.env = env }()
-	p := rig.start(t)
-	first := postStream(t, p.URL, `{"message":"What is photosynthesis?"}`)
-	conv := first.Header.Get("X-Conversation-Id")
-	if first.Status != 200 || conv == "" {
-		t.Fatalf("first turn: %d", first.Status)
-	}
+	delay := "EVENTLOG_GROUP_DELAY=300ms"
+	p := rig.start(t, delay)
+	conv := firstTurn(t, p.URL)
 	convs := []string{conv, "", ""}
 	seen := make([][]sseEvent, len(convs))
 	var cancels []context.CancelFunc
@@ -238,7 +234,7 @@ func crashMidGroupCommit(t *testing.T, rig *crashRig) {
 		cancel()
 	}
 
-	p = rig.start(t)
+	p = rig.start(t, delay)
 	lost := 0
 	for i, c := range convs {
 		// The last turn was surely killed: its client had just read 6 of
@@ -284,17 +280,11 @@ func checkHistoryGoesOn(t *testing.T, base, conv string, killedParts bool) {
 // client saw is committed (the delivery rule) and must all survive.
 func crashMidTurn(t *testing.T, rig *crashRig) {
 	gate := newHeldModel(t, answersWith("Why is the sky blue?"))
-	env := rig.env
-	rig.env = append(append([]string(nil), env...), "OPENAI_BASE_URL="+gate.URL, "OPENAI_API_KEY=offline",
-		"LLM_MODEL_FAST="+offlinemodel.ModelFast, "LLM_MODEL_STANDARD="+offlinemodel.ModelStandard, "LLM_MODEL_STRONG="+offlinemodel.ModelStrong)
-	defer func() { rig.env = env }()
-	p := rig.start(t)
+	gated := []string{"OPENAI_BASE_URL=" + gate.URL, "OPENAI_API_KEY=offline",
+		"LLM_MODEL_FAST=" + offlinemodel.ModelFast, "LLM_MODEL_STANDARD=" + offlinemodel.ModelStandard, "LLM_MODEL_STRONG=" + offlinemodel.ModelStrong}
+	p := rig.start(t, gated...)
 	// A first turn that completes: history that must survive.
-	first := postStream(t, p.URL, `{"message":"What is photosynthesis?"}`)
-	conv := first.Header.Get("X-Conversation-Id")
-	if first.Status != 200 || conv == "" {
-		t.Fatalf("first turn: %d", first.Status)
-	}
+	conv := firstTurn(t, p.URL)
 	resp, r, cancel := openStream(t, p.URL, fmt.Sprintf(`{"message":"Why is the sky blue?","conversationId":%q}`, conv))
 	seen := readUntil(t, r, "text-delta")
 	if other := postStream(t, p.URL, `{"message":"What is photosynthesis?"}`); other.Status != 200 {
@@ -304,7 +294,7 @@ func crashMidTurn(t *testing.T, rig *crashRig) {
 	cancel()
 	resp.Body.Close()
 
-	p = rig.start(t)
+	p = rig.start(t, gated...)
 	// The killed turn was closed at start-up: its stream ends with an error
 	// and a finish after what was committed, and its resume ends at once.
 	if lost := checkTurnAfterCrash(t, p.URL, conv, seen, true); lost != 0 {
@@ -401,6 +391,17 @@ func crashMidAppRun(t *testing.T, rig *crashRig) {
 		t.Errorf("a run after the restart: %d %+v", code, out)
 	}
 	p.kill()
+}
+
+// firstTurn runs a turn that completes and returns its conversation.
+func firstTurn(t *testing.T, base string) string {
+	t.Helper()
+	first := postStream(t, base, `{"message":"What is photosynthesis?"}`)
+	conv := first.Header.Get("X-Conversation-Id")
+	if first.Status != 200 || conv == "" {
+		t.Fatalf("first turn: %d", first.Status)
+	}
+	return conv
 }
 
 // readUntil reads events up to and including the first of type typ.

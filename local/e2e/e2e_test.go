@@ -68,15 +68,7 @@ func TestScenarios(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q}`, c.message))
-			if st.Status != http.StatusOK {
-				t.Fatalf("status %d: %s", st.Status, st.Raw)
-			}
-			if got := st.types(t); !slices.Equal(got, c.want) {
-				t.Fatalf("chunks\n got %v\nwant %v", got, c.want)
-			}
-			st.checkIDs(t, 0)
-			checkHeaders(t, st)
+			st := postChecked(t, s.URL, fmt.Sprintf(`{"message":%q}`, c.message), c.want)
 			if c.check != nil {
 				c.check(t, st)
 			}
@@ -86,6 +78,23 @@ func TestScenarios(t *testing.T) {
 			}
 		})
 	}
+}
+
+// postChecked POSTs body to the stream endpoint and checks the answer:
+// 200, the chunk types want (text-deltas folded), ids without a gap and
+// the stream's headers.
+func postChecked(t *testing.T, base, body string, want []string) stream {
+	t.Helper()
+	st := postStream(t, base, body)
+	if st.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", st.Status, st.Raw)
+	}
+	if got := st.types(t); !slices.Equal(got, want) {
+		t.Fatalf("chunks\n got %v\nwant %v", got, want)
+	}
+	st.checkIDs(t, 0)
+	checkHeaders(t, st)
+	return st
 }
 
 func checkHeaders(t *testing.T, st stream) {

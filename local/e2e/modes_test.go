@@ -104,15 +104,7 @@ func TestModeMatrix(t *testing.T) {
 			want := matrix[mode][sit.name]
 			t.Run(mode+"/"+sit.name, func(t *testing.T) {
 				s.Offline.Reset()
-				st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q,"mode":%q}`, sit.message, mode))
-				if st.Status != http.StatusOK {
-					t.Fatalf("status %d: %s", st.Status, st.Raw)
-				}
-				if got := st.types(t); !slices.Equal(got, want.chunks) {
-					t.Fatalf("chunks\n got %v\nwant %v", got, want.chunks)
-				}
-				st.checkIDs(t, 0)
-				checkHeaders(t, st)
+				st := postChecked(t, s.URL, fmt.Sprintf(`{"message":%q,"mode":%q}`, sit.message, mode), want.chunks)
 				if m := st.Events[0].chunk(t)["messageMetadata"].(map[string]any)["mode"]; m != mode {
 					t.Errorf("start chunk reports mode %v, want %s", m, mode)
 				}

@@ -121,28 +121,23 @@ func TestSoak(t *testing.T) {
 		}
 		c.Close()
 	})
+	// held writes req on a new connection and reads until the server lets go.
+	held := func(req string) func() {
+		return func() {
+			c := dial()
+			if c == nil {
+				pause(time.Second)
+				return
+			}
+			io.WriteString(c, req)
+			_, _ = io.Copy(io.Discard, c)
+			c.Close()
+		}
+	}
 	// Slow bodies: headers, a little of the body, then nothing.
-	loop(25, func() {
-		c := dial()
-		if c == nil {
-			pause(time.Second)
-			return
-		}
-		io.WriteString(c, "POST /api/conversation HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"message\":\"")
-		_, _ = io.Copy(io.Discard, c) // until the server lets go
-		c.Close()
-	})
+	loop(25, held("POST /api/conversation HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"message\":\""))
 	// Idle keep-alive connections.
-	loop(25, func() {
-		c := dial()
-		if c == nil {
-			pause(time.Second)
-			return
-		}
-		io.WriteString(c, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
-		_, _ = io.Copy(io.Discard, c)
-		c.Close()
-	})
+	loop(25, held("GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n"))
 	// Clients that drop mid-stream.
 	loop(10, func() {
 		rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)

@@ -36,12 +36,10 @@ const SchedulerEveryEnv = "LOCAL_SCHEDULER_EVERY"
 // startBuild starts the Build runtime over the server's store, event log
 // and App. It needs s.App and s.DB; the routes are mounted by Mount.
 func (s *Server) startBuild(ctx context.Context, o Options) (*BuildRuntime, error) {
-	r, err := newRunner(infra.BuildASL, s.App.BuildTasks(), s.App.Config.TurnTimeout, o.Logger)
+	r, err := s.startRunner(infra.BuildASL, s.App.BuildTasks(), s.closeFailedBuild, o.Logger)
 	if err != nil {
 		return nil, err
 	}
-	r.onFail = s.closeFailedBuild
-	s.closers = append(s.closers, r.Shutdown)
 	b := &BuildRuntime{runner: r, Apps: s.DB.Apps()}
 	b.Launcher = s.App.Launcher(starter[workflow.BuildState]{r})
 	b.Replayer = s.App.Replayer(b.Apps, b.Launcher)

@@ -43,12 +43,10 @@ type ResearchRuntime struct {
 // process left Executing (it was killed mid-run) end Failed with an error
 // event first: their executions died with it.
 func (s *Server) startResearch(ctx context.Context, o Options) (*ResearchRuntime, error) {
-	r, err := newRunner(infra.ResearchASL, s.App.ResearchTasks(), s.App.Config.TurnTimeout, o.Logger)
+	r, err := s.startRunner(infra.ResearchASL, s.App.ResearchTasks(), s.closeFailedResearch, o.Logger)
 	if err != nil {
 		return nil, err
 	}
-	r.onFail = s.closeFailedResearch
-	s.closers = append(s.closers, r.Shutdown)
 	if n, err := s.App.Research.Recover(ctx); err != nil {
 		return nil, fmt.Errorf("local: research sessions left running: %w", err)
 	} else if n > 0 {

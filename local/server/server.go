@@ -150,12 +150,10 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	if err != nil {
 		return s, err
 	}
-	s.runner, err = newRunner(infra.ConversationASL, s.App.ConversationTasks(), cfg.TurnTimeout, o.Logger)
+	s.runner, err = s.startRunner(infra.ConversationASL, s.App.ConversationTasks(), s.closeFailed, o.Logger)
 	if err != nil {
 		return s, err
 	}
-	s.runner.onFail = s.closeFailed
-	s.closers = append(s.closers, s.runner.Shutdown)
 	s.Edge = s.App.Edge(s.runner, s.checks())
 	if s.Build, err = s.startBuild(ctx, o); err != nil {
 		return s, err
@@ -172,6 +170,20 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 		}
 	}
 	return s, s.serve(o)
+}
+
+// startRunner makes the interpreter of a workflow whose executions are
+// bound by the turn timeout and stopped by Close; onFail closes the work of
+// an execution that failed outside every Catch.
+func (s *Server) startRunner(def []byte, tasks map[string]wire.Task, onFail func(context.Context, json.RawMessage, string, string),
+	log *slog.Logger) (*runner, error) {
+	r, err := newRunner(def, tasks, s.App.Config.TurnTimeout, log)
+	if err != nil {
+		return nil, err
+	}
+	r.onFail = onFail
+	s.closers = append(s.closers, r.Shutdown)
+	return r, nil
 }
 
 func (s *Server) startOfflineModel(ctx context.Context, log *slog.Logger, env *envOverlay) error {
