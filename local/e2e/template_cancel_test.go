@@ -88,9 +88,7 @@ func checkStoppedInAggregate(t *testing.T, s Local, sid string, relayed []frame)
 func TestTemplateCancelWhileAggregating(t *testing.T) {
 	s := NewLocal(t, templateEnv())
 	c := dialTemplate(t, wsURL(s), nil)
-	sid := c.create()
-	c.send(zhMessage(sid, holdQuestion))
-	_, step := checkPlanPhase(t, sid, c.until("agent.user_confirm", 20*time.Second))
+	sid, _, step := planned(t, c, holdQuestion)
 	sendEv2(c, sid, step, true)
 	fs := c.until("aggregate.start", 60*time.Second)
 	if n := names(fs); n[len(n)-2] != "solver.completed" {

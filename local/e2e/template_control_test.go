@@ -92,9 +92,7 @@ func TestTemplateErrorsAreAnsweredNotDropped(t *testing.T) {
 func TestTemplateConfirmDeclined(t *testing.T) {
 	s := NewLocal(t, templateEnv())
 	c := dialTemplate(t, wsURL(s), nil)
-	sid := c.create()
-	c.send(zhMessage(sid, "请生成报告"))
-	_, step := checkPlanPhase(t, sid, c.until("agent.user_confirm", 20*time.Second))
+	sid, _, step := planned(t, c, "请生成报告")
 	sendEv2(c, sid, step, false)
 	fs := c.until("pipeline.completed", 10*time.Second)
 	if n := names(fs); len(n) != 2 || n[0] != "agent.final_answer" || !strings.Contains(fs[0].text(), "未获确认") {
@@ -112,9 +110,7 @@ func sendEv2(c *wsClient, sid, step string, ok bool) {
 func TestTemplateConfirmTimeout(t *testing.T) {
 	s := NewLocal(t, templateEnv("TEMPLATE_WS_CONFIRM_TIMEOUT", "1"))
 	c := dialTemplate(t, wsURL(s), nil)
-	sid := c.create()
-	c.send(zhMessage(sid, "请生成报告"))
-	_, step := checkPlanPhase(t, sid, c.until("agent.user_confirm", 20*time.Second))
+	sid, _, step := planned(t, c, "请生成报告")
 	fs := c.until("pipeline.completed", 10*time.Second)
 	if n := names(fs); len(n) != 2 || n[0] != "agent.error" || !strings.Contains(fs[0].text(), "超时") {
 		t.Fatalf("timeout: %v %s", n, fs[0].Content)
@@ -181,9 +177,7 @@ func TestTemplateCancelInEachPhase(t *testing.T) {
 func TestTemplateTaskControls(t *testing.T) {
 	s := NewLocal(t, templateEnv("TEMPLATE_WS_CONCURRENCY", "1"))
 	c := dialTemplate(t, wsURL(s), nil)
-	sid := c.create()
-	c.send(zhMessage(sid, "请生成报告 [[offline:slow]]"))
-	tasks, step := checkPlanPhase(t, sid, c.until("agent.user_confirm", 20*time.Second))
+	sid, tasks, step := planned(t, c, "请生成报告 [[offline:slow]]")
 	sendEv2(c, sid, step, true)
 	c.until("solver.start", 10*time.Second) // task 1 runs; the others wait (concurrency 1)
 	sendEv(c, sid, "user.cancel_task", map[string]any{"task_id": 5})

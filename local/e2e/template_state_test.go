@@ -23,9 +23,7 @@ func requestState(t *testing.T, c *wsClient, sid string) report.State {
 func TestTemplateSignedStateAndReconnect(t *testing.T) {
 	s := NewLocal(t, templateEnv())
 	a := dialTemplate(t, wsURL(s), nil)
-	sid := a.create()
-	a.send(zhMessage(sid, "请生成报告"))
-	_, step := checkPlanPhase(t, sid, a.until("agent.user_confirm", 20*time.Second))
+	sid, _, step := planned(t, a, "请生成报告")
 	st := requestState(t, a, sid)
 
 	// Closing the socket ends its sessions: the waiting run stops.

@@ -180,6 +180,16 @@ func (c *wsClient) create() string {
 	return f.SessionID
 }
 
+// planned creates a session on c, asks question and checks the plan
+// phase; it returns the session, its tasks and the confirmation's step.
+func planned(t *testing.T, c *wsClient, question string) (sid string, tasks []report.SectionTask, step string) {
+	t.Helper()
+	sid = c.create()
+	c.send(zhMessage(sid, question))
+	tasks, step = checkPlanPhase(t, sid, c.until("agent.user_confirm", 20*time.Second))
+	return sid, tasks, step
+}
+
 func templateEnv(extra ...string) map[string]string {
 	env := map[string]string{"TEMPLATE_WS_CONCURRENCY": "2", "TEMPLATE_WS_RETRY_DELAY": "0.05", "SSE_HEARTBEAT": "200ms"}
 	for i := 0; i+1 < len(extra); i += 2 {
@@ -345,9 +355,7 @@ func templateMarkdown(t *testing.T, s Local, sid string) string {
 func TestTemplateWebSocketHappyPath(t *testing.T) {
 	s := NewLocal(t, templateEnv())
 	c := dialTemplate(t, wsURL(s), nil)
-	sid := c.create()
-	c.send(zhMessage(sid, "请基于指定模版与知识库生成报告 [[offline:slow]]"))
-	tasks, step := checkPlanPhase(t, sid, c.until("agent.user_confirm", 20*time.Second))
+	sid, tasks, step := planned(t, c, "请基于指定模版与知识库生成报告 [[offline:slow]]")
 	if len(tasks) != 8 || tasks[0].ID != 1 || tasks[7].ID != 8 || tasks[0].Title != "1.1 学生人数与构成" ||
 		!strings.HasPrefix(tasks[0].Template, "### 1.1 学生人数与构成") || tasks[0].Objective == "" ||
 		!slices.Equal(tasks[1].RequiredInputs, []string{"datasets/grades.json"}) {
