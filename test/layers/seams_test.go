@@ -16,68 +16,44 @@ import (
 // shares").
 type seam struct {
 	what string
-	// call reports whether the call is one of the seam's.
-	call func(*ast.CallExpr) bool
-	// owners are the packages (and the packages below them) that may make
-	// the call.
+	// name is the function or method called: f(…), or x.f(…) when f is
+	// exported (x.recover(…) is some method, not the builtin).
+	name string
+	// owners are the packages (and the packages below them), or files, that
+	// may make the call.
 	owners []string
-	// debts are today's other places, "package/file.go", each with why: a
-	// fix removes its line, and a line that no longer calls fails the test.
-	debts map[string]string
 }
 
 var seams = []seam{
-	{
-		what:   "recover() (the route middleware answers a panic)",
-		call:   func(c *ast.CallExpr) bool { return isIdent(c.Fun, "recover") },
-		owners: []string{"shared/edge"},
-		debts: map[string]string{
-			// Not middleware: a bad route pattern panics in a throw-away mux.
-			"shared/javaapi/config.go": "pattern's probe of net/http",
-			// Not middleware: the test double's own stop signal.
-			"shared/javaapi/javaapitest/javaapitest.go": "the double's stop",
-			"shared/report/transport/transport.go":      "issue 22, item 1: the report routes' own middleware",
-		},
-	},
-	{
-		what: "Append (a step appends through eventlog.Emitter)",
-		call: func(c *ast.CallExpr) bool {
-			return isIdent(c.Fun, "Append") || isSelector(c.Fun, "Append")
-		},
-		// The event log itself and the stores that implement it.
-		owners: []string{"shared/eventlog", "shared/boltstore", "shared/dynamostore"},
-		debts: map[string]string{
-			"shared/edge/conversation.go":         "the turn's start event, before its execution starts",
-			"shared/report/pipeline/pipeline.go":  "issue 22, item 1: pipeline.Append",
-			"shared/report/pipeline/aggregate.go": "issue 22, item 1: pipeline.Append",
-			"shared/report/control/control.go":    "issue 22, item 1: pipeline.Append",
-		},
-	},
-	{
-		what:   "report.DecodeClient (the one socket dispatcher reads a client's frame)",
-		call:   func(c *ast.CallExpr) bool { return isSelector(c.Fun, "DecodeClient") },
-		owners: []string{"shared/report/transport/ws.go"},
-		debts: map[string]string{
-			"shared/report/transport/apigw/apigw.go": "issue 22, item 1: the API Gateway socket's own dispatcher",
-			"shared/report/transport/sse.go":         "issue 22, item 1: the SSE transport's POST of a client event",
-		},
-	},
+	{"recover() (the route middleware answers a panic)", "recover", []string{"shared/edge"}},
+	// The event log itself and the stores that implement it.
+	{"Append (a step appends through eventlog.Emitter)", "Append", []string{"shared/eventlog", "shared/boltstore", "shared/dynamostore"}},
+	{"report.DecodeClient (the one socket dispatcher reads a client's frame)", "DecodeClient", []string{"shared/report/transport/ws.go"}},
 }
 
-func isIdent(e ast.Expr, name string) bool {
-	id, ok := e.(*ast.Ident)
-	return ok && id.Name == name
-}
+// seamDebts are today's other places that make a seam's call, "name file",
+// each with why. A fix removes its line, and a line whose file no longer
+// makes the call fails the test.
+var seamDebts = map[string]string{
+	// Not middleware: a bad route pattern panics in a throw-away mux.
+	"recover shared/javaapi/config.go": "pattern's probe of net/http",
+	// Not middleware: the test double's own stop signal.
+	"recover shared/javaapi/javaapitest/javaapitest.go": "the double's stop",
+	"recover shared/report/transport/transport.go":      "issue 22, item 1: the report routes' own middleware",
 
-func isSelector(e ast.Expr, name string) bool {
-	sel, ok := e.(*ast.SelectorExpr)
-	return ok && sel.Sel.Name == name
+	"Append shared/edge/conversation.go":         "the turn's start event, before its execution starts",
+	"Append shared/report/pipeline/pipeline.go":  "issue 22, item 1: pipeline.Append",
+	"Append shared/report/pipeline/aggregate.go": "issue 22, item 1: pipeline.Append",
+	"Append shared/report/control/control.go":    "issue 22, item 1: pipeline.Append",
+
+	"DecodeClient shared/report/transport/apigw/apigw.go": "issue 22, item 1: the API Gateway socket's own dispatcher",
+	"DecodeClient shared/report/transport/sse.go":         "issue 22, item 1: the SSE transport's POST of a client event",
 }
 
 // TestOnePlaceSeams parses every non-test file of shared/ and fails on a
 // seam's call outside its owners and debts.
 func TestOnePlaceSeams(t *testing.T) {
-	found := map[string][]string{} // seam → files outside its owners that call it
+	found := map[string]bool{} // "name file" of each call outside the seam's owners
 	fset := token.NewFileSet()
 	for _, p := range packages(t) {
 		if !strings.HasPrefix(p.rel(), "shared/") {
@@ -90,22 +66,19 @@ func TestOnePlaceSeams(t *testing.T) {
 			}
 			file := p.rel() + "/" + name
 			for _, s := range seams {
-				if !owns(s.owners, file) && calls(f, s.call) {
-					found[s.what] = append(found[s.what], file)
+				if owns(s.owners, file) || !calls(f, s.name) {
+					continue
+				}
+				found[s.name+" "+file] = true
+				if seamDebts[s.name+" "+file] == "" {
+					t.Errorf("%s calls %s: only %s may", file, s.what, strings.Join(s.owners, ", "))
 				}
 			}
 		}
 	}
-	for _, s := range seams {
-		for _, file := range found[s.what] {
-			if s.debts[file] == "" {
-				t.Errorf("%s calls %s: only %s may", file, s.what, strings.Join(s.owners, ", "))
-			}
-		}
-		for file := range s.debts {
-			if !slices.Contains(found[s.what], file) {
-				t.Errorf("%s no longer calls %s: remove it from the seam's debts", file, s.what)
-			}
+	for debt := range seamDebts {
+		if !found[debt] {
+			t.Errorf("%s: the file no longer makes the call; remove it from seamDebts", debt)
 		}
 	}
 }
@@ -119,11 +92,17 @@ func owns(owners []string, file string) bool {
 	})
 }
 
-func calls(f *ast.File, match func(*ast.CallExpr) bool) bool {
+// calls reports whether f calls the function or method name (seam.name).
+func calls(f *ast.File, name string) bool {
 	hit := false
 	ast.Inspect(f, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok && match(c) {
-			hit = true
+		if c, ok := n.(*ast.CallExpr); ok {
+			switch fn := c.Fun.(type) {
+			case *ast.Ident:
+				hit = fn.Name == name
+			case *ast.SelectorExpr:
+				hit = fn.Sel.Name == name && ast.IsExported(name)
+			}
 		}
 		return !hit
 	})
