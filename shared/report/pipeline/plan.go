@@ -13,6 +13,7 @@ import (
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/mdtree"
 	"github.com/insightedge/insightedge/shared/report/vfs"
+	"github.com/insightedge/insightedge/shared/tools"
 )
 
 // submittedPlan is the planner's submit_plan arguments.
@@ -53,7 +54,7 @@ func (p *Pipeline) Plan(ctx context.Context, in RunInput) (PlanOutput, error) {
 	user, _ := json.Marshal(map[string]any{"question": s.Message.Question, "template": s.TemplatePath,
 		"datasets": paths(datasets), "language": s.Language})
 	_, args, err := p.runAgent(ctx, agentRun{session: s, run: in.Run, system: prompts.ReportPlanner, user: string(user),
-		tools: f.Tools(), exit: exitTool[submittedPlan](prompts.SubmitPlanTool, "Submit the plan: one task per template leaf."),
+		tools: f.Tools(), exit: tools.Signature[submittedPlan](prompts.SubmitPlanTool, "Submit the plan: one task per template leaf."),
 		rounds: p.set.PlannerRounds, scope: report.ScopePlan})
 	if errors.Is(err, errStale) || ctx.Err() != nil {
 		return PlanOutput{Status: "stale"}, nil
