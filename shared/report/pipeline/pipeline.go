@@ -142,28 +142,12 @@ func (p *Pipeline) current(ctx context.Context, sessionID string, run int) (repo
 	return s, nil
 }
 
-// emit appends ev to the session's log if run is still the session's run.
+// emit appends evs to the session's log if run is still the session's run.
 func (p *Pipeline) emit(ctx context.Context, sessionID string, run int, evs ...report.ServerEvent) error {
 	if _, err := p.current(ctx, sessionID, run); err != nil {
 		return err
 	}
-	return Append(ctx, p.log, sessionID, evs...)
-}
-
-// Append encodes and appends events to a session's log.
-func Append(ctx context.Context, log eventlog.Appender, sessionID string, evs ...report.ServerEvent) error {
-	batch := make([]eventlog.Event, 0, len(evs))
-	for _, ev := range evs {
-		b, err := report.Encode(sessionID, ev)
-		if err != nil {
-			return err
-		}
-		batch = append(batch, eventlog.Event{Data: b})
-	}
-	if _, err := log.Append(ctx, report.StreamName(sessionID), batch...); err != nil {
-		return fmt.Errorf("pipeline: append to %s: %w", sessionID, err)
-	}
-	return nil
+	return report.Emitter(p.log, sessionID).Emit(ctx, evs...)
 }
 
 // fs opens the session's VFS.
