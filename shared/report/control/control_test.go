@@ -1,4 +1,4 @@
-package control_test
+package control
 
 import (
 	"context"
@@ -15,70 +15,30 @@ import (
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
-	"github.com/insightedge/insightedge/shared/report/control"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
+	"github.com/insightedge/insightedge/shared/report/reporttest"
 )
 
 const backendURL = "http://templates.test"
 
-// starter records the executions the service starts and stops.
-type starter struct {
-	started map[string]pipeline.RunInput
-	stopped []string
-	fail    error // Start's answer
-}
-
-func (s *starter) Start(_ context.Context, name string, input json.RawMessage) error {
-	if s.fail != nil {
-		return s.fail
-	}
-	var in pipeline.RunInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return err
-	}
-	s.started[name] = in
-	return nil
-}
-
-func (s *starter) Stop(_ context.Context, name string) error {
-	s.stopped = append(s.stopped, name)
-	return nil
-}
-
-// tokens records the answers to waiting confirmations.
-type tokens struct {
-	sent map[string]string
-	fail error
-}
-
-func (t *tokens) SendTaskSuccess(_ context.Context, token string, output json.RawMessage) error {
-	if t.fail != nil {
-		return t.fail
-	}
-	t.sent[token] = string(output)
-	return nil
-}
-
 type fixture struct {
-	svc    *control.Service
-	store  report.Store
-	log    *eventlog.Memory
-	runs   *starter
-	tokens *tokens
-	now    time.Time
+	svc   *Service
+	store report.Store
+	log   *eventlog.Memory
+	runs  *reporttest.Workflows
+	now   time.Time
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "control.db"), boltstore.Options{NoSync: true})
+	db, err := boltstore.Open(filepath.Join(t.TempDir(), "db"), boltstore.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &fixture{store: db.Reports(), log: eventlog.NewMemory(), runs: &starter{started: map[string]pipeline.RunInput{}},
-		tokens: &tokens{sent: map[string]string{}}, now: time.Unix(1_800_000_000, 0)}
-	f.svc, err = control.New(f.store, f.log, f.runs, f.tokens, backend.NewResolver(backend.Options{Default: backendURL}),
-		control.Options{Secret: []byte("0123456789abcdef"), Settings: pipeline.Settings{ConfirmTimeout: 90 * time.Second, Concurrency: 3},
+	f := &fixture{store: db.Reports(), log: eventlog.NewMemory(), runs: &reporttest.Workflows{}, now: time.Unix(1_800_000_000, 0)}
+	f.svc, err = New(f.store, f.log, f.runs, f.runs, backend.NewResolver(backend.Options{Default: backendURL}),
+		Options{Secret: []byte("0123456789abcdef"), Settings: pipeline.Settings{ConfirmTimeout: 90 * time.Second, Concurrency: 3},
 			Now: func() time.Time { return f.now }})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +46,7 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-var teacher = control.Caller{TeacherID: "t-001", ConnectionID: "c-1"}
+var teacher = Caller{TeacherID: "t-001", ConnectionID: "c-1"}
 
 // session creates a session of teacher's socket and, when set is given,
 // puts it in the state set makes.
@@ -110,8 +70,21 @@ func (f *fixture) session(t *testing.T, set func(*report.Session)) report.Sessio
 	return s
 }
 
+// started returns the input of the execution name, if it was started.
+func (f *fixture) started(t *testing.T, name string) (pipeline.RunInput, bool) {
+	t.Helper()
+	b, ok := f.runs.Started()[name]
+	var in pipeline.RunInput
+	if ok {
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return in, ok
+}
+
 // handle sends ev for session sid as the teacher's socket.
-func (f *fixture) handle(sid string, ev report.ClientEvent) (control.Result, error) {
+func (f *fixture) handle(sid string, ev report.ClientEvent) (Result, error) {
 	return f.svc.Handle(context.Background(), teacher, report.Envelope{Event: ev.Name(), SessionID: sid}, ev)
 }
 
@@ -169,7 +142,7 @@ func status(s string, more ...func(*report.Session)) func(*report.Session) {
 }
 
 func TestNewNeedsASecret(t *testing.T) {
-	if _, err := control.New(nil, nil, nil, nil, nil, control.Options{Secret: []byte("short")}); err == nil {
+	if _, err := New(nil, nil, nil, nil, nil, Options{Secret: []byte("short")}); err == nil {
 		t.Fatal("a 5-byte secret was accepted")
 	}
 }
@@ -193,7 +166,7 @@ func TestCreateSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := f.svc.Session(ctx, control.Caller{TeacherID: "t-002"}, id); err != nil || got.ConnectionID != "" {
+	if got, err := f.svc.Session(ctx, Caller{TeacherID: "t-002"}, id); err != nil || got.ConnectionID != "" {
 		t.Errorf("SSE session = %+v, %v", got, err)
 	}
 }
@@ -204,13 +177,13 @@ func TestSessionsAreTheirOwners(t *testing.T) {
 	closed := f.session(t, status(report.StatusClosed))
 	cases := []struct {
 		name   string
-		caller control.Caller
+		caller Caller
 		id     string
 		code   apperr.Code
 		status int
 	}{
-		{"another teacher", control.Caller{TeacherID: "t-002", ConnectionID: "c-1"}, s.ID, apperr.EntityNotFound, http.StatusNotFound},
-		{"another socket", control.Caller{TeacherID: "t-001", ConnectionID: "c-2"}, s.ID, apperr.EntityNotFound, http.StatusNotFound},
+		{"another teacher", Caller{TeacherID: "t-002", ConnectionID: "c-1"}, s.ID, apperr.EntityNotFound, http.StatusNotFound},
+		{"another socket", Caller{TeacherID: "t-001", ConnectionID: "c-2"}, s.ID, apperr.EntityNotFound, http.StatusNotFound},
 		{"no such session", teacher, "nope", apperr.EntityNotFound, http.StatusNotFound},
 		{"closed with its socket", teacher, closed.ID, apperr.Conflict, http.StatusConflict},
 	}
@@ -230,7 +203,7 @@ func TestMessageStartsAPlanRun(t *testing.T) {
 	}
 	name := "template-" + s.ID + "-1"
 	want := pipeline.RunInput{SessionID: s.ID, TeacherID: "t-001", Run: 1, Mode: pipeline.ModePlan, ConfirmTimeout: 90, Concurrency: 3}
-	if got := f.runs.started[name]; got != want {
+	if got, _ := f.started(t, name); got != want {
 		t.Errorf("started %s with %+v, want %+v", name, got, want)
 	}
 	got := f.get(t, s.ID)
@@ -272,8 +245,8 @@ func TestBadEventsAreRefused(t *testing.T) {
 			s := f.session(t, c.set)
 			_, err := f.handle(s.ID, c.ev)
 			wantCode(t, err, c.code, c.status)
-			if len(f.runs.started) != 0 || len(f.tokens.sent) != 0 {
-				t.Errorf("a refused event started %v or answered %v", f.runs.started, f.tokens.sent)
+			if len(f.runs.Started()) != 0 || len(f.runs.Answered()) != 0 {
+				t.Errorf("a refused event started %v or answered %v", f.runs.Started(), f.runs.Answered())
 			}
 			if after := f.get(t, s.ID); after.Version != s.Version {
 				t.Errorf("a refused event changed the session: %+v", after)
@@ -291,7 +264,7 @@ func TestConfirm(t *testing.T) {
 			if _, err := f.handle(s.ID, r); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := f.tokens.sent["tok"], `{"confirmed":`+map[bool]string{true: "true", false: "false"}[confirmed]+`}`; got != want {
+			if got, want := string(f.runs.Answered()["tok"]), `{"confirmed":`+map[bool]string{true: "true", false: "false"}[confirmed]+`}`; got != want {
 				t.Errorf("task token got %s, want %s", got, want)
 			}
 			got := f.get(t, s.ID)
@@ -308,7 +281,7 @@ func TestConfirm(t *testing.T) {
 
 func TestConfirmationNoLongerAwaited(t *testing.T) {
 	f := newFixture(t)
-	f.tokens.fail = errors.New("TaskTimedOut")
+	f.runs.AnswerErr = errors.New("TaskTimedOut")
 	s := f.session(t, status(report.StatusConfirming, func(x *report.Session) { x.StepID = "tok" }))
 	_, err := f.handle(s.ID, report.Response{StepID: "tok", Confirmed: true})
 	wantCode(t, err, apperr.Conflict, http.StatusConflict)
@@ -332,8 +305,8 @@ func TestCancel(t *testing.T) {
 			if _, err := f.handle(s.ID, c.ev); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(f.runs.stopped, []string{s.Execution}) {
-				t.Errorf("stopped %v, want %s", f.runs.stopped, s.Execution)
+			if !slices.Equal(f.runs.Stopped(), []string{s.Execution}) {
+				t.Errorf("stopped %v, want %s", f.runs.Stopped(), s.Execution)
 			}
 			// The run number moves on so that the stopped run's late steps stand down.
 			if got := f.get(t, s.ID); got.Status != report.StatusCancelled || got.StepID != "" || got.Run != s.Run+1 {
@@ -359,8 +332,8 @@ func TestCancelAndRestartTask(t *testing.T) {
 	if got.TaskState[1] != report.TaskCancelled || got.TaskState[2] != report.TaskPending || got.Restarts[2] != 1 || got.Run != s.Run {
 		t.Errorf("session = states %v restarts %v run %d", got.TaskState, got.Restarts, got.Run)
 	}
-	if len(f.runs.started) != 0 || len(f.runs.stopped) != 0 {
-		t.Errorf("a running run was started %v or stopped %v", f.runs.started, f.runs.stopped)
+	if len(f.runs.Started()) != 0 || len(f.runs.Stopped()) != 0 {
+		t.Errorf("a running run was started %v or stopped %v", f.runs.Started(), f.runs.Stopped())
 	}
 	if evs := f.events(t, s.ID); !slices.Equal(evs, []string{"agent.session_created", "agent.cancelled"}) {
 		t.Errorf("events = %v", evs)
@@ -385,8 +358,8 @@ func TestAfterARunTasksRunAgain(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := "template-" + s.ID + "-2"
-			if in, ok := f.runs.started[name]; !ok || in.Mode != c.mode || in.Run != 2 {
-				t.Errorf("started %v, want %s in mode %s", f.runs.started, name, c.mode)
+			if in, ok := f.started(t, name); !ok || in.Mode != c.mode || in.Run != 2 {
+				t.Errorf("started %v, want %s in mode %s", f.runs.Started(), name, c.mode)
 			}
 			if got := f.get(t, s.ID); got.Status != c.state || got.Run != 2 || got.Execution != name {
 				t.Errorf("session = %+v", got)
@@ -397,7 +370,7 @@ func TestAfterARunTasksRunAgain(t *testing.T) {
 
 func TestAStartThatFailsFailsTheSession(t *testing.T) {
 	f := newFixture(t)
-	f.runs.fail = errors.New("throttled")
+	f.runs.StartErr = errors.New("throttled")
 	s := f.session(t, nil)
 	_, err := f.handle(s.ID, report.Message{Question: "写报告", TemplateName: "学期总结"})
 	wantCode(t, err, apperr.ServiceUnavailable, http.StatusServiceUnavailable)
@@ -431,10 +404,10 @@ func TestStateRestoresASession(t *testing.T) {
 	}
 
 	// Another teacher cannot use the state; its teacher can, on a new socket.
-	other := control.Caller{TeacherID: "t-002", ConnectionID: "c-9"}
+	other := Caller{TeacherID: "t-002", ConnectionID: "c-9"}
 	_, err = f.svc.Handle(ctx, other, report.Envelope{SessionID: s.ID}, report.ReconnectWithState{State: st.State})
 	wantCode(t, err, apperr.AuthError, http.StatusForbidden)
-	again := control.Caller{TeacherID: "t-001", ConnectionID: "c-2"}
+	again := Caller{TeacherID: "t-001", ConnectionID: "c-2"}
 	if err := f.svc.Open(ctx, "c-2", "t-001"); err != nil {
 		t.Fatal(err)
 	}
@@ -461,8 +434,8 @@ func TestCloseStopsRunningSessions(t *testing.T) {
 	if err := f.svc.Close(context.Background(), "c-1"); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(f.runs.stopped, []string{s.Execution}) {
-		t.Errorf("stopped %v, want %s", f.runs.stopped, s.Execution)
+	if !slices.Equal(f.runs.Stopped(), []string{s.Execution}) {
+		t.Errorf("stopped %v, want %s", f.runs.Stopped(), s.Execution)
 	}
 	if got := f.get(t, s.ID); got.Status != report.StatusClosed || got.Run != s.Run+1 {
 		t.Errorf("session = %+v", got)
