@@ -61,7 +61,7 @@ func Unheaded(content, title string) string {
 				end = last.Stop + j + 1
 			}
 		}
-		t := strings.TrimSpace(inlineText(h, src))
+		t := strings.TrimSpace(InlineText(h, src))
 		repl := ""
 		if t != "" && !sameTitle(t, title) {
 			repl = "**" + t + "**\n"

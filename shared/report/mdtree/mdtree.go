@@ -72,7 +72,7 @@ func Parse(markdown string) (*Doc, error) {
 		if !ok {
 			continue
 		}
-		title := strings.TrimSpace(inlineText(h, src))
+		title := strings.TrimSpace(InlineText(h, src))
 		if title == "" {
 			continue
 		}
@@ -149,8 +149,9 @@ func frontMatter(s string) (map[string]any, string, error) {
 	return fm, body, nil
 }
 
-// inlineText is the plain text of a node's inline children.
-func inlineText(n ast.Node, src []byte) string {
+// InlineText is the plain text of a node's inline children: line breaks are
+// spaces, code spans their text.
+func InlineText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
