@@ -37,11 +37,7 @@ func (p *Pipeline) Aggregate(ctx context.Context, in StepInput) (AggregateOutput
 	if err := p.emit(ctx, s.ID, in.Run, report.AggregateStart{}); err != nil {
 		return stale, staleOr(err)
 	}
-	f, err := p.fs(s)
-	if err != nil {
-		return stale, err
-	}
-	doc, err := p.template(ctx, f, s)
+	f, doc, err := p.template(ctx, s)
 	if err != nil {
 		return stale, err
 	}

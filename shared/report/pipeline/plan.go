@@ -39,11 +39,7 @@ func (p *Pipeline) Plan(ctx context.Context, in RunInput) (PlanOutput, error) {
 	if s, err = p.load(ctx, s); err != nil {
 		return PlanOutput{}, err
 	}
-	f, err := p.fs(s)
-	if err != nil {
-		return PlanOutput{}, err
-	}
-	doc, err := p.template(ctx, f, s)
+	f, doc, err := p.template(ctx, s)
 	if err != nil {
 		return PlanOutput{}, err
 	}
@@ -124,12 +120,18 @@ func staleOr(err error) error {
 	return err
 }
 
-func (p *Pipeline) template(ctx context.Context, f *vfs.FS, s report.Session) (*mdtree.Doc, error) {
+// template opens the session's VFS and parses the loaded template.
+func (p *Pipeline) template(ctx context.Context, s report.Session) (*vfs.FS, *mdtree.Doc, error) {
+	f, err := p.fs(s)
+	if err != nil {
+		return nil, nil, err
+	}
 	b, err := f.Read(ctx, s.TemplatePath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return mdtree.Parse(string(b))
+	doc, err := mdtree.Parse(string(b))
+	return f, doc, err
 }
 
 func paths(es []vfs.Entry) []string {
