@@ -51,12 +51,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 			rec.Emitted = append(rec.Emitted, c.ChunkType())
 			return nil
 		}}
-	var res tools.Result
-	if known {
-		res, err = tool.Run(ctx, call, args)
-	} else {
-		err = fmt.Errorf("unknown tool %q", in.Call.Name)
-	}
+	res, err := a.Tools.Run(ctx, call, in.Call.Name, args)
 	if errors.Is(err, eventlog.ErrClosed) || ctx.Err() != nil {
 		return workflow.ToolOutput{}, fmt.Errorf("agent: tool %s: %w", in.Call.Name, errors.Join(err, ctx.Err()))
 	}

@@ -348,9 +348,7 @@ func withRefusal(h []llm.Message, why *workflow.RetryReason) []llm.Message {
 // generation tools) and final_result.
 func (a *Agent) toolDefs(route workflow.RouteOutput) []llm.Tool {
 	var defs []llm.Tool
-	add := func(t tools.Tool) {
-		defs = append(defs, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Schema})
-	}
+	add := func(t tools.Tool) { defs = append(defs, t.Definition()) }
 	if route.Tools == nil {
 		for _, t := range a.Tools.ForTurn(route.Result.CandidateTools) {
 			add(t)
@@ -365,15 +363,8 @@ func (a *Agent) toolDefs(route workflow.RouteOutput) []llm.Tool {
 }
 
 func finalResultTool() llm.Tool {
-	schema, err := llm.SchemaFor(FinalResult{})
-	if err != nil {
-		panic(err) // FinalResult is a fixed type; a test covers it
-	}
-	return llm.Tool{
-		Name:        prompts.FinalResultTool,
-		Description: "End the turn: call exactly once, after any tools, with what the teacher should read.",
-		Parameters:  schema,
-	}
+	return tools.Signature[FinalResult](prompts.FinalResultTool,
+		"End the turn: call exactly once, after any tools, with what the teacher should read.")
 }
 
 func tierOf(s string) llm.Tier {

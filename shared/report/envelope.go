@@ -15,6 +15,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/insightedge/insightedge/shared/eventlog"
 )
 
 // Envelope is one frame of the protocol, in either direction.
@@ -183,6 +185,14 @@ func (Heartbeat) serverEvent()          {}
 func (State) serverEvent()              {}
 func (Reconnected) serverEvent()        {}
 func (Cancelled) serverEvent()          {}
+
+// Emitter is the producer of a session's events: the pipeline's steps and
+// the control service append through it, so the stream and the encoding are
+// the same for every writer.
+func Emitter(log eventlog.Appender, sessionID string) eventlog.Emitter[ServerEvent] {
+	return eventlog.Emitter[ServerEvent]{Log: log, Stream: StreamName(sessionID),
+		Encode: func(ev ServerEvent) ([]byte, error) { return Encode(sessionID, ev) }}
+}
 
 // Encode returns the envelope of ev for session sessionID, as JSON without a
 // trailing newline and without HTML escaping (report text goes out as

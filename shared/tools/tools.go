@@ -7,6 +7,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -101,11 +102,7 @@ func (e *ArgumentError) Unwrap() error { return e.Err }
 // Define makes a tool from a typed function; the schema comes from In's
 // fields (json and description tags).
 func Define[In any](name, description string, kind Kind, running i18n.Pair, fn func(ctx context.Context, c Call, in In) (Result, error)) Tool {
-	var zero In
-	schema, err := llm.SchemaFor(zero)
-	if err != nil {
-		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // a programming error, caught by any test
-	}
+	schema := schemaFor[In](name)
 	return Tool{
 		Name: name, Description: description, Kind: kind, Running: running, Schema: schema,
 		run: func(ctx context.Context, c Call, args json.RawMessage) (Result, error) {
@@ -117,6 +114,36 @@ func Define[In any](name, description string, kind Kind, running i18n.Pair, fn f
 			return fn(ctx, c, in)
 		},
 	}
+}
+
+// Signature is the definition of a tool with no Go function behind it, its
+// schema from In like Define's: a call that ends an agent run (final_result,
+// submit_plan), whose arguments the caller reads itself.
+func Signature[In any](name, description string) llm.Tool {
+	return llm.Tool{Name: name, Description: description, Parameters: schemaFor[In](name)}
+}
+
+func schemaFor[In any](name string) llm.Schema {
+	var zero In
+	schema, err := llm.SchemaFor(zero)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // a programming error, caught by any test
+	}
+	return schema
+}
+
+// Definition is t as a model is offered it.
+func (t Tool) Definition() llm.Tool {
+	return llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Schema}
+}
+
+// Definitions are the definitions of ts, in order.
+func Definitions(ts []Tool) []llm.Tool {
+	defs := make([]llm.Tool, len(ts))
+	for i, t := range ts {
+		defs[i] = t.Definition()
+	}
+	return defs
 }
 
 // Emitting returns t declaring the data parts it emits.
@@ -173,6 +200,19 @@ func (r *Registry) Add(ts ...Tool) {
 func (r *Registry) Get(name string) (Tool, bool) {
 	t, ok := r.tools[name]
 	return t, ok
+}
+
+// ErrUnknown is a call of a tool the registry does not hold.
+var ErrUnknown = errors.New("unknown tool")
+
+// Run runs the model's call of the named tool with its raw arguments; a name
+// the registry does not hold is an error wrapping ErrUnknown.
+func (r *Registry) Run(ctx context.Context, c Call, name string, args json.RawMessage) (Result, error) {
+	t, ok := r.tools[name]
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q", ErrUnknown, name)
+	}
+	return t.Run(ctx, c, args)
 }
 
 // IsArtifact reports whether the named tool is registered and produces an

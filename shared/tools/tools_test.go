@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -254,6 +255,51 @@ func TestDuplicateNamePanics(t *testing.T) {
 				}
 			}()
 			fn()
+		})
+	}
+}
+
+func TestDefinitions(t *testing.T) {
+	a := tools.Define("b_tool", "Second by name.", tools.Base, i18n.Pair{}, func(context.Context, tools.Call, lessonArgs) (tools.Result, error) {
+		return tools.Result{}, nil
+	})
+	b := tools.Define("a_tool", "First by name.", tools.Generation, i18n.Pair{}, func(context.Context, tools.Call, lessonArgs) (tools.Result, error) {
+		return tools.Result{}, nil
+	})
+	defs := tools.Definitions([]tools.Tool{a, b})
+	if len(defs) != 2 || defs[0].Name != "b_tool" || defs[1].Name != "a_tool" {
+		t.Fatalf("definitions = %+v, want b_tool then a_tool (the given order)", defs)
+	}
+	if defs[0].Description != a.Description || !reflect.DeepEqual(defs[0].Parameters, a.Schema) {
+		t.Errorf("definition = %+v, want the tool's description and schema", defs[0])
+	}
+	sig := tools.Signature[lessonArgs]("submit_lesson", "Submit the lesson.")
+	if sig.Name != "submit_lesson" || sig.Description != "Submit the lesson." || !reflect.DeepEqual(sig.Parameters, a.Schema) {
+		t.Errorf("signature = %+v, want the name, the description and lessonArgs' schema", sig)
+	}
+}
+
+func TestRegistryRun(t *testing.T) {
+	r := tools.NewRegistry(tools.Define("echo", "", tools.Base, i18n.Pair{}, func(_ context.Context, c tools.Call, in lessonArgs) (tools.Result, error) {
+		return tools.Result{Output: c.CallID + ":" + in.Topic}, nil
+	}))
+	cases := []struct {
+		name, tool, args string
+		want             any
+		wantErr          error
+	}{
+		{name: "known", tool: "echo", args: `{"topic":"fractions","count":1}`, want: "call-1:fractions"},
+		{name: "unknown", tool: "nope", args: `{}`, wantErr: tools.ErrUnknown},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := r.Run(context.Background(), tools.Call{CallID: "call-1"}, c.tool, json.RawMessage(c.args))
+			if !errors.Is(err, c.wantErr) || res.Output != c.want {
+				t.Fatalf("Run = %v, %v; want %v, %v", res.Output, err, c.want, c.wantErr)
+			}
+			if c.wantErr != nil && err.Error() != `unknown tool "nope"` {
+				t.Errorf("error = %q, want the model-facing text unknown tool %q", err, "nope")
+			}
 		})
 	}
 }

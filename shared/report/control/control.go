@@ -164,7 +164,7 @@ func (s *Service) create(ctx context.Context, c Caller, _ report.CreateSession) 
 			return Result{}, apperr.Wrap(err, apperr.ServiceUnavailable, "connection store unavailable")
 		}
 	}
-	if err := pipeline.Append(ctx, s.log, sess.ID, report.SessionCreated{}); err != nil {
+	if err := report.Emitter(s.log, sess.ID).Emit(ctx, report.SessionCreated{}); err != nil {
 		return Result{}, err
 	}
 	return Result{Subscribe: sess.ID}, nil
@@ -350,7 +350,7 @@ func (s *Service) cancel(ctx context.Context, sess report.Session, what string) 
 	}); err != nil {
 		return storeErr(err)
 	}
-	return pipeline.Append(ctx, s.log, sess.ID, report.Cancelled{What: what}, report.PipelineCompleted{})
+	return report.Emitter(s.log, sess.ID).Emit(ctx, report.Cancelled{What: what}, report.PipelineCompleted{})
 }
 
 func (s *Service) cancelTask(ctx context.Context, sess report.Session, id int) error {
@@ -371,7 +371,7 @@ func (s *Service) cancelTask(ctx context.Context, sess report.Session, id int) e
 	if err != nil {
 		return storeErr(err)
 	}
-	return pipeline.Append(ctx, s.log, sess.ID, report.Cancelled{What: "task", TaskID: id})
+	return report.Emitter(s.log, sess.ID).Emit(ctx, report.Cancelled{What: "task", TaskID: id})
 }
 
 func (s *Service) restartTask(ctx context.Context, sess report.Session, id int) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/insightedge/insightedge/shared/office"
+	"github.com/insightedge/insightedge/shared/report/mdtree"
 )
 
 // Document converts markdown (without front matter) to a document in lang.
@@ -33,7 +34,7 @@ func Document(markdown, lang string) office.Document {
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch b := n.(type) {
 		case *ast.Heading:
-			title := strings.TrimSpace(plain(b, src))
+			title := strings.TrimSpace(mdtree.InlineText(b, src))
 			if b.Level == 1 && doc.Title == "" && len(doc.Sections) == 0 {
 				doc.Title = title
 				continue
@@ -64,7 +65,7 @@ func table(t *east.Table, src []byte) office.Table {
 	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
 		var cells []string
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
-			cells = append(cells, strings.TrimSpace(plain(c, src)))
+			cells = append(cells, strings.TrimSpace(mdtree.InlineText(c, src)))
 		}
 		if _, head := r.(*east.TableHeader); head {
 			out.Headers = cells
@@ -98,25 +99,4 @@ func rawText(n ast.Node, src []byte) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// plain is the text of inline content.
-func plain(n ast.Node, src []byte) string {
-	var b strings.Builder
-	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch t := c.(type) {
-		case *ast.Text:
-			b.Write(t.Segment.Value(src))
-			if t.SoftLineBreak() {
-				b.WriteByte(' ')
-			}
-		case *ast.String:
-			b.Write(t.Value)
-		}
-		return ast.WalkContinue, nil
-	})
-	return b.String()
 }

@@ -1,12 +1,6 @@
 package mdtree
 
-import (
-	"strings"
-
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
-)
+import "strings"
 
 // Assemble rebuilds the template's structure with contents[leafID] under
 // each leaf (seed 002, aggregator): the title on top (front matter, first H1,
@@ -39,17 +33,12 @@ func Assemble(d *Doc, contents map[int]string, fallbackTitle string) string {
 // other heading into a bold line.
 func Unheaded(content, title string) string {
 	src := []byte(content)
-	root := goldmark.New().Parser().Parse(text.NewReader(src))
 	type cut struct {
 		start, end int
 		repl       string
 	}
 	var cuts []cut
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		h, ok := n.(*ast.Heading)
-		if !ok {
-			continue
-		}
+	for h := range headings(src) {
 		start := lineStart(src, h)
 		end := len(src)
 		if i := strings.IndexByte(content[start:], '\n'); i >= 0 {
@@ -61,7 +50,7 @@ func Unheaded(content, title string) string {
 				end = last.Stop + j + 1
 			}
 		}
-		t := strings.TrimSpace(inlineText(h, src))
+		t := strings.TrimSpace(InlineText(h, src))
 		repl := ""
 		if t != "" && !sameTitle(t, title) {
 			repl = "**" + t + "**\n"

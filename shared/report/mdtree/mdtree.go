@@ -9,6 +9,7 @@ package mdtree
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"strings"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
@@ -61,18 +62,13 @@ func Parse(markdown string) (*Doc, error) {
 		return nil, err
 	}
 	src := []byte(body)
-	root := goldmark.New().Parser().Parse(text.NewReader(src))
 	type found struct {
 		node  *Node
 		start int
 	}
 	var hs []found
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		h, ok := n.(*ast.Heading)
-		if !ok {
-			continue
-		}
-		title := strings.TrimSpace(inlineText(h, src))
+	for h := range headings(src) {
+		title := strings.TrimSpace(InlineText(h, src))
 		if title == "" {
 			continue
 		}
@@ -149,8 +145,21 @@ func frontMatter(s string) (map[string]any, string, error) {
 	return fm, body, nil
 }
 
-// inlineText is the plain text of a node's inline children.
-func inlineText(n ast.Node, src []byte) string {
+// headings yields the top-level headings of a Markdown text.
+func headings(src []byte) iter.Seq[*ast.Heading] {
+	root := goldmark.New().Parser().Parse(text.NewReader(src))
+	return func(yield func(*ast.Heading) bool) {
+		for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+			if h, ok := n.(*ast.Heading); ok && !yield(h) {
+				return
+			}
+		}
+	}
+}
+
+// InlineText is the plain text of a node's inline children: line breaks are
+// spaces, code spans their text.
+func InlineText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {

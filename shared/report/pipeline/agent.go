@@ -19,9 +19,9 @@ type agentRun struct {
 	system  string
 	user    string
 	tools   []tools.Tool
-	// exit, when set, is the tool whose call ends the run; its arguments
+	// exit, when named, is the tool whose call ends the run; its arguments
 	// are the run's result.
-	exit   *llm.Tool
+	exit   llm.Tool
 	rounds int
 	scope  string
 	taskID int
@@ -37,14 +37,10 @@ const maxEventOutput = 4000
 // tool, running the tools it calls and appending their events, for at most
 // a.rounds model calls.
 func (p *Pipeline) runAgent(ctx context.Context, a agentRun) (content string, exitArgs json.RawMessage, err error) {
-	byName := map[string]tools.Tool{}
-	var defs []llm.Tool
-	for _, t := range a.tools {
-		byName[t.Name] = t
-		defs = append(defs, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Schema})
-	}
-	if a.exit != nil {
-		defs = append(defs, *a.exit)
+	reg := tools.NewRegistry(a.tools...)
+	defs := tools.Definitions(a.tools)
+	if a.exit.Name != "" {
+		defs = append(defs, a.exit)
 	}
 	msgs := []llm.Message{
 		{Role: llm.RoleSystem, Content: a.system},
@@ -64,10 +60,10 @@ func (p *Pipeline) runAgent(ctx context.Context, a agentRun) (content string, ex
 		}
 		msgs = append(msgs, m)
 		for _, tc := range m.ToolCalls {
-			if a.exit != nil && tc.Function.Name == a.exit.Name {
+			if a.exit.Name != "" && tc.Function.Name == a.exit.Name {
 				return m.Content, json.RawMessage(tc.Function.Arguments), nil
 			}
-			out, err := p.callTool(ctx, a, byName, tc)
+			out, err := p.callTool(ctx, a, reg, tc)
 			if err != nil {
 				return "", nil, err
 			}
@@ -79,7 +75,7 @@ func (p *Pipeline) runAgent(ctx context.Context, a agentRun) (content string, ex
 
 // callTool runs one tool call and records it; a failing tool is the model's
 // to handle (its error is the tool message), only a stale run stops.
-func (p *Pipeline) callTool(ctx context.Context, a agentRun, byName map[string]tools.Tool, tc llm.ToolCall) (string, error) {
+func (p *Pipeline) callTool(ctx context.Context, a agentRun, reg *tools.Registry, tc llm.ToolCall) (string, error) {
 	args := json.RawMessage(tc.Function.Arguments)
 	if !json.Valid(args) {
 		args = json.RawMessage(`{}`)
@@ -89,11 +85,8 @@ func (p *Pipeline) callTool(ctx context.Context, a agentRun, byName map[string]t
 	}
 	res := report.ToolResult{Scope: a.scope, Tool: tc.Function.Name, TaskID: a.taskID}
 	var forModel string
-	t, ok := byName[tc.Function.Name]
-	if !ok {
-		res.Error = fmt.Sprintf("unknown tool %q", tc.Function.Name)
-		forModel = "error: " + res.Error
-	} else if r, err := t.Run(ctx, tools.Call{SessionID: a.session.ID, CallID: tc.ID, Language: a.session.Language}, json.RawMessage(tc.Function.Arguments)); err != nil {
+	call := tools.Call{SessionID: a.session.ID, CallID: tc.ID, Language: a.session.Language}
+	if r, err := reg.Run(ctx, call, tc.Function.Name, json.RawMessage(tc.Function.Arguments)); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
@@ -116,14 +109,4 @@ func (p *Pipeline) callTool(ctx context.Context, a agentRun, byName map[string]t
 		return "", err
 	}
 	return forModel, nil
-}
-
-// exitTool defines an exit tool whose schema comes from In.
-func exitTool[In any](name, description string) *llm.Tool {
-	var zero In
-	schema, err := llm.SchemaFor(zero)
-	if err != nil {
-		panic(err) // a fixed type; any test catches it
-	}
-	return &llm.Tool{Name: name, Description: description, Parameters: schema}
 }

@@ -37,11 +37,7 @@ func (p *Pipeline) Aggregate(ctx context.Context, in StepInput) (AggregateOutput
 	if err := p.emit(ctx, s.ID, in.Run, report.AggregateStart{}); err != nil {
 		return stale, staleOr(err)
 	}
-	f, err := p.fs(s)
-	if err != nil {
-		return stale, err
-	}
-	doc, err := p.template(ctx, f, s)
+	f, doc, err := p.template(ctx, s)
 	if err != nil {
 		return stale, err
 	}
@@ -80,7 +76,7 @@ func (p *Pipeline) Aggregate(ctx context.Context, in StepInput) (AggregateOutput
 	}
 	done := report.AggregateCompleted{Output: report.Output{Sections: sections,
 		Report: report.Report{Content: body, VFSPath: report.ReportPath, Path: report.ReportPath, Files: files}}}
-	if err := Append(ctx, p.log, s.ID, done, report.PipelineCompleted{}, report.FinalAnswer{Text: answer}); err != nil {
+	if err := report.Emitter(p.log, s.ID).Emit(ctx, done, report.PipelineCompleted{}, report.FinalAnswer{Text: answer}); err != nil {
 		return stale, err
 	}
 	return AggregateOutput{Status: "completed", Path: report.ReportPath}, nil
@@ -207,7 +203,7 @@ func (p *Pipeline) Finish(ctx context.Context, in FinishInput) (struct{}, error)
 	default:
 		ev = failure(lang(s), in.Error)
 	}
-	return struct{}{}, Append(ctx, p.log, s.ID, ev, report.PipelineCompleted{})
+	return struct{}{}, report.Emitter(p.log, s.ID).Emit(ctx, ev, report.PipelineCompleted{})
 }
 
 // failure turns a caught error into agent.error: a step's apperr is named

@@ -97,31 +97,23 @@ func New(d Deps) *Pipeline {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	def := DefaultSettings()
-	s := d.Settings
-	if s.Concurrency <= 0 {
-		s.Concurrency = def.Concurrency
-	}
-	if s.PlannerRounds <= 0 {
-		s.PlannerRounds = def.PlannerRounds
-	}
-	if s.SolverRounds <= 0 {
-		s.SolverRounds = def.SolverRounds
-	}
-	if s.MaxRounds <= 0 {
-		s.MaxRounds = def.MaxRounds
-	}
-	if s.WatchEvery <= 0 {
-		s.WatchEvery = def.WatchEvery
-	}
-	if s.ConfirmTimeout <= 0 {
-		s.ConfirmTimeout = def.ConfirmTimeout
-	}
-	if d.FileTTL <= 0 {
-		d.FileTTL = 15 * time.Minute
-	}
+	def, s := DefaultSettings(), d.Settings
+	positive(&s.Concurrency, def.Concurrency)
+	positive(&s.PlannerRounds, def.PlannerRounds)
+	positive(&s.SolverRounds, def.SolverRounds)
+	positive(&s.MaxRounds, def.MaxRounds)
+	positive(&s.WatchEvery, def.WatchEvery)
+	positive(&s.ConfirmTimeout, def.ConfirmTimeout)
+	positive(&d.FileTTL, 15*time.Minute)
 	return &Pipeline{store: d.Store, log: d.Log, blobs: d.Blobs, backends: d.Backends, model: d.Model, set: s,
 		logger: d.Logger, sleep: sleepCtx, pdf: d.PDF, fileTTL: d.FileTTL}
+}
+
+// positive sets *v to def unless it is positive.
+func positive[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Settings returns the pipeline's settings.
@@ -142,28 +134,12 @@ func (p *Pipeline) current(ctx context.Context, sessionID string, run int) (repo
 	return s, nil
 }
 
-// emit appends ev to the session's log if run is still the session's run.
+// emit appends evs to the session's log if run is still the session's run.
 func (p *Pipeline) emit(ctx context.Context, sessionID string, run int, evs ...report.ServerEvent) error {
 	if _, err := p.current(ctx, sessionID, run); err != nil {
 		return err
 	}
-	return Append(ctx, p.log, sessionID, evs...)
-}
-
-// Append encodes and appends events to a session's log.
-func Append(ctx context.Context, log eventlog.Appender, sessionID string, evs ...report.ServerEvent) error {
-	batch := make([]eventlog.Event, 0, len(evs))
-	for _, ev := range evs {
-		b, err := report.Encode(sessionID, ev)
-		if err != nil {
-			return err
-		}
-		batch = append(batch, eventlog.Event{Data: b})
-	}
-	if _, err := log.Append(ctx, report.StreamName(sessionID), batch...); err != nil {
-		return fmt.Errorf("pipeline: append to %s: %w", sessionID, err)
-	}
-	return nil
+	return report.Emitter(p.log, sessionID).Emit(ctx, evs...)
 }
 
 // fs opens the session's VFS.

@@ -156,16 +156,11 @@ func TestStepsInWorkflowOrder(t *testing.T) {
 	if out.Status != "completed" || out.Path != report.ReportPath {
 		t.Fatalf("aggregate %+v", out)
 	}
-	evs, err := f.log.Read(ctx, report.StreamName("s-1"), 0, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := envelopes(t, f, "s-1")
 	var names []string
 	var agg report.AggregateCompleted
 	var plan report.PlanCompleted
-	for _, ev := range evs {
-		var env report.Envelope
-		_ = json.Unmarshal(ev.Data, &env)
+	for _, env := range evs {
 		names = append(names, env.Event)
 		switch env.Event {
 		case "aggregate.completed":
@@ -228,9 +223,8 @@ func TestFinishMessages(t *testing.T) {
 		if _, err := f.p.Finish(ctx, tc.in); err != nil {
 			t.Fatal(err)
 		}
-		evs, _ := f.log.Read(ctx, report.StreamName(sid), 0, 10)
-		var env report.Envelope
-		_ = json.Unmarshal(evs[0].Data, &env)
+		evs := envelopes(t, f, sid)
+		env := evs[0]
 		var msg string
 		_ = json.Unmarshal(env.Content, &msg)
 		if env.Event != tc.event || !strings.Contains(msg, tc.contains) || (tc.code != "" && !strings.Contains(string(env.Metadata), tc.code)) || len(evs) != 2 {
@@ -268,11 +262,8 @@ func TestLoadFailureInTheTeachersLanguage(t *testing.T) {
 		if _, err := f.p.Finish(ctx, pipeline.FinishInput{SessionID: sid, Run: 1, Reason: pipeline.ReasonFailed, Error: info}); err != nil {
 			t.Fatal(err)
 		}
-		evs, _ := f.log.Read(ctx, report.StreamName(sid), 0, 100)
 		var msg string
-		for _, ev := range evs {
-			var env report.Envelope
-			_ = json.Unmarshal(ev.Data, &env)
+		for _, env := range envelopes(t, f, sid) {
 			if env.Event == "agent.error" {
 				_ = json.Unmarshal(env.Content, &msg)
 			}
@@ -313,12 +304,9 @@ func TestBroadcastTasksOff(t *testing.T) {
 	if err != nil || out.Confirm || out.Tasks != 3 {
 		t.Fatalf("plan %+v %v", out, err)
 	}
-	evs, _ := f.log.Read(ctx, report.StreamName("q"), 0, 100)
-	last := evs[len(evs)-1]
-	var env report.Envelope
-	_ = json.Unmarshal(last.Data, &env)
-	if env.Event != "plan.completed" || strings.Contains(string(env.Content), `"tasks"`) {
-		t.Fatalf("plan.completed %s", last.Data)
+	evs := envelopes(t, f, "q")
+	if env := evs[len(evs)-1]; env.Event != "plan.completed" || strings.Contains(string(env.Content), `"tasks"`) {
+		t.Fatalf("plan.completed %+v", env)
 	}
 	if s, _ := f.store.GetSession(ctx, "q"); len(s.Tasks) != 3 || s.Status != report.StatusSolving {
 		t.Fatalf("session %+v", s)

@@ -13,6 +13,7 @@ import (
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/mdtree"
 	"github.com/insightedge/insightedge/shared/report/vfs"
+	"github.com/insightedge/insightedge/shared/tools"
 )
 
 // submittedPlan is the planner's submit_plan arguments.
@@ -38,11 +39,7 @@ func (p *Pipeline) Plan(ctx context.Context, in RunInput) (PlanOutput, error) {
 	if s, err = p.load(ctx, s); err != nil {
 		return PlanOutput{}, err
 	}
-	f, err := p.fs(s)
-	if err != nil {
-		return PlanOutput{}, err
-	}
-	doc, err := p.template(ctx, f, s)
+	f, doc, err := p.template(ctx, s)
 	if err != nil {
 		return PlanOutput{}, err
 	}
@@ -53,7 +50,7 @@ func (p *Pipeline) Plan(ctx context.Context, in RunInput) (PlanOutput, error) {
 	user, _ := json.Marshal(map[string]any{"question": s.Message.Question, "template": s.TemplatePath,
 		"datasets": paths(datasets), "language": s.Language})
 	_, args, err := p.runAgent(ctx, agentRun{session: s, run: in.Run, system: prompts.ReportPlanner, user: string(user),
-		tools: f.Tools(), exit: exitTool[submittedPlan](prompts.SubmitPlanTool, "Submit the plan: one task per template leaf."),
+		tools: f.Tools(), exit: tools.Signature[submittedPlan](prompts.SubmitPlanTool, "Submit the plan: one task per template leaf."),
 		rounds: p.set.PlannerRounds, scope: report.ScopePlan})
 	if errors.Is(err, errStale) || ctx.Err() != nil {
 		return PlanOutput{Status: "stale"}, nil
@@ -123,12 +120,18 @@ func staleOr(err error) error {
 	return err
 }
 
-func (p *Pipeline) template(ctx context.Context, f *vfs.FS, s report.Session) (*mdtree.Doc, error) {
+// template opens the session's VFS and parses the loaded template.
+func (p *Pipeline) template(ctx context.Context, s report.Session) (*vfs.FS, *mdtree.Doc, error) {
+	f, err := p.fs(s)
+	if err != nil {
+		return nil, nil, err
+	}
 	b, err := f.Read(ctx, s.TemplatePath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return mdtree.Parse(string(b))
+	doc, err := mdtree.Parse(string(b))
+	return f, doc, err
 }
 
 func paths(es []vfs.Entry) []string {

@@ -271,11 +271,7 @@ func (p *Pipeline) fillSubmitted(ctx context.Context, s report.Session, run int)
 	if err != nil {
 		return s, err
 	}
-	f, err := p.fs(s)
-	if err != nil {
-		return s, err
-	}
-	doc, err := p.template(ctx, f, s)
+	f, doc, err := p.template(ctx, s)
 	if err != nil {
 		return s, err
 	}

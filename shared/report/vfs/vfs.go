@@ -152,17 +152,22 @@ func (f *FS) Read(ctx context.Context, p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc, _, err := f.store.Get(ctx, f.prefix+"/files/"+c)
+	return f.get(ctx, "/files/", c)
+}
+
+// get reads the blob of name under folder (at most MaxFileBytes+1 bytes).
+func (f *FS) get(ctx context.Context, folder, name string) ([]byte, error) {
+	rc, _, err := f.store.Get(ctx, f.prefix+folder+name)
 	if errors.Is(err, blob.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, c)
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("vfs: read %s: %w", c, err)
+		return nil, fmt.Errorf("vfs: read %s: %w", name, err)
 	}
 	defer rc.Close()
 	b, err := io.ReadAll(io.LimitReader(rc, MaxFileBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("vfs: read %s: %w", c, err)
+		return nil, fmt.Errorf("vfs: read %s: %w", name, err)
 	}
 	return b, nil
 }
@@ -248,13 +253,5 @@ func (f *FS) PutWork(ctx context.Context, name string, body []byte) error {
 
 // ReadWork reads what PutWork stored, or ErrNotFound.
 func (f *FS) ReadWork(ctx context.Context, name string) ([]byte, error) {
-	rc, _, err := f.store.Get(ctx, f.prefix+"/work/"+name)
-	if errors.Is(err, blob.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("vfs: read %s: %w", name, err)
-	}
-	defer rc.Close()
-	return io.ReadAll(io.LimitReader(rc, MaxFileBytes+1))
+	return f.get(ctx, "/work/", name)
 }
