@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -41,8 +40,6 @@ type ScheduleSync interface {
 
 // AppsOptions configure Apps.
 type AppsOptions struct {
-	Logger  *slog.Logger
-	MaxBody int64
 	// Tools are the data tools a blueprint may call (nil: not checked).
 	Tools []string
 	// Sync, if set, is told of every saved and deleted app.
@@ -54,6 +51,7 @@ type AppsOptions struct {
 // Apps serves the saved apps' routes.
 type Apps struct {
 	store  apps.Store
+	rl     *Relay // streams nothing: the logger every group shares
 	auth   Authenticator
 	runner AppRunner
 	o      AppsOptions
@@ -61,31 +59,27 @@ type Apps struct {
 
 // NewApps returns the saved apps' handler; runner may be nil (then POST
 // …/run answers SERVICE_UNAVAILABLE).
-func NewApps(store apps.Store, au Authenticator, runner AppRunner, o AppsOptions) *Apps {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = 1 << 20
-	}
+func NewApps(store apps.Store, rl *Relay, au Authenticator, runner AppRunner, o AppsOptions) *Apps {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	if o.NewID == nil {
 		o.NewID = func() string { return "app-" + uuid.Must(uuid.NewV7()).String() }
 	}
-	return &Apps{store: store, auth: au, runner: runner, o: o}
+	return &Apps{store: store, rl: rl, auth: au, runner: runner, o: o}
 }
 
 // Mount registers the routes on mux.
 func (a *Apps) Mount(mux *http.ServeMux) {
-	mux.Handle("POST /api/apps", handle(a.o.Logger, a.handleSave))
-	mux.Handle("GET /api/apps", handle(a.o.Logger, a.handleList))
-	mux.Handle("GET /api/apps/{id}", handle(a.o.Logger, a.handleGet))
-	mux.Handle("DELETE /api/apps/{id}", handle(a.o.Logger, a.handleDelete))
-	mux.Handle("POST /api/apps/{id}/run", handle(a.o.Logger, a.handleRun))
-	mux.Handle("GET /api/apps/{id}/snapshots", handle(a.o.Logger, a.handleSnapshots))
-	mux.Handle("GET /api/apps/{id}/snapshots/{runId}", handle(a.o.Logger, a.handleSnapshot))
+	Mount(mux, a.rl.Logger, map[string]HandlerFunc{
+		"POST /api/apps":                       a.handleSave,
+		"GET /api/apps":                        a.handleList,
+		"GET /api/apps/{id}":                   a.handleGet,
+		"DELETE /api/apps/{id}":                a.handleDelete,
+		"POST /api/apps/{id}/run":              a.handleRun,
+		"GET /api/apps/{id}/snapshots":         a.handleSnapshots,
+		"GET /api/apps/{id}/snapshots/{runId}": a.handleSnapshot,
+	})
 }
 
 // SaveAppRequest is the body of POST /api/apps.
@@ -102,7 +96,7 @@ func (a *Apps) handleSave(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var body SaveAppRequest
-	if err := decodeBody(w, r, a.o.MaxBody, &body); err != nil {
+	if err := decodeBody(w, r, maxBody, &body); err != nil {
 		return err
 	}
 	bp, err := parseBlueprint(body.Blueprint, a.o.Tools)
@@ -137,7 +131,7 @@ func (a *Apps) handleSave(w http.ResponseWriter, r *http.Request) error {
 			return apperr.Wrap(err, apperr.ServiceUnavailable, "the app was saved but its schedule could not be set")
 		}
 	}
-	a.o.Logger.InfoContext(r.Context(), "app saved", "appId", app.ID, "teacherId", app.TeacherID, "scheduled", app.Schedule != nil)
+	a.rl.Logger.InfoContext(r.Context(), "app saved", "appId", app.ID, "teacherId", app.TeacherID, "scheduled", app.Schedule != nil)
 	writeJSON(w, http.StatusCreated, app)
 	return nil
 }

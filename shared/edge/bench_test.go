@@ -36,7 +36,7 @@ func newBenchServer(b *testing.B) *httptest.Server {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	s := New(db.Sessions(), db.Events(), idleStarter{}, auth.Dev{Default: "t-001"}, Options{Heartbeat: time.Hour})
+	s := New(db.Sessions(), db.Events(), idleStarter{}, auth.Dev{Default: "t-001"}, Options{Relay: NewRelay(db.Events(), RelayOptions{Heartbeat: time.Hour})})
 	s.SetReady(true)
 	srv := httptest.NewServer(s.Handler())
 	b.Cleanup(srv.Close)

@@ -46,8 +46,8 @@ func newPages(t *testing.T) (*httptest.Server, *silentStarter, *boltstore.DB) {
 	t.Cleanup(func() { _ = db.Close() })
 	st := &silentStarter{}
 	l := launch.New(db.Sessions(), db.Events(), st, launch.Options{MaxWait: 150 * time.Millisecond})
-	p := edge.NewPages(l, db.Events(), auth.NewDev("t-001", slog.New(slog.DiscardHandler)), nil,
-		edge.PagesOptions{Heartbeat: 20 * time.Millisecond, Tools: []string{"get_class_detail", "get_assignment_submissions"}})
+	p := edge.NewPages(l, edge.NewRelay(db.Events(), edge.RelayOptions{Heartbeat: 20 * time.Millisecond}),
+		auth.NewDev("t-001", slog.New(slog.DiscardHandler)), nil, edge.PagesOptions{Tools: []string{"get_class_detail", "get_assignment_submissions"}})
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	hs := httptest.NewServer(mux)

@@ -3,8 +3,6 @@ package edge
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,7 +67,7 @@ func TestRelayCoalescesReadyEvents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	log := eventlog.NewMemory()
-	r := relayer{log: log, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), heartbeat: time.Hour}
+	r := NewRelay(log, RelayOptions{Heartbeat: time.Hour})
 	w := newFlushRecorder()
 	done := make(chan error, 1)
 	go func() {

@@ -139,6 +139,13 @@ func present(raw json.RawMessage) bool {
 	return len(t) > 0 && string(t) != "null"
 }
 
+// The bounds of the request bodies: a route's body is what it must carry.
+const (
+	maxBody         = 1 << 20  // a conversation message, a saved app
+	maxPageBody     = 4 << 20  // a patch carries the page and its data
+	maxResearchBody = 64 << 10 // a topic
+)
+
 func bodyError(err error, maxBody int64) error {
 	var tooBig *http.MaxBytesError
 	var syntax *json.SyntaxError
@@ -215,4 +222,24 @@ func validID(s string) bool {
 		}
 	}
 	return true
+}
+
+// bodyIdentity authenticates the caller; in development mode a body's
+// teacherId chooses the teacher, as for the conversation and the pages.
+func bodyIdentity(au Authenticator, r *http.Request, bodyTeacher string) (auth.Identity, error) {
+	id, err := au.Authenticate(r)
+	if err != nil {
+		return id, err
+	}
+	switch {
+	case bodyTeacher == "" || bodyTeacher == id.TeacherID:
+	case id.Dev && r.Header.Get("X-Teacher-Id") == "":
+		if !auth.ValidTeacherID(bodyTeacher) {
+			return id, apperr.New(apperr.ValidationError, "invalid teacherId")
+		}
+		id.TeacherID = bodyTeacher
+	case !id.Dev:
+		return id, apperr.New(apperr.AuthError, "teacherId does not match the signed-in teacher")
+	}
+	return id, nil
 }

@@ -10,11 +10,9 @@ import (
 	"github.com/insightedge/insightedge/shared/report/control"
 )
 
-func errorAsApp(err error) *apperr.Error { return apperr.As(err) }
-
 // createSession is POST /api/template/sessions → 201 {session_id}.
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity(r)
+	id, err := s.auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
@@ -30,7 +28,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 // 202 when accepted (its effects arrive on the stream); 200 with the events
 // that concern only the caller (the signed state); 4xx for a bad event.
 func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity(r)
+	id, err := s.auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
