@@ -74,11 +74,11 @@ func (a *Apps) Mount(mux *http.ServeMux) {
 	Mount(mux, a.rl.Logger, map[string]HandlerFunc{
 		"POST /api/apps":                       a.handleSave,
 		"GET /api/apps":                        a.handleList,
-		"GET /api/apps/{id}":                   a.handleGet,
-		"DELETE /api/apps/{id}":                a.handleDelete,
-		"POST /api/apps/{id}/run":              a.handleRun,
-		"GET /api/apps/{id}/snapshots":         a.handleSnapshots,
-		"GET /api/apps/{id}/snapshots/{runId}": a.handleSnapshot,
+		"GET /api/apps/{id}":                   a.ownedApp(a.handleGet),
+		"DELETE /api/apps/{id}":                a.ownedApp(a.handleDelete),
+		"POST /api/apps/{id}/run":              a.ownedApp(a.handleRun),
+		"GET /api/apps/{id}/snapshots":         a.ownedApp(a.handleSnapshots),
+		"GET /api/apps/{id}/snapshots/{runId}": a.ownedApp(a.handleSnapshot),
 	})
 }
 
@@ -149,6 +149,18 @@ func (a *Apps) handleList(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// ownedApp is a route on the path's app {id}, which h gets if the caller
+// owns it.
+func (a *Apps) ownedApp(h func(w http.ResponseWriter, r *http.Request, app apps.App) error) HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		app, err := a.owned(r)
+		if err != nil {
+			return err
+		}
+		return h(w, r, app)
+	}
+}
+
 // owned returns the app if the caller owns it; another teacher's app is
 // not found, so that ids cannot be probed.
 func (a *Apps) owned(r *http.Request) (apps.App, error) {
@@ -166,20 +178,12 @@ func (a *Apps) owned(r *http.Request) (apps.App, error) {
 	return app, nil
 }
 
-func (a *Apps) handleGet(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleGet(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	writeJSON(w, http.StatusOK, app)
 	return nil
 }
 
-func (a *Apps) handleDelete(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleDelete(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	if a.o.Sync != nil && app.Schedule != nil {
 		if err := a.o.Sync.Remove(r.Context(), app.ID); err != nil {
 			return apperr.Wrap(err, apperr.ServiceUnavailable, "the app's schedule could not be removed")
@@ -192,11 +196,7 @@ func (a *Apps) handleDelete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *Apps) handleRun(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleRun(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	if a.runner == nil {
 		return apperr.New(apperr.ServiceUnavailable, "apps cannot be run here")
 	}
@@ -209,11 +209,7 @@ func (a *Apps) handleRun(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *Apps) handleSnapshots(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleSnapshots(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	snaps, err := a.store.ListSnapshots(r.Context(), app.ID)
 	if err != nil {
 		return apperr.Wrap(err, apperr.ServiceUnavailable, "app store unavailable")
@@ -225,11 +221,7 @@ func (a *Apps) handleSnapshots(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *Apps) handleSnapshot(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleSnapshot(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	snap, err := a.store.GetSnapshot(r.Context(), app.ID, r.PathValue("runId"))
 	if errors.Is(err, apps.ErrNotFound) {
 		return apperr.New(apperr.EntityNotFound, "run %q of app %q not found", r.PathValue("runId"), app.ID)

@@ -129,10 +129,7 @@ func (p *Pages) handleGenerate(w http.ResponseWriter, r *http.Request) error {
 // decodePage reads a page request into body, whose PageBody is pb, and
 // checks its caller and its blueprint.
 func (p *Pages) decodePage(w http.ResponseWriter, r *http.Request, body any, pb *PageBody) (auth.Identity, blueprint.Blueprint, error) {
-	if err := decodeBody(w, r, maxPageBody, body); err != nil {
-		return auth.Identity{}, blueprint.Blueprint{}, err
-	}
-	id, err := bodyIdentity(p.auth, r, pb.TeacherID)
+	id, err := decodeCaller(w, r, p.auth, maxPageBody, body, &pb.TeacherID)
 	if err != nil {
 		return id, blueprint.Blueprint{}, err
 	}
@@ -204,15 +201,7 @@ func (p *Pages) start(w http.ResponseWriter, r *http.Request, id auth.Identity, 
 }
 
 func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
-	id, err := p.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
-	buildID := r.PathValue("id")
-	if err := p.builds.Owned(r.Context(), id.TeacherID, buildID); err != nil {
-		return err
-	}
-	after, err := resumePoint(r)
+	buildID, after, err := ownedStream(r, p.auth, p.builds.Owned)
 	if err != nil {
 		return err
 	}
@@ -233,10 +222,7 @@ func (p *Pages) relay(w http.ResponseWriter, r *http.Request, buildID string, af
 
 func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
 	var body WorkflowRequest
-	if err := decodeBody(w, r, maxPageBody, &body); err != nil {
-		return err
-	}
-	id, err := bodyIdentity(p.auth, r, body.TeacherID)
+	id, err := decodeCaller(w, r, p.auth, maxPageBody, &body, &body.TeacherID)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -39,11 +38,7 @@ func (s *silentStarter) Start(_ context.Context, _ string, in workflow.BuildStat
 
 func newPages(t *testing.T) (*httptest.Server, *silentStarter, *boltstore.DB) {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "p.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := openDB(t)
 	st := &silentStarter{}
 	l := launch.New(db.Sessions(), db.Events(), st, launch.Options{MaxWait: 150 * time.Millisecond})
 	p := edge.NewPages(l, edge.NewRelay(db.Events(), edge.RelayOptions{Heartbeat: 20 * time.Millisecond}),

@@ -191,6 +191,22 @@ func (r *Relay) relay(ctx context.Context, w http.ResponseWriter, s stream, afte
 	return nil
 }
 
+// ownedStream authenticates a stream's request, checks with owns that the
+// stream named by the path's {id} is the caller's, and reads the request's
+// resume point.
+func ownedStream(r *http.Request, au Authenticator, owns func(ctx context.Context, teacherID, id string) error) (id string, after int64, err error) {
+	caller, err := au.Authenticate(r)
+	if err != nil {
+		return "", 0, err
+	}
+	id = r.PathValue("id")
+	if err := owns(r.Context(), caller.TeacherID, id); err != nil {
+		return "", 0, err
+	}
+	after, err = resumePoint(r)
+	return id, after, err
+}
+
 // relayFlushBytes bounds what the relay frames before it sends: a batch of
 // large events goes out in parts of about this size.
 const relayFlushBytes = 32 << 10

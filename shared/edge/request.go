@@ -224,9 +224,14 @@ func validID(s string) bool {
 	return true
 }
 
-// bodyIdentity authenticates the caller; in development mode a body's
-// teacherId chooses the teacher, as for the conversation and the pages.
-func bodyIdentity(au Authenticator, r *http.Request, bodyTeacher string) (auth.Identity, error) {
+// decodeCaller reads one JSON object of at most maxBody bytes into v and
+// authenticates the caller; in development mode the body's teacherId (read
+// into *teacherID) chooses the teacher, as for the conversation.
+func decodeCaller(w http.ResponseWriter, r *http.Request, au Authenticator, maxBody int64, v any, teacherID *string) (auth.Identity, error) {
+	if err := decodeBody(w, r, maxBody, v); err != nil {
+		return auth.Identity{}, err
+	}
+	bodyTeacher := *teacherID
 	id, err := au.Authenticate(r)
 	if err != nil {
 		return id, err

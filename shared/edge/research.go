@@ -108,10 +108,7 @@ type ResearchResponse struct {
 
 func (h *Research) handlePropose(w http.ResponseWriter, r *http.Request) error {
 	var body ResearchRequest
-	if err := decodeBody(w, r, maxResearchBody, &body); err != nil {
-		return err
-	}
-	id, err := bodyIdentity(h.auth, r, body.TeacherID)
+	id, err := decodeCaller(w, r, h.auth, maxResearchBody, &body, &body.TeacherID)
 	if err != nil {
 		return err
 	}

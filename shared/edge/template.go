@@ -48,15 +48,7 @@ func NewTemplateStream(rl *Relay, a Authenticator, owner TemplateOwner, o Templa
 func (t *TemplateStream) ServeHTTP(w http.ResponseWriter, r *http.Request) { t.handle.ServeHTTP(w, r) }
 
 func (t *TemplateStream) serve(w http.ResponseWriter, r *http.Request) error {
-	id, err := t.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
-	sid := r.PathValue("id")
-	if err := t.owner.Owns(r.Context(), id.TeacherID, sid); err != nil {
-		return err
-	}
-	after, err := resumePoint(r)
+	sid, after, err := ownedStream(r, t.auth, t.owner.Owns)
 	if err != nil {
 		return err
 	}
