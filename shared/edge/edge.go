@@ -2,6 +2,12 @@
 // event log, and the JSON routes. The same handler runs under net/http
 // locally and under the Lambda Function URL (lambdaurl) in AWS; it needs no
 // http.Flusher.
+//
+// The routes come in groups (Server: the conversation; Pages and Apps: the
+// Build runtime; Research; TemplateStream and the template report's routes
+// in report/transport). Every group takes the one Relay (its streams, and
+// the logger and heartbeat they share) and mounts its routes through
+// Handle, the one route middleware (trace id, JSON errors, panics).
 package edge
 
 import (

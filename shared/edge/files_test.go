@@ -3,7 +3,6 @@ package edge_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -34,7 +33,7 @@ func fileServer(t *testing.T, clock *fakeClock) (*httptest.Server, *boltstore.DB
 	if _, err := files.Put(context.Background(), fileKey, "application/pdf", []byte("%PDF-1.4 quiz")); err != nil {
 		t.Fatal(err)
 	}
-	srv := edge.New(db.Sessions(), db.Events(), nil, auth.NewDev("t-001", slog.New(slog.DiscardHandler)), edge.Options{Files: files, Now: clock.Now})
+	srv := edge.New(db.Sessions(), db.Events(), nil, auth.Dev{Default: "t-001"}, edge.Options{Files: files, Now: clock.Now})
 	srv.Mount(mux)
 	mux.Handle("/files/", files.Handler())
 	return hs, db

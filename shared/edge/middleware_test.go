@@ -26,16 +26,13 @@ func (a headerAuth) Authenticate(r *http.Request) (auth.Identity, error) {
 // TestQueryToken: the token comes from ?access_token= only when the request
 // has no Authorization header, and the caller's request is left as it came.
 func TestQueryToken(t *testing.T) {
-	tests := []struct {
-		name, url, header, want string
-	}{
-		{"query token", "/s?access_token=abc", "", "Bearer abc"},
-		{"header wins", "/s?access_token=abc", "Bearer hdr", "Bearer hdr"},
-		{"neither", "/s", "", ""},
-		{"empty token", "/s?access_token=", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for name, tt := range map[string]struct{ url, header, want string }{
+		"query token": {"/s?access_token=abc", "", "Bearer abc"},
+		"header wins": {"/s?access_token=abc", "Bearer hdr", "Bearer hdr"},
+		"neither":     {"/s", "", ""},
+		"empty token": {"/s?access_token=", "", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, tt.url, nil)
 			if tt.header != "" {
 				r.Header.Set("Authorization", tt.header)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -42,7 +41,7 @@ func newPages(t *testing.T) (*httptest.Server, *silentStarter, *boltstore.DB) {
 	st := &silentStarter{}
 	l := launch.New(db.Sessions(), db.Events(), st, launch.Options{MaxWait: 150 * time.Millisecond})
 	p := edge.NewPages(l, edge.NewRelay(db.Events(), edge.RelayOptions{Heartbeat: 20 * time.Millisecond}),
-		auth.NewDev("t-001", slog.New(slog.DiscardHandler)), nil, edge.PagesOptions{Tools: []string{"get_class_detail", "get_assignment_submissions"}})
+		auth.Dev{Default: "t-001"}, nil, edge.PagesOptions{Tools: []string{"get_class_detail", "get_assignment_submissions"}})
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	hs := httptest.NewServer(mux)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -44,7 +43,7 @@ func TestMessagesReadOnlyTheirPage(t *testing.T) {
 			protocol.Start{MessageID: "m-" + id}, protocol.TextStart{ID: "x"},
 			protocol.TextDelta{ID: "x", Delta: fmt.Sprint("answer ", i)}, protocol.TextEnd{ID: "x"}, protocol.Finish{})
 	}
-	srv := edge.New(wholeReadRefused{Store: ss, t: t}, db.Events(), nil, auth.NewDev("t-001", slog.New(slog.DiscardHandler)), edge.Options{})
+	srv := edge.New(wholeReadRefused{Store: ss, t: t}, db.Events(), nil, auth.Dev{Default: "t-001"}, edge.Options{})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 
@@ -101,7 +100,7 @@ func TestReplayWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := &fakeClock{}
-	srv := edge.New(store, db.Events(), idleStarter{}, auth.NewDev("t-001", slog.New(slog.DiscardHandler)),
+	srv := edge.New(store, db.Events(), idleStarter{}, auth.Dev{Default: "t-001"},
 		edge.Options{ReplayWindow: time.Minute, Now: clock.Now})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)

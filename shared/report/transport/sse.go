@@ -55,21 +55,17 @@ func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "after": res.After})
 		return nil
 	}
-	var evs []any
+	var evs []json.RawMessage
 	for _, d := range res.Direct {
 		b, err := report.Encode(sid, d)
 		if err != nil {
 			return err
 		}
-		evs = append(evs, rawJSON(b))
+		evs = append(evs, b)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"events": evs, "after": res.After})
 	return nil
 }
-
-type rawJSON []byte
-
-func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 // withSession fills an envelope's missing session_id from the path, so a
 // client may post {"event":"user.cancel"}.

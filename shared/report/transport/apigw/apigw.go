@@ -123,7 +123,8 @@ type connection struct {
 
 func (c connection) Caller() control.Caller { return c.caller }
 
-// Admit implements transport.Conn: API Gateway bounds its connections.
+// Admit implements transport.Conn: a connection here has no session bound
+// of its own (the in-process socket's MaxSessions).
 func (c connection) Admit(report.ClientEvent) error { return nil }
 
 // Send implements transport.Conn.

@@ -95,6 +95,14 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 	if r := route("$connect", "c1", "", nil); r.StatusCode != 200 {
 		t.Fatalf("connect: %d", r.StatusCode)
 	}
+	// A browser's WebSocket sends its token as ?access_token=.
+	if _, err := gw.Route(ctx, events.APIGatewayWebsocketProxyRequest{QueryStringParameters: map[string]string{"access_token": "dev:t-002"},
+		RequestContext: events.APIGatewayWebsocketProxyRequestContext{RouteKey: "$connect", ConnectionID: "c2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := db.Reports().GetConnection(ctx, "c2"); err != nil || c.TeacherID != "t-002" {
+		t.Fatalf("the query token's connection: %+v %v", c, err)
+	}
 	route("$default", "c1", `{"event":"user.create_session"}`, nil)
 	route("$default", "c1", `{"event":"user.message","session_id":"nope","content":"q"}`, nil)
 	route("$default", "c1", `{oops`, nil)
