@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -41,8 +40,6 @@ type ScheduleSync interface {
 
 // AppsOptions configure Apps.
 type AppsOptions struct {
-	Logger  *slog.Logger
-	MaxBody int64
 	// Tools are the data tools a blueprint may call (nil: not checked).
 	Tools []string
 	// Sync, if set, is told of every saved and deleted app.
@@ -54,6 +51,7 @@ type AppsOptions struct {
 // Apps serves the saved apps' routes.
 type Apps struct {
 	store  apps.Store
+	rl     *Relay // streams nothing: the logger every group shares
 	auth   Authenticator
 	runner AppRunner
 	o      AppsOptions
@@ -61,31 +59,27 @@ type Apps struct {
 
 // NewApps returns the saved apps' handler; runner may be nil (then POST
 // …/run answers SERVICE_UNAVAILABLE).
-func NewApps(store apps.Store, au Authenticator, runner AppRunner, o AppsOptions) *Apps {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = 1 << 20
-	}
+func NewApps(store apps.Store, rl *Relay, au Authenticator, runner AppRunner, o AppsOptions) *Apps {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	if o.NewID == nil {
 		o.NewID = func() string { return "app-" + uuid.Must(uuid.NewV7()).String() }
 	}
-	return &Apps{store: store, auth: au, runner: runner, o: o}
+	return &Apps{store: store, rl: rl, auth: au, runner: runner, o: o}
 }
 
 // Mount registers the routes on mux.
 func (a *Apps) Mount(mux *http.ServeMux) {
-	mux.Handle("POST /api/apps", handle(a.o.Logger, a.handleSave))
-	mux.Handle("GET /api/apps", handle(a.o.Logger, a.handleList))
-	mux.Handle("GET /api/apps/{id}", handle(a.o.Logger, a.handleGet))
-	mux.Handle("DELETE /api/apps/{id}", handle(a.o.Logger, a.handleDelete))
-	mux.Handle("POST /api/apps/{id}/run", handle(a.o.Logger, a.handleRun))
-	mux.Handle("GET /api/apps/{id}/snapshots", handle(a.o.Logger, a.handleSnapshots))
-	mux.Handle("GET /api/apps/{id}/snapshots/{runId}", handle(a.o.Logger, a.handleSnapshot))
+	Mount(mux, a.rl.Logger, map[string]HandlerFunc{
+		"POST /api/apps":                       a.handleSave,
+		"GET /api/apps":                        a.handleList,
+		"GET /api/apps/{id}":                   a.ownedApp(a.handleGet),
+		"DELETE /api/apps/{id}":                a.ownedApp(a.handleDelete),
+		"POST /api/apps/{id}/run":              a.ownedApp(a.handleRun),
+		"GET /api/apps/{id}/snapshots":         a.ownedApp(a.handleSnapshots),
+		"GET /api/apps/{id}/snapshots/{runId}": a.ownedApp(a.handleSnapshot),
+	})
 }
 
 // SaveAppRequest is the body of POST /api/apps.
@@ -102,7 +96,7 @@ func (a *Apps) handleSave(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var body SaveAppRequest
-	if err := decodeBody(w, r, a.o.MaxBody, &body); err != nil {
+	if err := decodeBody(w, r, maxBody, &body); err != nil {
 		return err
 	}
 	bp, err := parseBlueprint(body.Blueprint, a.o.Tools)
@@ -137,7 +131,7 @@ func (a *Apps) handleSave(w http.ResponseWriter, r *http.Request) error {
 			return apperr.Wrap(err, apperr.ServiceUnavailable, "the app was saved but its schedule could not be set")
 		}
 	}
-	a.o.Logger.InfoContext(r.Context(), "app saved", "appId", app.ID, "teacherId", app.TeacherID, "scheduled", app.Schedule != nil)
+	a.rl.Logger.InfoContext(r.Context(), "app saved", "appId", app.ID, "teacherId", app.TeacherID, "scheduled", app.Schedule != nil)
 	writeJSON(w, http.StatusCreated, app)
 	return nil
 }
@@ -153,6 +147,18 @@ func (a *Apps) handleList(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"apps": list})
 	return nil
+}
+
+// ownedApp is a route on the path's app {id}, which h gets if the caller
+// owns it.
+func (a *Apps) ownedApp(h func(w http.ResponseWriter, r *http.Request, app apps.App) error) HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		app, err := a.owned(r)
+		if err != nil {
+			return err
+		}
+		return h(w, r, app)
+	}
 }
 
 // owned returns the app if the caller owns it; another teacher's app is
@@ -172,20 +178,12 @@ func (a *Apps) owned(r *http.Request) (apps.App, error) {
 	return app, nil
 }
 
-func (a *Apps) handleGet(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleGet(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	writeJSON(w, http.StatusOK, app)
 	return nil
 }
 
-func (a *Apps) handleDelete(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleDelete(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	if a.o.Sync != nil && app.Schedule != nil {
 		if err := a.o.Sync.Remove(r.Context(), app.ID); err != nil {
 			return apperr.Wrap(err, apperr.ServiceUnavailable, "the app's schedule could not be removed")
@@ -198,11 +196,7 @@ func (a *Apps) handleDelete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *Apps) handleRun(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleRun(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	if a.runner == nil {
 		return apperr.New(apperr.ServiceUnavailable, "apps cannot be run here")
 	}
@@ -215,11 +209,7 @@ func (a *Apps) handleRun(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *Apps) handleSnapshots(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleSnapshots(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	snaps, err := a.store.ListSnapshots(r.Context(), app.ID)
 	if err != nil {
 		return apperr.Wrap(err, apperr.ServiceUnavailable, "app store unavailable")
@@ -231,11 +221,7 @@ func (a *Apps) handleSnapshots(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *Apps) handleSnapshot(w http.ResponseWriter, r *http.Request) error {
-	app, err := a.owned(r)
-	if err != nil {
-		return err
-	}
+func (a *Apps) handleSnapshot(w http.ResponseWriter, r *http.Request, app apps.App) error {
 	snap, err := a.store.GetSnapshot(r.Context(), app.ID, r.PathValue("runId"))
 	if errors.Is(err, apps.ErrNotFound) {
 		return apperr.New(apperr.EntityNotFound, "run %q of app %q not found", r.PathValue("runId"), app.ID)

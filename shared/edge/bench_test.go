@@ -1,4 +1,4 @@
-package edge
+package edge_test
 
 import (
 	"bufio"
@@ -17,26 +17,16 @@ import (
 
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
-	"github.com/insightedge/insightedge/shared/workflow"
 )
-
-// idleStarter accepts executions and never runs them: the stream stays open
-// and idle, which is what the edge's per-stream cost is measured on.
-type idleStarter struct{}
-
-func (idleStarter) Start(context.Context, string, workflow.ConversationState) error { return nil }
-func (idleStarter) Stop(context.Context, string) error                              { return nil }
 
 func newBenchServer(b *testing.B) *httptest.Server {
 	b.Helper()
-	db, err := boltstore.Open(b.TempDir()+"/bench.db", boltstore.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	s := New(db.Sessions(), db.Events(), idleStarter{}, auth.Dev{Default: "t-001"}, Options{Heartbeat: time.Hour})
+	db := openDB(b)
+	s := edge.New(db.Sessions(), db.Events(), idleStarter{}, auth.Dev{Default: "t-001"},
+		edge.Options{Relay: edge.NewRelay(db.Events(), edge.RelayOptions{Heartbeat: time.Hour})})
 	s.SetReady(true)
 	srv := httptest.NewServer(s.Handler())
 	b.Cleanup(srv.Close)

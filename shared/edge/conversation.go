@@ -35,7 +35,7 @@ func (s *Server) beginFromRequest(w http.ResponseWriter, r *http.Request) (sessi
 	if err != nil {
 		return session.Turn{}, ConversationRequest{}, err
 	}
-	req, err := decodeRequest(w, r, s.o.MaxBody, id, s.o.Tools)
+	req, err := decodeRequest(w, r, maxBody, id, s.o.Tools)
 	if err != nil {
 		return session.Turn{}, req, err
 	}
@@ -129,7 +129,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 		s.abandon(ctx, t, "the workflow could not start")
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "the workflow could not start")
 	}
-	s.o.Logger.InfoContext(ctx, "turn started", "sessionId", sess.ID, "turnId", t.ID, "teacherId", id.TeacherID, "traceId", TraceID(ctx))
+	s.rl.Logger.InfoContext(ctx, "turn started", "sessionId", sess.ID, "turnId", t.ID, "teacherId", id.TeacherID, "traceId", TraceID(ctx))
 	return t, nil
 }
 
@@ -187,7 +187,7 @@ func (s *Server) recoverTurn(ctx context.Context, sessionID string) bool {
 	}
 	dead, err := s.o.Recover.IfDead(ctx, session.LeaseTurn, sess.ActiveTurn)
 	if err != nil {
-		s.o.Logger.WarnContext(ctx, "could not check the running turn", "turnId", sess.ActiveTurn, "err", err)
+		s.rl.Logger.WarnContext(ctx, "could not check the running turn", "turnId", sess.ActiveTurn, "err", err)
 	}
 	return dead
 }
@@ -226,16 +226,16 @@ func (s *Server) abandon(ctx context.Context, t session.Turn, why string) {
 	msg := i18n.Of(t.Language, t.Message).Text(i18n.ServiceUnavailable)
 	if err := s.store.EndTurn(ctx, t.SessionID, t.ID, session.TurnFailed,
 		session.Outcome{Error: msg, ErrorCode: string(apperr.ServiceUnavailable)}); err != nil && !errors.Is(err, session.ErrConflict) {
-		s.o.Logger.ErrorContext(ctx, "could not end abandoned turn", "turnId", t.ID, "err", err)
+		s.rl.Logger.ErrorContext(ctx, "could not end abandoned turn", "turnId", t.ID, "err", err)
 	}
 	s.closeStream(ctx, t.ID, protocol.Error{ErrorText: msg}, protocol.Finish{FinishReason: protocol.FinishError})
-	s.o.Logger.ErrorContext(ctx, "turn abandoned", "turnId", t.ID, "why", why)
+	s.rl.Logger.ErrorContext(ctx, "turn abandoned", "turnId", t.ID, "why", why)
 }
 
 func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...protocol.Chunk) {
 	em := eventlog.Emitter[protocol.Chunk]{Log: s.log, Stream: workflow.TurnStream(turnID), Encode: protocol.MarshalChunk}
 	if err := em.Close(ctx, chunks...); err != nil && !errors.Is(err, eventlog.ErrClosed) {
-		s.o.Logger.ErrorContext(ctx, "could not close stream", "turnId", turnID, "err", err)
+		s.rl.Logger.ErrorContext(ctx, "could not close stream", "turnId", turnID, "err", err)
 	}
 }
 
@@ -245,14 +245,10 @@ func (s *Server) closeStream(ctx context.Context, turnID string, chunks ...proto
 func (s *Server) relay(ctx context.Context, w http.ResponseWriter, t session.Turn, after int64, began bool) error {
 	defer s.holdReader(ctx, t, began)()
 	parts := s.openParts(ctx, t.ID, after)
-	return s.relayer().relay(ctx, w, stream{header: uiHeaders(t.SessionID), key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
+	return s.rl.relay(ctx, w, stream{header: uiHeaders(t.SessionID), key: workflow.TurnStream(t.ID), kind: "turn", id: t.ID, maxWait: s.o.TurnTimeout,
 		abandon: func(ctx context.Context) { s.abandon(ctx, t, "no event within the turn timeout") },
 		before:  func(ev eventlog.Event) [][]byte { return parts.CloseBefore(ev.Data) },
 		done:    protocol.Done}, after)
-}
-
-func (s *Server) relayer() relayer {
-	return relayer{log: s.log, logger: s.o.Logger, heartbeat: s.o.Heartbeat, pollMin: s.o.PollMin, pollMax: s.o.PollMax}
 }
 
 // openParts returns the text parts open after seq after of a turn's stream.
@@ -373,7 +369,7 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": false, "conversationId": sess.ID})
 		return nil
 	}
-	s.o.Logger.InfoContext(ctx, "turn stopped", "sessionId", sess.ID, "turnId", turnID)
+	s.rl.Logger.InfoContext(ctx, "turn stopped", "sessionId", sess.ID, "turnId", turnID)
 	writeJSON(w, http.StatusOK, map[string]any{"stopped": true, "conversationId": sess.ID, "turnId": turnID})
 	return nil
 }
@@ -429,7 +425,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 			if m, err = s.assemble(ctx, t); err != nil {
 				// Headers are out: end the JSON so that the client sees a
 				// well-formed, shorter page, and log why.
-				s.o.Logger.ErrorContext(ctx, "messages page cut short", "turnId", t.ID, "err", err)
+				s.rl.Logger.ErrorContext(ctx, "messages page cut short", "turnId", t.ID, "err", err)
 				break
 			}
 			_, _ = io.WriteString(w, ",")

@@ -2,6 +2,12 @@
 // event log, and the JSON routes. The same handler runs under net/http
 // locally and under the Lambda Function URL (lambdaurl) in AWS; it needs no
 // http.Flusher.
+//
+// The routes come in groups (Server: the conversation; Pages and Apps: the
+// Build runtime; Research; TemplateStream and the template report's routes
+// in report/transport). Every group takes the one Relay (its streams, and
+// the logger and heartbeat they share) and mounts its routes through
+// Handle, the one route middleware (trace id, JSON errors, panics).
 package edge
 
 import (
@@ -30,6 +36,21 @@ type Authenticator interface {
 	Authenticate(r *http.Request) (auth.Identity, error)
 }
 
+// QueryToken is an Authenticator that also takes the bearer token from
+// ?access_token= when the request has no Authorization header: a browser's
+// EventSource and WebSocket cannot set headers. Only the routes such clients
+// call use it.
+type QueryToken struct{ Authenticator }
+
+// Authenticate implements Authenticator.
+func (q QueryToken) Authenticate(r *http.Request) (auth.Identity, error) {
+	if tok := r.URL.Query().Get("access_token"); tok != "" && r.Header.Get("Authorization") == "" {
+		r = r.Clone(r.Context()) // the caller's request stays as it came
+		r.Header.Set("Authorization", "Bearer "+tok)
+	}
+	return q.Authenticator.Authenticate(r)
+}
+
 // Starter starts and stops conversation workflow executions: the in-process
 // interpreter locally, Step Functions in AWS.
 type Starter interface {
@@ -50,16 +71,12 @@ type Check struct {
 
 // Options configure a Server.
 type Options struct {
-	Logger *slog.Logger
-	// Heartbeat is the idle time after which ": ping" is written (15 s).
-	Heartbeat time.Duration
-	// MaxBody bounds request bodies (1 MiB).
-	MaxBody int64
+	// Relay relays the turns' streams and holds the logger and heartbeat
+	// every route group shares (nil: NewRelay(log, RelayOptions{})).
+	Relay *Relay
 	// TurnTimeout bounds the wait for a turn's next event; past it the edge
 	// closes the turn with an error (10 min).
 	TurnTimeout time.Duration
-	// PollMin and PollMax pace the tail when the log cannot notify.
-	PollMin, PollMax time.Duration
 	// ReplayWindow is how long after a turn ended a resume without a
 	// cursor still replays it (60 s): the reload rule of docs/reliability.md.
 	ReplayWindow time.Duration
@@ -95,20 +112,16 @@ type Server struct {
 	log     eventlog.Log
 	starter Starter
 	auth    Authenticator
+	rl      *Relay
 	o       Options
 	ready   atomic.Bool
 }
 
 // New returns a Server; it answers /api/health with 503 until SetReady.
 func New(store session.Store, log eventlog.Log, st Starter, au Authenticator, o Options) *Server {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = 15 * time.Second
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = 1 << 20
+	rl := o.Relay
+	if rl == nil {
+		rl = NewRelay(log, RelayOptions{})
 	}
 	if o.TurnTimeout <= 0 {
 		o.TurnTimeout = 10 * time.Minute
@@ -129,7 +142,7 @@ func New(store session.Store, log eventlog.Log, st Starter, au Authenticator, o 
 	if o.NewID == nil {
 		o.NewID = func(p string) string { return p + "-" + uuid.Must(uuid.NewV7()).String() }
 	}
-	return &Server{store: store, log: log, starter: st, auth: au, o: o}
+	return &Server{store: store, log: log, starter: st, auth: au, rl: rl, o: o}
 }
 
 // SetReady marks the server ready for /api/health.
@@ -137,17 +150,22 @@ func (s *Server) SetReady(v bool) { s.ready.Store(v) }
 
 // Mount registers the routes on mux.
 func (s *Server) Mount(mux *http.ServeMux) {
-	mux.Handle("POST /api/conversation/stream", handle(s.o.Logger, s.handleStream))
-	mux.Handle("POST /api/conversation", handle(s.o.Logger, s.handleJSON))
-	mux.Handle("GET /api/conversation/{id}/stream", handle(s.o.Logger, s.handleResume))
-	mux.Handle("POST /api/conversation/{id}/stop", handle(s.o.Logger, s.handleStop))
-	mux.Handle("GET /api/conversation/{id}/messages", handle(s.o.Logger, s.handleMessages))
-	mux.Handle("GET /api/health", handle(s.o.Logger, s.handleHealth))
-	mux.Handle("GET /api/files/{key...}", handle(s.o.Logger, s.handleFileLink))
-	mux.Handle("DELETE /api/files/{key...}", handle(s.o.Logger, s.handleFileRevoke))
-	mux.Handle("/api/", handle(s.o.Logger, func(w http.ResponseWriter, r *http.Request) error {
-		return apperr.New(apperr.EntityNotFound, "no route %s %s", r.Method, r.URL.Path)
-	}))
+	Mount(mux, s.rl.Logger, map[string]HandlerFunc{
+		"POST /api/conversation/stream":       s.handleStream,
+		"POST /api/conversation":              s.handleJSON,
+		"GET /api/conversation/{id}/stream":   s.handleResume,
+		"POST /api/conversation/{id}/stop":    s.handleStop,
+		"GET /api/conversation/{id}/messages": s.handleMessages,
+		"GET /api/health":                     s.handleHealth,
+		"GET /api/files/{key...}":             s.handleFileLink,
+		"DELETE /api/files/{key...}":          s.handleFileRevoke,
+		"/api/":                               noRoute,
+	})
+}
+
+// noRoute answers a path below /api/ that no route serves.
+func noRoute(w http.ResponseWriter, r *http.Request) error {
+	return apperr.New(apperr.EntityNotFound, "no route %s %s", r.Method, r.URL.Path)
 }
 
 // Handler returns a handler with every route.
@@ -165,10 +183,25 @@ func TraceID(ctx context.Context) string {
 	return s
 }
 
-// handle is the edge's middleware for every route: a trace id, JSON error
-// bodies for returned errors, and a panic answered with a 500 without a
-// stack trace.
-func handle(log *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+// HandlerFunc is a route's handler. The error it returns is answered by
+// Handle.
+type HandlerFunc func(http.ResponseWriter, *http.Request) error
+
+// Mount registers a route group's routes on mux, each through Handle.
+func Mount(mux *http.ServeMux, log *slog.Logger, routes map[string]HandlerFunc) {
+	for pattern, h := range routes {
+		mux.Handle(pattern, Handle(log, h))
+	}
+}
+
+// Handle is the one middleware of every route of every group (the edge's
+// and the template report's): a trace id (X-Trace-ID, kept when the client's
+// is sane), a JSON error body with its seed-004 code for a returned error,
+// and a panic answered with a JSON 500 without a stack trace; once the
+// response has started, an error or a panic is only logged. Every panic
+// stops here, http.ErrAbortHandler's too: under lambdaurl a handler runs in
+// a goroutine of its own, where a panic would end the process.
+func Handle(log *slog.Logger, h HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		trace := r.Header.Get("X-Trace-ID")
 		if !validTraceID(trace) {
@@ -219,7 +252,7 @@ func validTraceID(s string) bool {
 // answer a text/html redirect. The same rule holds for every route,
 // /files/ included.
 func CleanPaths(log *slog.Logger, next http.Handler) http.Handler {
-	bad := handle(log, func(w http.ResponseWriter, r *http.Request) error {
+	bad := Handle(log, func(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(apperr.ValidationError, "the path must not hold empty, '.' or '..' segments")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -74,7 +74,7 @@ func (s *Server) handleFileRevoke(w http.ResponseWriter, r *http.Request) error 
 	if err := s.o.Files.Delete(r.Context(), key); err != nil {
 		return apperr.Wrap(err, apperr.ServiceUnavailable, "could not delete the file")
 	}
-	s.o.Logger.InfoContext(r.Context(), "file revoked", "key", key)
+	s.rl.Logger.InfoContext(r.Context(), "file revoked", "key", key)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -139,7 +139,7 @@ func (s *Server) resignFiles(ctx context.Context, teacherID string, msg *protoco
 		}
 		link, err := s.o.Files.URL(ctx, key, s.o.FileLinkTTL)
 		if err != nil {
-			s.o.Logger.WarnContext(ctx, "could not sign a file link again", "key", key, "err", err)
+			s.rl.Logger.WarnContext(ctx, "could not sign a file link again", "key", key, "err", err)
 			continue
 		}
 		data["url"] = link

@@ -3,10 +3,8 @@ package edge_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,64 +12,50 @@ import (
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/edge"
-	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
-	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 const fileKey = "teachers/t-001/sessions/c-1/files/call-1/quiz.pdf"
+
+// fileServer is an edge that signs the links of its file store on clock's
+// time, with a quiz PDF stored at fileKey, both served by hs.
+func fileServer(t *testing.T, clock *fakeClock) (*httptest.Server, *boltstore.DB) {
+	t.Helper()
+	db := openDB(t)
+	mux := http.NewServeMux()
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	files, err := blob.NewFS(blob.FSConfig{Dir: t.TempDir(), BaseURL: hs.URL, Secret: []byte("sixteen-byte-key!"), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := files.Put(context.Background(), fileKey, "application/pdf", []byte("%PDF-1.4 quiz")); err != nil {
+		t.Fatal(err)
+	}
+	srv := edge.New(db.Sessions(), db.Events(), nil, auth.Dev{Default: "t-001"}, edge.Options{Files: files, Now: clock.Now})
+	srv.Mount(mux)
+	mux.Handle("/files/", files.Handler())
+	return hs, db
+}
 
 // TestFileLinksSignedAgain: a reloaded conversation's file link is signed
 // again (the stored one died), and GET /api/files/{key} gives the owner a
 // fresh link and nobody else anything.
 func TestFileLinksSignedAgain(t *testing.T) {
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "e.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	mux := http.NewServeMux()
-	hs := httptest.NewServer(mux)
-	t.Cleanup(hs.Close)
-	files, err := blob.NewFS(blob.FSConfig{Dir: t.TempDir(), BaseURL: hs.URL, Secret: []byte("sixteen-byte-key!")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := files.Put(ctx, fileKey, "application/pdf", []byte("%PDF-1.4 quiz")); err != nil {
-		t.Fatal(err)
-	}
-	srv := edge.New(db.Sessions(), db.Events(), nil, auth.NewDev("t-001", slog.New(slog.DiscardHandler)), edge.Options{Files: files})
-	srv.Mount(mux)
-	mux.Handle("/files/", files.Handler())
+	clock := &fakeClock{}
+	clock.Set(time.Now())
+	hs, db := fileServer(t, clock)
 
 	// A finished turn whose file link was signed long ago.
 	dead := hs.URL + "/files/" + fileKey + "?exp=1&sig=00"
-	ss := db.Sessions()
-	if err := ss.CreateSession(ctx, session.Session{ID: "c-1", TeacherID: "t-001", Kind: "conversation"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ss.BeginTurn(ctx, session.Turn{SessionID: "c-1", ID: "u-1", Message: "出一份测验 PDF", MessageID: "m-1"}); err != nil {
+	if err := db.Sessions().CreateSession(ctx, session.Session{ID: "c-1", TeacherID: "t-001", Kind: "conversation"}); err != nil {
 		t.Fatal(err)
 	}
 	ready, _ := json.Marshal(map[string]any{"type": "pdf", "url": dead, "filename": "quiz.pdf", "size": 13})
-	var evs []eventlog.Event
-	for _, c := range []protocol.Chunk{protocol.Start{MessageID: "m-1"},
-		protocol.Data{Name: protocol.DataFileReady, ID: "f-1", Data: ready}, protocol.Finish{}} {
-		b, err := protocol.MarshalChunk(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, eventlog.Event{Data: b})
-	}
-	evs[len(evs)-1].Close = true
-	if _, err := db.Events().Append(ctx, workflow.TurnStream("u-1"), evs...); err != nil {
-		t.Fatal(err)
-	}
-	if err := ss.EndTurn(ctx, "c-1", "u-1", session.TurnCompleted, session.Outcome{}); err != nil {
-		t.Fatal(err)
-	}
+	endedTurn(t, db, session.Turn{SessionID: "c-1", ID: "u-1", Message: "出一份测验 PDF", MessageID: "m-1"},
+		protocol.Start{MessageID: "m-1"}, protocol.Data{Name: protocol.DataFileReady, ID: "f-1", Data: ready}, protocol.Finish{})
 	if code, _ := do(t, http.MethodGet, dead, ""); code == http.StatusOK {
 		t.Fatal("the stale link still downloads: the test proves nothing")
 	}
@@ -100,7 +84,7 @@ func TestFileLinksSignedAgain(t *testing.T) {
 
 	code, body = do(t, http.MethodGet, hs.URL+"/api/files/"+fileKey, "")
 	var fl edge.FileLink
-	if err := json.Unmarshal([]byte(body), &fl); code != http.StatusOK || err != nil || fl.Filename != "quiz.pdf" || fl.ExpiresAt.Before(time.Now()) {
+	if err := json.Unmarshal([]byte(body), &fl); code != http.StatusOK || err != nil || fl.Filename != "quiz.pdf" || fl.ExpiresAt.Before(clock.Now()) {
 		t.Fatalf("GET /api/files/…: %d %s", code, body)
 	}
 	if code, got := do(t, http.MethodGet, fl.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
@@ -129,5 +113,63 @@ func TestFileKey(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("FileKey(%s) = %q %v, want %q", link, got, ok, want)
 		}
+	}
+}
+
+// TestFileLinksShortLivedAndRevocable: a download link is a capability
+// that lives DefaultFileLinkTTL (15 min); past it the link is refused and
+// the route signs a fresh one that works; the owner revokes every link by
+// DELETE /api/files/{key}, which another teacher cannot do.
+func TestFileLinksShortLivedAndRevocable(t *testing.T) {
+	clock := &fakeClock{}
+	clock.Set(time.Now().Truncate(time.Second))
+	hs, _ := fileServer(t, clock)
+	route := hs.URL + "/api/files/" + fileKey
+
+	sign := func(what string) edge.FileLink {
+		t.Helper()
+		code, body := do(t, http.MethodGet, route, "")
+		var fl edge.FileLink
+		if err := json.Unmarshal([]byte(body), &fl); code != http.StatusOK || err != nil {
+			t.Fatalf("%s: GET /api/files/…: %d %s", what, code, body)
+		}
+		if got := fl.ExpiresAt.Sub(clock.Now()); got != 15*time.Minute {
+			t.Errorf("%s: the link lives %v, want 15m", what, got)
+		}
+		return fl
+	}
+	first := sign("first")
+	if code, got := do(t, http.MethodGet, first.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
+		t.Fatalf("a fresh link: %d %q", code, got)
+	}
+
+	clock.Add(edge.DefaultFileLinkTTL + time.Second)
+	if code, body := do(t, http.MethodGet, first.URL, ""); code != http.StatusForbidden {
+		t.Errorf("an expired link: %d %s, want 403", code, body)
+	}
+	again := sign("after expiry")
+	if code, got := do(t, http.MethodGet, again.URL, ""); code != http.StatusOK || got != "%PDF-1.4 quiz" {
+		t.Errorf("the link signed again: %d %q", code, got)
+	}
+
+	// Another teacher can neither revoke nor learn that the file exists.
+	if code, body := do(t, http.MethodDelete, route, "t-002"); code != http.StatusNotFound {
+		t.Errorf("another teacher's DELETE: %d %s, want 404", code, body)
+	}
+	if code, _ := do(t, http.MethodGet, again.URL, ""); code != http.StatusOK {
+		t.Fatalf("after another teacher's DELETE the owner's link answers %d", code)
+	}
+
+	if code, body := do(t, http.MethodDelete, route, ""); code != http.StatusNoContent {
+		t.Fatalf("the owner's DELETE: %d %s, want 204", code, body)
+	}
+	if code, body := do(t, http.MethodGet, again.URL, ""); code != http.StatusNotFound {
+		t.Errorf("a revoked link: %d %s, want 404", code, body)
+	}
+	if code, body := do(t, http.MethodGet, route, ""); code != http.StatusNotFound {
+		t.Errorf("signing a revoked file again: %d %s, want 404", code, body)
+	}
+	if code, body := do(t, http.MethodDelete, route, ""); code != http.StatusNotFound {
+		t.Errorf("a second DELETE: %d %s, want 404", code, body)
 	}
 }

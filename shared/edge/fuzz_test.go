@@ -3,7 +3,6 @@ package edge
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -140,7 +139,7 @@ func FuzzSaveApp(f *testing.F) {
 	}
 	f.Cleanup(func() { _ = db.Close() })
 	mux := http.NewServeMux()
-	NewApps(db.Apps(), auth.NewDev("t-001", slog.New(slog.DiscardHandler)), nil, AppsOptions{}).Mount(mux)
+	NewApps(db.Apps(), NewRelay(db.Events(), RelayOptions{}), auth.Dev{Default: "t-001"}, nil, AppsOptions{}).Mount(mux)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		w := httptest.NewRecorder()
 		mux.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/api/apps", bytes.NewReader(body)))

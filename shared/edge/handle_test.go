@@ -40,7 +40,7 @@ func TestHandle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			handle(log, tt.h).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/x", nil))
+			Handle(log, tt.h).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/x", nil))
 			if w.Code != tt.wantCode || strings.TrimSpace(w.Body.String()) != tt.wantBody {
 				t.Errorf("got %d %q, want %d %q", w.Code, w.Body, tt.wantCode, tt.wantBody)
 			}

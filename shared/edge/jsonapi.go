@@ -98,10 +98,9 @@ func (s *Server) handleJSON(w http.ResponseWriter, r *http.Request) error {
 // await waits for the turn's closing event, and returns the turn's
 // data-notice payloads, one per code.
 func (s *Server) await(ctx context.Context, t session.Turn) ([]protocol.Notice, error) {
-	opts := eventlog.TailOptions{PollMin: s.o.PollMin, PollMax: s.o.PollMax, IdleEvery: s.o.Heartbeat, MaxWait: s.o.TurnTimeout}
 	var notices []protocol.Notice
 	seen := map[string]bool{}
-	err := eventlog.Tail(ctx, s.log, workflow.TurnStream(t.ID), 0, opts, func(ev eventlog.Event) error {
+	err := s.rl.Tail(ctx, workflow.TurnStream(t.ID), 0, s.o.TurnTimeout, func(ev eventlog.Event) error {
 		var c struct {
 			Type string          `json:"type"`
 			Data protocol.Notice `json:"data"`

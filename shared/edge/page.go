@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/blueprint"
-	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -51,16 +49,8 @@ type Planner interface {
 
 // PagesOptions configure Pages.
 type PagesOptions struct {
-	Logger *slog.Logger
-	// Heartbeat is the idle time after which ": ping" is written (15 s).
-	Heartbeat time.Duration
-	// MaxBody bounds request bodies (4 MiB: a patch carries the page and
-	// its data).
-	MaxBody int64
 	// Tools are the data tools a blueprint may call (nil: not checked).
 	Tools []string
-	// PollMin and PollMax pace the tail when the log cannot notify.
-	PollMin, PollMax time.Duration
 	// Recover, when set, closes a resumed build whose process died.
 	Recover Recoverer
 }
@@ -68,33 +58,27 @@ type PagesOptions struct {
 // Pages serves the Build runtime's routes.
 type Pages struct {
 	builds  BuildLauncher
-	log     eventlog.Reader
+	rl      *Relay
 	auth    Authenticator
 	planner Planner
 	o       PagesOptions
 }
 
-// NewPages returns the Build runtime's handler. planner may be nil: then
-// /api/workflow/generate answers SERVICE_UNAVAILABLE.
-func NewPages(builds BuildLauncher, log eventlog.Reader, au Authenticator, planner Planner, o PagesOptions) *Pages {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = 15 * time.Second
-	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = 4 << 20
-	}
-	return &Pages{builds: builds, log: log, auth: au, planner: planner, o: o}
+// NewPages returns the Build runtime's handler, whose streams go through
+// rl. planner may be nil: then /api/workflow/generate answers
+// SERVICE_UNAVAILABLE.
+func NewPages(builds BuildLauncher, rl *Relay, au Authenticator, planner Planner, o PagesOptions) *Pages {
+	return &Pages{builds: builds, rl: rl, auth: au, planner: planner, o: o}
 }
 
 // Mount registers the routes on mux.
 func (p *Pages) Mount(mux *http.ServeMux) {
-	mux.Handle("POST /api/page/generate", handle(p.o.Logger, p.handleGenerate))
-	mux.Handle("POST /api/page/patch", handle(p.o.Logger, p.handlePatch))
-	mux.Handle("GET /api/page/{id}/stream", handle(p.o.Logger, p.handleResume))
-	mux.Handle("POST /api/workflow/generate", handle(p.o.Logger, p.handleWorkflow))
+	Mount(mux, p.rl.Logger, map[string]HandlerFunc{
+		"POST /api/page/generate":     p.handleGenerate,
+		"POST /api/page/patch":        p.handlePatch,
+		"GET /api/page/{id}/stream":   p.handleResume,
+		"POST /api/workflow/generate": p.handleWorkflow,
+	})
 }
 
 // PageBody is what every page request carries: the blueprint, the client's
@@ -145,10 +129,7 @@ func (p *Pages) handleGenerate(w http.ResponseWriter, r *http.Request) error {
 // decodePage reads a page request into body, whose PageBody is pb, and
 // checks its caller and its blueprint.
 func (p *Pages) decodePage(w http.ResponseWriter, r *http.Request, body any, pb *PageBody) (auth.Identity, blueprint.Blueprint, error) {
-	if err := decodeBody(w, r, p.o.MaxBody, body); err != nil {
-		return auth.Identity{}, blueprint.Blueprint{}, err
-	}
-	id, err := p.identity(r, pb.TeacherID)
+	id, err := decodeCaller(w, r, p.auth, maxPageBody, body, &pb.TeacherID)
 	if err != nil {
 		return id, blueprint.Blueprint{}, err
 	}
@@ -220,21 +201,13 @@ func (p *Pages) start(w http.ResponseWriter, r *http.Request, id auth.Identity, 
 }
 
 func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
-	id, err := p.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
-	buildID := r.PathValue("id")
-	if err := p.builds.Owned(r.Context(), id.TeacherID, buildID); err != nil {
-		return err
-	}
-	after, err := resumePoint(r)
+	buildID, after, err := ownedStream(r, p.auth, p.builds.Owned)
 	if err != nil {
 		return err
 	}
 	if p.o.Recover != nil {
 		if _, err := p.o.Recover.IfDead(r.Context(), session.LeaseBuild, buildID); err != nil {
-			p.o.Logger.WarnContext(r.Context(), "could not check the build", "buildId", buildID, "err", err)
+			p.rl.Logger.WarnContext(r.Context(), "could not check the build", "buildId", buildID, "err", err)
 		}
 	}
 	return p.relay(w, r, buildID, after)
@@ -242,17 +215,14 @@ func (p *Pages) handleResume(w http.ResponseWriter, r *http.Request) error {
 
 // relay writes the build's events after seq as SSE until the closing event.
 func (p *Pages) relay(w http.ResponseWriter, r *http.Request, buildID string, after int64) error {
-	rl := relayer{log: p.log, logger: p.o.Logger, heartbeat: p.o.Heartbeat, pollMin: p.o.PollMin, pollMax: p.o.PollMax}
-	return rl.relay(r.Context(), w, stream{header: func(h http.Header) { h.Set("X-Build-Id", buildID) }, key: workflow.BuildStream(buildID), kind: "build", id: buildID, maxWait: p.builds.MaxWait(),
+	return p.rl.relay(r.Context(), w, stream{header: func(h http.Header) { h.Set("X-Build-Id", buildID) },
+		key: workflow.BuildStream(buildID), kind: "build", id: buildID, maxWait: p.builds.MaxWait(),
 		abandon: func(ctx context.Context) { p.builds.Abandon(ctx, buildID, "no event within the wait bound") }}, after)
 }
 
 func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
 	var body WorkflowRequest
-	if err := decodeBody(w, r, p.o.MaxBody, &body); err != nil {
-		return err
-	}
-	id, err := p.identity(r, body.TeacherID)
+	id, err := decodeCaller(w, r, p.auth, maxPageBody, &body, &body.TeacherID)
 	if err != nil {
 		return err
 	}
@@ -276,26 +246,6 @@ func (p *Pages) handleWorkflow(w http.ResponseWriter, r *http.Request) error {
 
 func badLanguage() error {
 	return apperr.New(apperr.ValidationError, "language must be a tag such as en or zh-CN, at most %d characters", i18n.MaxTagLen)
-}
-
-// identity authenticates the caller; in development mode a body's
-// teacherId chooses the teacher, as for the conversation.
-func (p *Pages) identity(r *http.Request, bodyTeacher string) (auth.Identity, error) {
-	id, err := p.auth.Authenticate(r)
-	if err != nil {
-		return id, err
-	}
-	switch {
-	case bodyTeacher == "" || bodyTeacher == id.TeacherID:
-	case id.Dev && r.Header.Get("X-Teacher-Id") == "":
-		if !auth.ValidTeacherID(bodyTeacher) {
-			return id, apperr.New(apperr.ValidationError, "invalid teacherId")
-		}
-		id.TeacherID = bodyTeacher
-	case !id.Dev:
-		return id, apperr.New(apperr.AuthError, "teacherId does not match the signed-in teacher")
-	}
-	return id, nil
 }
 
 // parseBlueprint parses and validates a request's blueprint (422 when bad).

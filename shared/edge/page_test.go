@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -39,15 +37,11 @@ func (s *silentStarter) Start(_ context.Context, _ string, in workflow.BuildStat
 
 func newPages(t *testing.T) (*httptest.Server, *silentStarter, *boltstore.DB) {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "p.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := openDB(t)
 	st := &silentStarter{}
 	l := launch.New(db.Sessions(), db.Events(), st, launch.Options{MaxWait: 150 * time.Millisecond})
-	p := edge.NewPages(l, db.Events(), auth.NewDev("t-001", slog.New(slog.DiscardHandler)), nil,
-		edge.PagesOptions{Heartbeat: 20 * time.Millisecond, Tools: []string{"get_class_detail", "get_assignment_submissions"}})
+	p := edge.NewPages(l, edge.NewRelay(db.Events(), edge.RelayOptions{Heartbeat: 20 * time.Millisecond}),
+		auth.Dev{Default: "t-001"}, nil, edge.PagesOptions{Tools: []string{"get_class_detail", "get_assignment_submissions"}})
 	mux := http.NewServeMux()
 	p.Mount(mux)
 	hs := httptest.NewServer(mux)

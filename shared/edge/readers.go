@@ -52,7 +52,7 @@ func (s *Server) holdReader(ctx context.Context, t session.Turn, began bool) (re
 		stop()
 		ctx := context.WithoutCancel(ctx)
 		if err := s.o.Leases.DropLease(ctx, session.LeaseReader, l.ID); err != nil {
-			s.o.Logger.WarnContext(ctx, "could not drop a reader lease (it runs out by itself)", "turnId", t.ID, "err", err)
+			s.rl.Logger.WarnContext(ctx, "could not drop a reader lease (it runs out by itself)", "turnId", t.ID, "err", err)
 		}
 	}
 }
@@ -77,7 +77,7 @@ func (s *Server) unread(ctx context.Context, turnID string) bool {
 	for {
 		live, err := s.o.Leases.LiveLeases(ctx, session.LeaseReader, session.ReaderLeasePrefix(turnID), s.o.Now(), maxReaders)
 		if err != nil {
-			s.o.Logger.WarnContext(ctx, "could not read the running turn's readers", "turnId", turnID, "err", err)
+			s.rl.Logger.WarnContext(ctx, "could not read the running turn's readers", "turnId", turnID, "err", err)
 			return false
 		}
 		if len(live) == 0 {
@@ -106,10 +106,10 @@ func (s *Server) supersede(ctx context.Context, sessionID string) bool {
 		return false
 	}
 	if _, err := s.stopTurn(ctx, sessionID, sess.ActiveTurn); err != nil {
-		s.o.Logger.WarnContext(ctx, "could not stop an unread turn", "turnId", sess.ActiveTurn, "err", err)
+		s.rl.Logger.WarnContext(ctx, "could not stop an unread turn", "turnId", sess.ActiveTurn, "err", err)
 		return false
 	}
-	s.o.Logger.InfoContext(ctx, "turn superseded by a new message: no client read it", "sessionId", sessionID, "turnId", sess.ActiveTurn)
+	s.rl.Logger.InfoContext(ctx, "turn superseded by a new message: no client read it", "sessionId", sessionID, "turnId", sess.ActiveTurn)
 	return true
 }
 
@@ -128,7 +128,7 @@ func (s *Server) stopTurn(ctx context.Context, sessionID, turnID string) (bool, 
 	s.closeStream(ctx, turnID, protocol.Finish{FinishReason: protocol.FinishOther})
 	if err := s.starter.Stop(context.WithoutCancel(ctx), turnID); err != nil {
 		// The stream is closed: the workflow's next append fails and it ends.
-		s.o.Logger.WarnContext(ctx, "could not stop the workflow", "turnId", turnID, "err", err)
+		s.rl.Logger.WarnContext(ctx, "could not stop the workflow", "turnId", turnID, "err", err)
 	}
 	return true, nil
 }

@@ -12,15 +12,53 @@ import (
 	"github.com/insightedge/insightedge/shared/protocol"
 )
 
-// relayer writes event-log streams as SSE. Every stream the edge serves (a
-// conversation turn, a page build, and the flows that come after them) goes
-// through relay; a stream says only what differs.
-type relayer struct {
-	log    eventlog.Reader
-	logger *slog.Logger
-	// heartbeat is the idle time after which ": ping" is written.
-	heartbeat        time.Duration
-	pollMin, pollMax time.Duration
+// RelayOptions configure a Relay. As with httputil.ReverseProxy's fields, a
+// zero field means its default; NewRelay sets the defaults, in this one place.
+type RelayOptions struct {
+	// Logger is every route group's logger (nil: discarded).
+	Logger *slog.Logger
+	// Heartbeat is the idle time after which a stream writes ": ping"
+	// (DefaultHeartbeat).
+	Heartbeat time.Duration
+	// PollMin and PollMax pace the tail when the log cannot notify
+	// (eventlog's defaults).
+	PollMin, PollMax time.Duration
+}
+
+// DefaultHeartbeat is RelayOptions.Heartbeat's default.
+const DefaultHeartbeat = 15 * time.Second
+
+// Relay writes event-log streams as SSE: the one relay of every route group
+// (a conversation turn, a page build, the flows that come after them, a
+// template session), built once (NewRelay) and handed to each group with the
+// settings they share. A stream says only what differs from the others
+// (stream).
+type Relay struct {
+	RelayOptions
+	log eventlog.Reader
+}
+
+// NewRelay returns the relay of log's streams.
+func NewRelay(log eventlog.Reader, o RelayOptions) *Relay {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = DefaultHeartbeat
+	}
+	return &Relay{RelayOptions: o, log: log}
+}
+
+// Tail passes the events of the stream key after seq after to send, paced as
+// the relay's SSE streams are, until the closing event, a failed send, the
+// end of ctx or maxWait without an event: the relay of a transport that frames
+// the events itself (the template socket) or waits for a stream's end.
+func (r *Relay) Tail(ctx context.Context, key string, after int64, maxWait time.Duration, send func(eventlog.Event) error) error {
+	return eventlog.Tail(ctx, r.log, key, after, r.tailOptions(maxWait), send)
+}
+
+func (r *Relay) tailOptions(maxWait time.Duration) eventlog.TailOptions {
+	return eventlog.TailOptions{PollMin: r.PollMin, PollMax: r.PollMax, IdleEvery: r.Heartbeat, MaxWait: maxWait}
 }
 
 // streamWriteBound is how long one write of a stream may block on a client
@@ -54,7 +92,7 @@ type stream struct {
 // once, so that a client resuming a stream that ended gets its end and never
 // waits. The event at seq after exists iff the stream reached it (the log is
 // gap-free), so one read answers both.
-func (r relayer) resumeFrom(ctx context.Context, key string, after int64) (*eventlog.Event, error) {
+func (r *Relay) resumeFrom(ctx context.Context, key string, after int64) (*eventlog.Event, error) {
 	if after <= 0 {
 		return nil, nil
 	}
@@ -78,7 +116,7 @@ func (r relayer) resumeFrom(ctx context.Context, key string, after int64) (*even
 // its shared poll (DynamoDB). A client that goes
 // away only ends the relay: the producers go on. The error is a bad cursor
 // (see resumeFrom), returned before the response starts.
-func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, after int64) error {
+func (r *Relay) relay(ctx context.Context, w http.ResponseWriter, s stream, after int64) error {
 	closing, err := r.resumeFrom(ctx, s.key, after)
 	if err != nil {
 		return err
@@ -132,24 +170,41 @@ func (r relayer) relay(ctx context.Context, w http.ResponseWriter, s stream, aft
 		end(send(*closing) == nil)
 		return nil
 	}
-	opts := eventlog.TailOptions{PollMin: r.pollMin, PollMax: r.pollMax, IdleEvery: r.heartbeat,
-		MaxWait: s.maxWait, Flush: flush, Idle: func() error {
-			_ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound))
-			return sse.Comment("ping")
-		}}
+	opts := r.tailOptions(s.maxWait)
+	opts.Flush = flush
+	opts.Idle = func() error {
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound))
+		return sse.Comment("ping")
+	}
 	err = eventlog.Tail(ctx, r.log, s.key, after, opts, send)
 	if errors.Is(err, eventlog.ErrTailTimeout) && s.abandon != nil {
 		s.abandon(ctx)
 		// The abandon appended the closing event, unless a producer closed the
 		// stream first: either way it is there to read now.
-		opts.MaxWait = r.heartbeat
+		opts.MaxWait = r.Heartbeat
 		err = eventlog.Tail(ctx, r.log, s.key, after, opts, send)
 	}
 	end(err == nil)
 	if err != nil && ctx.Err() == nil {
-		r.logger.WarnContext(ctx, "relay ended early", s.kind+"Id", s.id, "err", err)
+		r.Logger.WarnContext(ctx, "relay ended early", s.kind+"Id", s.id, "err", err)
 	}
 	return nil
+}
+
+// ownedStream authenticates a stream's request, checks with owns that the
+// stream named by the path's {id} is the caller's, and reads the request's
+// resume point.
+func ownedStream(r *http.Request, au Authenticator, owns func(ctx context.Context, teacherID, id string) error) (id string, after int64, err error) {
+	caller, err := au.Authenticate(r)
+	if err != nil {
+		return "", 0, err
+	}
+	id = r.PathValue("id")
+	if err := owns(r.Context(), caller.TeacherID, id); err != nil {
+		return "", 0, err
+	}
+	after, err = resumePoint(r)
+	return id, after, err
 }
 
 // relayFlushBytes bounds what the relay frames before it sends: a batch of

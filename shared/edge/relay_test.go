@@ -69,7 +69,7 @@ func TestRelayCoalescesReadyEvents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	log := eventlog.NewMemory()
-	r := relayer{log: log, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), heartbeat: time.Hour}
+	r := NewRelay(log, RelayOptions{Heartbeat: time.Hour})
 	w := newFlushRecorder()
 	done := make(chan error, 1)
 	go func() {
@@ -109,5 +109,21 @@ func TestRelayCoalescesReadyEvents(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("relay: %v", err)
+	}
+}
+
+// TestNewRelayDefaults: the defaults every route group shares are set in
+// NewRelay, and what is configured is kept.
+func TestNewRelayDefaults(t *testing.T) {
+	def := NewRelay(nil, RelayOptions{})
+	if def.Heartbeat != DefaultHeartbeat || def.Logger == nil {
+		t.Errorf("defaults: heartbeat %v, logger %v", def.Heartbeat, def.Logger)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	set := NewRelay(nil, RelayOptions{Logger: log, Heartbeat: time.Second, PollMin: time.Millisecond, PollMax: time.Second})
+	o := set.tailOptions(time.Minute)
+	if set.Logger != log || set.Heartbeat != time.Second ||
+		o.PollMin != time.Millisecond || o.PollMax != time.Second || o.IdleEvery != time.Second || o.MaxWait != time.Minute {
+		t.Errorf("configured: %+v, tail %+v", set.RelayOptions, o)
 	}
 }

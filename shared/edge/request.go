@@ -139,6 +139,13 @@ func present(raw json.RawMessage) bool {
 	return len(t) > 0 && string(t) != "null"
 }
 
+// The bounds of the request bodies: a route's body is what it must carry.
+const (
+	maxBody         = 1 << 20  // a conversation message, a saved app
+	maxPageBody     = 4 << 20  // a patch carries the page and its data
+	maxResearchBody = 64 << 10 // a topic
+)
+
 func bodyError(err error, maxBody int64) error {
 	var tooBig *http.MaxBytesError
 	var syntax *json.SyntaxError
@@ -215,4 +222,29 @@ func validID(s string) bool {
 		}
 	}
 	return true
+}
+
+// decodeCaller reads one JSON object of at most maxBody bytes into v and
+// authenticates the caller; in development mode the body's teacherId (read
+// into *teacherID) chooses the teacher, as for the conversation.
+func decodeCaller(w http.ResponseWriter, r *http.Request, au Authenticator, maxBody int64, v any, teacherID *string) (auth.Identity, error) {
+	if err := decodeBody(w, r, maxBody, v); err != nil {
+		return auth.Identity{}, err
+	}
+	bodyTeacher := *teacherID
+	id, err := au.Authenticate(r)
+	if err != nil {
+		return id, err
+	}
+	switch {
+	case bodyTeacher == "" || bodyTeacher == id.TeacherID:
+	case id.Dev && r.Header.Get("X-Teacher-Id") == "":
+		if !auth.ValidTeacherID(bodyTeacher) {
+			return id, apperr.New(apperr.ValidationError, "invalid teacherId")
+		}
+		id.TeacherID = bodyTeacher
+	case !id.Dev:
+		return id, apperr.New(apperr.AuthError, "teacherId does not match the signed-in teacher")
+	}
+	return id, nil
 }

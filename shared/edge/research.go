@@ -2,15 +2,12 @@ package edge
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/insightedge/insightedge/shared/apperr"
-	"github.com/insightedge/insightedge/shared/auth"
-	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -55,58 +52,45 @@ type ResearchStarter interface {
 
 // ResearchOptions configure Research.
 type ResearchOptions struct {
-	Logger *slog.Logger
-	// Heartbeat is the idle time after which ": ping" is written (15 s).
-	Heartbeat time.Duration
 	// Lease is how long an attached stream holds its session without
 	// renewing (3 heartbeats); the relay renews it every heartbeat.
 	Lease time.Duration
 	// MaxWait bounds the wait for a run's next event; past it the run is
 	// abandoned (5 min: an Express workflow's limit).
 	MaxWait time.Duration
-	// MaxBody bounds request bodies (64 KiB).
-	MaxBody int64
-	// PollMin and PollMax pace the tail when the log cannot notify.
-	PollMin, PollMax time.Duration
-	Now              func() time.Time
+	Now     func() time.Time
 }
 
 // Research serves the research flow's routes.
 type Research struct {
 	flow    ResearchFlow
-	log     eventlog.Reader
+	rl      *Relay
 	starter ResearchStarter
 	auth    Authenticator
 	o       ResearchOptions
 }
 
-// NewResearch returns the research flow's handler.
-func NewResearch(flow ResearchFlow, log eventlog.Reader, st ResearchStarter, au Authenticator, o ResearchOptions) *Research {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = 15 * time.Second
-	}
+// NewResearch returns the research flow's handler, whose streams go
+// through rl.
+func NewResearch(flow ResearchFlow, rl *Relay, st ResearchStarter, au Authenticator, o ResearchOptions) *Research {
 	if o.Lease <= 0 {
-		o.Lease = 3 * o.Heartbeat
+		o.Lease = 3 * rl.Heartbeat
 	}
 	if o.MaxWait <= 0 {
 		o.MaxWait = 5 * time.Minute
 	}
-	if o.MaxBody <= 0 {
-		o.MaxBody = 64 << 10
-	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Research{flow: flow, log: log, starter: st, auth: au, o: o}
+	return &Research{flow: flow, rl: rl, starter: st, auth: au, o: o}
 }
 
 // Mount registers the routes on mux.
 func (h *Research) Mount(mux *http.ServeMux) {
-	mux.Handle("POST /api/research", handle(h.o.Logger, h.handlePropose))
-	mux.Handle("GET /api/research/{id}/stream", handle(h.o.Logger, h.handleStream))
+	Mount(mux, h.rl.Logger, map[string]HandlerFunc{
+		"POST /api/research":            h.handlePropose,
+		"GET /api/research/{id}/stream": h.handleStream,
+	})
 }
 
 // ResearchRequest is the body of POST /api/research.
@@ -124,10 +108,7 @@ type ResearchResponse struct {
 
 func (h *Research) handlePropose(w http.ResponseWriter, r *http.Request) error {
 	var body ResearchRequest
-	if err := decodeBody(w, r, h.o.MaxBody, &body); err != nil {
-		return err
-	}
-	id, err := bodyIdentity(h.auth, r, body.TeacherID)
+	id, err := decodeCaller(w, r, h.auth, maxResearchBody, &body, &body.TeacherID)
 	if err != nil {
 		return err
 	}
@@ -163,16 +144,16 @@ func (h *Research) handleStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer func() {
 		if err := h.flow.Detach(context.WithoutCancel(ctx), sid, holder); err != nil {
-			h.o.Logger.WarnContext(ctx, "could not release a research stream", "sessionId", sid, "err", err)
+			h.rl.Logger.WarnContext(ctx, "could not release a research stream", "sessionId", sid, "err", err)
 		}
 	}()
 	if started {
 		in := workflow.NewResearchState(workflow.Research{SessionID: sid, TeacherID: id.TeacherID, TraceID: TraceID(ctx)})
 		if err := h.starter.Start(context.WithoutCancel(ctx), sid, in); err != nil {
-			h.o.Logger.ErrorContext(ctx, "research workflow did not start", "sessionId", sid, "err", err)
+			h.rl.Logger.ErrorContext(ctx, "research workflow did not start", "sessionId", sid, "err", err)
 			h.flow.Abandon(ctx, sid, false, "the workflow could not start: "+err.Error())
 		} else {
-			h.o.Logger.InfoContext(ctx, "research started", "sessionId", sid, "teacherId", id.TeacherID)
+			h.rl.Logger.InfoContext(ctx, "research started", "sessionId", sid, "teacherId", id.TeacherID)
 		}
 	}
 	return h.relay(w, r, sid, holder, after)
@@ -185,9 +166,8 @@ func (h *Research) handleStream(w http.ResponseWriter, r *http.Request) error {
 func (h *Research) relay(w http.ResponseWriter, r *http.Request, sid, holder string, after int64) error {
 	lw := &leaseWriter{ResponseWriter: w, renewed: h.o.Now(), renew: func() error {
 		return h.flow.Renew(r.Context(), sid, holder, h.o.Lease)
-	}, every: h.o.Heartbeat, now: h.o.Now}
-	rl := relayer{log: h.log, logger: h.o.Logger, heartbeat: h.o.Heartbeat, pollMin: h.o.PollMin, pollMax: h.o.PollMax}
-	return rl.relay(r.Context(), lw, stream{header: func(hd http.Header) { hd.Set("X-Research-Session", sid) },
+	}, every: h.rl.Heartbeat, now: h.o.Now}
+	return h.rl.relay(r.Context(), lw, stream{header: func(hd http.Header) { hd.Set("X-Research-Session", sid) },
 		key: h.flow.Stream(sid), kind: "research", id: sid, maxWait: h.o.MaxWait,
 		abandon: func(ctx context.Context) { h.flow.Abandon(ctx, sid, true, "no event within the wait bound") }}, after)
 }
@@ -215,23 +195,3 @@ func (w *leaseWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer's Flush.
 func (w *leaseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// bodyIdentity authenticates the caller; in development mode a body's
-// teacherId chooses the teacher, as for the conversation and the pages.
-func bodyIdentity(au Authenticator, r *http.Request, bodyTeacher string) (auth.Identity, error) {
-	id, err := au.Authenticate(r)
-	if err != nil {
-		return id, err
-	}
-	switch {
-	case bodyTeacher == "" || bodyTeacher == id.TeacherID:
-	case id.Dev && r.Header.Get("X-Teacher-Id") == "":
-		if !auth.ValidTeacherID(bodyTeacher) {
-			return id, apperr.New(apperr.ValidationError, "invalid teacherId")
-		}
-		id.TeacherID = bodyTeacher
-	case !id.Dev:
-		return id, apperr.New(apperr.AuthError, "teacherId does not match the signed-in teacher")
-	}
-	return id, nil
-}

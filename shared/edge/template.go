@@ -2,11 +2,8 @@ package edge
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"time"
-
-	"github.com/insightedge/insightedge/shared/eventlog"
 )
 
 // TemplateOwner checks that a template-report session (seed 002) is the
@@ -17,9 +14,6 @@ type TemplateOwner interface {
 
 // TemplateStreamOptions configure NewTemplateStream.
 type TemplateStreamOptions struct {
-	Logger           *slog.Logger
-	Heartbeat        time.Duration
-	PollMin, PollMax time.Duration
 	// MaxIdle ends the stream after this long without an event (default 24h).
 	MaxIdle time.Duration
 	// Stream is a session's stream name in the event log.
@@ -32,27 +26,21 @@ type TemplateStreamOptions struct {
 // (one run after another), so its stream has no closing event: it ends when
 // the client leaves or after MaxIdle without an event.
 type TemplateStream struct {
-	relay  relayer
+	rl     *Relay
 	auth   Authenticator
 	owner  TemplateOwner
 	o      TemplateStreamOptions
 	handle http.Handler
 }
 
-// NewTemplateStream returns the handler.
-func NewTemplateStream(log eventlog.Reader, a Authenticator, owner TemplateOwner, o TemplateStreamOptions) *TemplateStream {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = 15 * time.Second
-	}
+// NewTemplateStream returns the handler. An EventSource cannot set headers:
+// its token comes as ?access_token= (QueryToken).
+func NewTemplateStream(rl *Relay, a Authenticator, owner TemplateOwner, o TemplateStreamOptions) *TemplateStream {
 	if o.MaxIdle <= 0 {
 		o.MaxIdle = 24 * time.Hour
 	}
-	t := &TemplateStream{relay: relayer{log: log, logger: o.Logger, heartbeat: o.Heartbeat, pollMin: o.PollMin, pollMax: o.PollMax},
-		auth: a, owner: owner, o: o}
-	t.handle = handle(o.Logger, t.serve)
+	t := &TemplateStream{rl: rl, auth: QueryToken{a}, owner: owner, o: o}
+	t.handle = Handle(rl.Logger, t.serve)
 	return t
 }
 
@@ -60,20 +48,9 @@ func NewTemplateStream(log eventlog.Reader, a Authenticator, owner TemplateOwner
 func (t *TemplateStream) ServeHTTP(w http.ResponseWriter, r *http.Request) { t.handle.ServeHTTP(w, r) }
 
 func (t *TemplateStream) serve(w http.ResponseWriter, r *http.Request) error {
-	if tok := r.URL.Query().Get("access_token"); tok != "" && r.Header.Get("Authorization") == "" {
-		r.Header.Set("Authorization", "Bearer "+tok) // EventSource cannot set headers
-	}
-	id, err := t.auth.Authenticate(r)
+	sid, after, err := ownedStream(r, t.auth, t.owner.Owns)
 	if err != nil {
 		return err
 	}
-	sid := r.PathValue("id")
-	if err := t.owner.Owns(r.Context(), id.TeacherID, sid); err != nil {
-		return err
-	}
-	after, err := resumePoint(r)
-	if err != nil {
-		return err
-	}
-	return t.relay.relay(r.Context(), w, stream{key: t.o.Stream(sid), kind: "template", id: sid, maxWait: t.o.MaxIdle}, after)
+	return t.rl.relay(r.Context(), w, stream{key: t.o.Stream(sid), kind: "template", id: sid, maxWait: t.o.MaxIdle}, after)
 }

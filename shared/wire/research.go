@@ -105,8 +105,7 @@ func (a *App) ResearchTasks() map[string]Task {
 
 // ResearchRoutes returns the research flow's HTTP routes over starter.
 func (a *App) ResearchRoutes(st edge.ResearchStarter) *edge.Research {
-	return edge.NewResearch(researchEdge{f: a.Research, now: time.Now}, a.Log, st, a.Authenticator(),
-		edge.ResearchOptions{Logger: a.Logger, Heartbeat: a.Config.Heartbeat})
+	return edge.NewResearch(researchEdge{f: a.Research, now: time.Now}, a.Relay(), st, a.Authenticator(), edge.ResearchOptions{})
 }
 
 // researchEdge adapts research.Flow and its session transitions to the

@@ -137,7 +137,7 @@ func (a *App) NewTemplate(tc TemplateConfig, b TemplateBackends) (*Template, err
 	if err != nil {
 		return nil, fmt.Errorf("wire: template agent: %w", err)
 	}
-	srv := transport.New(svc, a.Log, a.Authenticator(), transport.Options{Heartbeat: a.Config.Heartbeat, Logger: a.Logger})
+	srv := transport.New(svc, a.Relay(), a.Authenticator(), transport.Options{})
 	return &Template{Pipeline: p, Control: svc, Server: srv, Backends: res}, nil
 }
 

@@ -192,6 +192,9 @@ type App struct {
 
 	authOnce sync.Once
 	auth     edge.Authenticator
+
+	relayOnce sync.Once
+	relay     *edge.Relay
 }
 
 // New builds the App.
@@ -232,6 +235,15 @@ func (a *App) Authenticator() edge.Authenticator {
 	return a.auth
 }
 
+// Relay is the edge's one relay of event-log streams, with the logger and
+// heartbeat every route group shares: made on first use, once.
+func (a *App) Relay() *edge.Relay {
+	a.relayOnce.Do(func() {
+		a.relay = edge.NewRelay(a.Log, edge.RelayOptions{Logger: a.Logger, Heartbeat: a.Config.Heartbeat})
+	})
+	return a.relay
+}
+
 // authenticator is made once, so the development-mode warning is logged once.
 func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 	if c.JWTSecret != "" {
@@ -243,7 +255,7 @@ func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 
 // Edge returns the HTTP edge over starter.
 func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
-	o := edge.Options{Logger: a.Logger, Heartbeat: a.Config.Heartbeat, TurnTimeout: a.Config.TurnTimeout,
+	o := edge.Options{Relay: a.Relay(), TurnTimeout: a.Config.TurnTimeout,
 		ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files, FileLinkTTL: a.Config.FileLinkTTL, Leases: a.leases(), Tools: a.Builder.DataTools()}
 	if r := a.Recoverer(nil, nil); r != nil {
 		o.Recover = r
@@ -429,13 +441,13 @@ func (a *App) Launcher(st launch.Starter) *launch.Launcher {
 // Pages returns the Build runtime's HTTP routes (page generate, patch,
 // resume; workflow generate) over a launcher.
 func (a *App) Pages(l edge.BuildLauncher) *edge.Pages {
-	o := edge.PagesOptions{Logger: a.Logger, Heartbeat: a.Config.Heartbeat, Tools: a.Builder.DataTools()}
+	o := edge.PagesOptions{Tools: a.Builder.DataTools()}
 	if b, ok := l.(recovery.Builds); ok {
 		if r := a.Recoverer(b, nil); r != nil {
 			o.Recover = r
 		}
 	}
-	return edge.NewPages(l, a.Log, a.Authenticator(), planner{a.Planner}, o)
+	return edge.NewPages(l, a.Relay(), a.Authenticator(), planner{a.Planner}, o)
 }
 
 // Replayer runs saved apps through a launcher.
@@ -445,7 +457,7 @@ func (a *App) Replayer(store apps.Store, l apps.Launcher) *apps.Replayer {
 
 // Apps returns the saved apps' HTTP routes; sync may be nil (locally).
 func (a *App) Apps(store apps.Store, r *apps.Replayer, sync edge.ScheduleSync) *edge.Apps {
-	return edge.NewApps(store, a.Authenticator(), r, edge.AppsOptions{Logger: a.Logger, Tools: a.Builder.DataTools(), Sync: sync})
+	return edge.NewApps(store, a.Relay(), a.Authenticator(), r, edge.AppsOptions{Tools: a.Builder.DataTools(), Sync: sync})
 }
 
 // planner adapts the Planner to the edge's /api/workflow/generate.

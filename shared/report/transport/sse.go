@@ -10,11 +10,9 @@ import (
 	"github.com/insightedge/insightedge/shared/report/control"
 )
 
-func errorAsApp(err error) *apperr.Error { return apperr.As(err) }
-
 // createSession is POST /api/template/sessions → 201 {session_id}.
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity(r)
+	id, err := s.auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
@@ -30,7 +28,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 // 202 when accepted (its effects arrive on the stream); 200 with the events
 // that concern only the caller (the signed state); 4xx for a bad event.
 func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity(r)
+	id, err := s.auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
@@ -57,21 +55,17 @@ func (s *Server) postEvent(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "after": res.After})
 		return nil
 	}
-	var evs []any
+	var evs []json.RawMessage
 	for _, d := range res.Direct {
 		b, err := report.Encode(sid, d)
 		if err != nil {
 			return err
 		}
-		evs = append(evs, rawJSON(b))
+		evs = append(evs, b)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"events": evs, "after": res.After})
 	return nil
 }
-
-type rawJSON []byte
-
-func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 // withSession fills an envelope's missing session_id from the path, so a
 // client may post {"event":"user.cancel"}.

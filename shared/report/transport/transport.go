@@ -9,31 +9,17 @@ package transport
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/insightedge/insightedge/shared/apperr"
-	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/edge"
-	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
 )
 
-// Authenticator identifies the caller of a request.
-type Authenticator interface {
-	Authenticate(r *http.Request) (auth.Identity, error)
-}
-
 // Options configure a Server.
 type Options struct {
-	// Heartbeat is the period of system.heartbeat on a socket and of
-	// ": ping" on an SSE stream (default 15s).
-	Heartbeat time.Duration
 	// MaxIdle ends a relay after this long without an event (default 24h).
 	MaxIdle time.Duration
 	// SendBuffer is how many frames a socket may fall behind before it is
@@ -41,16 +27,19 @@ type Options struct {
 	SendBuffer int
 	// MaxSessions bounds the sessions of one socket (default 32).
 	MaxSessions int
-	Logger      *slog.Logger
 }
 
-// Server serves both transports.
+// Server serves both transports. Its routes go through the edge's one
+// route middleware (edge.Handle) and its streams through the edge's one
+// relay; a socket's frames go through the Dispatcher that the AWS socket
+// (package apigw) uses too. The relay's heartbeat is the period of
+// system.heartbeat on a socket and of ": ping" on an SSE stream.
 type Server struct {
-	svc    *control.Service
-	log    eventlog.Reader
-	auth   Authenticator
-	o      Options
-	active atomic.Int64 // open sockets' sessions, for the heartbeat
+	svc  *control.Service
+	rl   *edge.Relay
+	auth edge.Authenticator
+	o    Options
+	disp *Dispatcher
 
 	mu     sync.Mutex
 	conns  map[*wsConn]context.CancelFunc
@@ -96,11 +85,10 @@ func (s *Server) untrack(c *wsConn) {
 	s.wg.Done()
 }
 
-// New returns a server.
-func New(svc *control.Service, log eventlog.Reader, a Authenticator, o Options) *Server {
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = 15 * time.Second
-	}
+// New returns a server whose streams go through rl. Its routes take the
+// token as ?access_token= too (edge.QueryToken): a browser's WebSocket and
+// EventSource cannot set headers.
+func New(svc *control.Service, rl *edge.Relay, a edge.Authenticator, o Options) *Server {
 	if o.MaxIdle <= 0 {
 		o.MaxIdle = 24 * time.Hour
 	}
@@ -110,94 +98,36 @@ func New(svc *control.Service, log eventlog.Reader, a Authenticator, o Options) 
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 32
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	return &Server{svc: svc, log: log, auth: a, o: o, conns: map[*wsConn]context.CancelFunc{}}
+	return &Server{svc: svc, rl: rl, auth: edge.QueryToken{Authenticator: a}, o: o,
+		disp: NewDispatcher(svc, rl.Logger), conns: map[*wsConn]context.CancelFunc{}}
 }
 
-// Mount registers the routes.
+// Mount registers the routes: the socket (GET /ws/template) and Handler's.
 func (s *Server) Mount(mux *http.ServeMux) {
 	mux.Handle("GET /ws/template", http.HandlerFunc(s.ServeWS))
-	mux.Handle("POST /api/template/sessions", s.recover(s.createSession))
-	mux.Handle("GET /api/template/sessions/{id}/stream", edge.NewTemplateStream(s.log, s.auth, owner{s.svc},
-		edge.TemplateStreamOptions{Logger: s.o.Logger, Heartbeat: s.o.Heartbeat, MaxIdle: s.o.MaxIdle, Stream: report.StreamName}))
-	mux.Handle("POST /api/template/sessions/{id}/events", s.recover(s.postEvent))
+	s.mountHTTP(mux)
 }
 
 // Handler is the SSE + POST routes alone (no socket): what the AWS stream
 // function serves.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("POST /api/template/sessions", s.recover(s.createSession))
-	mux.Handle("GET /api/template/sessions/{id}/stream", edge.NewTemplateStream(s.log, s.auth, owner{s.svc},
-		edge.TemplateStreamOptions{Logger: s.o.Logger, Heartbeat: s.o.Heartbeat, MaxIdle: s.o.MaxIdle, Stream: report.StreamName}))
-	mux.Handle("POST /api/template/sessions/{id}/events", s.recover(s.postEvent))
+	s.mountHTTP(mux)
 	return mux
 }
 
-// identity authenticates r; a browser's WebSocket cannot set headers, so a
-// token may also come as ?access_token=.
-func (s *Server) identity(r *http.Request) (auth.Identity, error) {
-	if tok := r.URL.Query().Get("access_token"); tok != "" && r.Header.Get("Authorization") == "" {
-		r.Header.Set("Authorization", "Bearer "+tok)
-	}
-	return s.auth.Authenticate(r)
-}
-
-// ErrorEvent turns an error into agent.error (both transports answer the
-// caller's errors with it).
-func ErrorEvent(err error) report.Error {
-	e := apperr.As(err)
-	return report.Error{Message: e.Message, Code: string(e.Code)}
-}
-
-func (s *Server) recover(h func(http.ResponseWriter, *http.Request) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &startedWriter{ResponseWriter: w}
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				s.o.Logger.Error("template handler panicked", "panic", v, "path", r.URL.Path)
-				if !sw.started {
-					writeError(sw, apperr.New(apperr.Internal, "internal error"))
-				}
-			}
-		}()
-		if err := h(sw, r); err != nil {
-			if !sw.started {
-				e := apperr.As(err)
-				if e.Code == apperr.Internal {
-					s.o.Logger.Error("template request failed", "err", err, "path", r.URL.Path)
-				}
-				writeError(sw, e)
-				return
-			}
-			if !errors.Is(err, context.Canceled) {
-				s.o.Logger.Warn("template stream ended", "err", err, "path", r.URL.Path)
-			}
-		}
+func (s *Server) mountHTTP(mux *http.ServeMux) {
+	edge.Mount(mux, s.rl.Logger, map[string]edge.HandlerFunc{
+		"POST /api/template/sessions":             s.createSession,
+		"POST /api/template/sessions/{id}/events": s.postEvent,
 	})
+	mux.Handle("GET /api/template/sessions/{id}/stream", edge.NewTemplateStream(s.rl, s.auth, owner{s.svc},
+		edge.TemplateStreamOptions{MaxIdle: s.o.MaxIdle, Stream: report.StreamName}))
 }
 
-type startedWriter struct {
-	http.ResponseWriter
-	started bool
-}
-
-func (w *startedWriter) WriteHeader(code int) { w.started = true; w.ResponseWriter.WriteHeader(code) }
-func (w *startedWriter) Write(b []byte) (int, error) {
-	w.started = true
-	return w.ResponseWriter.Write(b)
-}
-func (w *startedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func writeError(w http.ResponseWriter, e *apperr.Error) {
-	writeJSON(w, e.HTTPStatus(), e.ToBody())
-}
-
+// writeJSON writes a route's answer. Unlike the edge's error bodies it
+// leaves <, > and & as they are: the answers carry the session's envelopes,
+// byte for byte as the socket sends them.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)

@@ -3,46 +3,50 @@ package transport
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"time"
-
-	"net/http"
 
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
+	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
 )
 
-// ServeWS serves one socket: client envelopes in, the socket's sessions'
-// logs and its own answers out, system.heartbeat meanwhile. Closing the
-// socket ends its sessions (seed 002).
+// ServeWS serves one socket: client envelopes in (through the Dispatcher),
+// the socket's sessions' logs and its own answers out, system.heartbeat
+// meanwhile. Closing the socket ends its sessions (seed 002).
 func (s *Server) ServeWS(w http.ResponseWriter, r *http.Request) {
-	id, err := s.identity(r)
+	edge.Handle(s.rl.Logger, s.serveWS).ServeHTTP(w, r)
+}
+
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.auth.Authenticate(r)
 	if err != nil {
-		writeError(w, errorAsApp(err))
-		return
+		return err
 	}
 	// Identity is a bearer token, never a cookie, so a page of another
 	// origin gains nothing by opening a socket: origins are not checked,
 	// which lets the frontend's dev server (another port) connect.
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
-		return // Accept wrote the HTTP error
+		return nil // Accept wrote the HTTP error
 	}
 	conn.SetReadLimit(report.MaxFrameBytes + 1024)
-	c := &wsConn{s: s, conn: conn, id: uuid.NewString(), caller: control.Caller{TeacherID: id.TeacherID},
+	c := &wsConn{s: s, conn: conn, caller: control.Caller{TeacherID: id.TeacherID, ConnectionID: uuid.NewString()},
 		out: make(chan []byte, s.o.SendBuffer), relays: map[string]bool{}}
-	c.caller.ConnectionID = c.id
 	c.run(r.Context())
+	return nil
 }
 
+// wsConn is one socket: the Dispatcher's Conn.
 type wsConn struct {
 	s      *Server
 	conn   *websocket.Conn
-	id     string
 	caller control.Caller
 	out    chan []byte
 
@@ -59,8 +63,8 @@ func (c *wsConn) run(parent context.Context) {
 		return
 	}
 	defer c.s.untrack(c)
-	log := c.s.o.Logger.With("connectionId", c.id, "teacherId", c.caller.TeacherID)
-	if err := c.s.svc.Open(ctx, c.id, c.caller.TeacherID); err != nil {
+	log := c.s.rl.Logger.With("connectionId", c.caller.ConnectionID, "teacherId", c.caller.TeacherID)
+	if err := c.s.svc.Open(ctx, c.caller.ConnectionID, c.caller.TeacherID); err != nil {
 		log.Error("could not record the connection", "err", err)
 		c.conn.Close(websocket.StatusInternalError, "connection store unavailable")
 		return
@@ -71,16 +75,13 @@ func (c *wsConn) run(parent context.Context) {
 	c.wg.Wait()
 	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer ccancel()
-	if err := c.s.svc.Close(cctx, c.id); err != nil {
+	if err := c.s.svc.Close(cctx, c.caller.ConnectionID); err != nil {
 		log.Warn("closing the connection's sessions failed", "err", err)
 	}
-	c.mu.Lock()
-	c.s.active.Add(-int64(len(c.relays)))
-	c.mu.Unlock()
 	c.conn.CloseNow()
 }
 
-// read handles client frames until the socket closes.
+// read hands client frames to the dispatcher until the socket closes.
 func (c *wsConn) read(ctx context.Context) {
 	for {
 		typ, frame, err := c.conn.Read(ctx)
@@ -88,99 +89,73 @@ func (c *wsConn) read(ctx context.Context) {
 			return
 		}
 		if typ != websocket.MessageText {
-			c.direct(ctx, "", report.Error{Message: "frames must be JSON text", Code: "VALIDATION_ERROR"})
+			c.s.disp.Answer(ctx, c, "", report.Error{Message: "frames must be JSON text", Code: string(apperr.ValidationError)})
 			continue
 		}
-		env, ev, err := report.DecodeClient(frame)
-		if err != nil {
-			c.direct(ctx, env.SessionID, report.Error{Message: err.Error(), Code: "VALIDATION_ERROR"})
-			continue
-		}
-		c.handle(ctx, env, ev)
+		c.s.disp.Dispatch(ctx, c, frame)
 	}
 }
 
-func (c *wsConn) handle(ctx context.Context, env report.Envelope, ev report.ClientEvent) {
-	if _, isCreate := ev.(report.CreateSession); isCreate || isReconnect(ev) {
-		c.mu.Lock()
-		full := len(c.relays) >= c.s.o.MaxSessions
-		c.mu.Unlock()
-		if full {
-			c.direct(ctx, env.SessionID, report.Error{Message: "too many sessions on this connection", Code: "VALIDATION_ERROR"})
-			return
-		}
+// Caller implements Conn.
+func (c *wsConn) Caller() control.Caller { return c.caller }
+
+// Admit implements Conn: a socket holds at most MaxSessions sessions.
+func (c *wsConn) Admit(ev report.ClientEvent) error {
+	switch ev.(type) {
+	case report.CreateSession, report.ReconnectWithState:
+	default:
+		return nil
 	}
-	res, err := c.s.svc.Handle(ctx, c.caller, env, ev)
-	if err != nil {
-		c.direct(ctx, env.SessionID, ErrorEvent(err))
-		return
+	c.mu.Lock()
+	full := len(c.relays) >= c.s.o.MaxSessions
+	c.mu.Unlock()
+	if full {
+		return apperr.New(apperr.ValidationError, "too many sessions on this connection")
 	}
-	for _, d := range res.Direct {
-		c.direct(ctx, env.SessionID, d)
-	}
-	if res.Subscribe != "" {
-		c.relay(ctx, res.Subscribe, res.After)
-	}
+	return nil
 }
 
-func isReconnect(ev report.ClientEvent) bool {
-	_, ok := ev.(report.ReconnectWithState)
-	return ok
-}
+// errTooSlow: the socket fell SendBuffer frames behind and was closed.
+var errTooSlow = errors.New("transport: the client reads too slowly")
 
-// direct sends an event to this socket only.
-func (c *wsConn) direct(ctx context.Context, sessionID string, ev report.ServerEvent) {
-	b, err := report.Encode(sessionID, ev)
-	if err != nil {
-		c.s.o.Logger.Error("encode", "err", err)
-		return
-	}
-	c.send(ctx, b)
-}
-
-// send queues a frame; a socket that falls SendBuffer frames behind is
-// closed rather than buffered without bound.
-func (c *wsConn) send(ctx context.Context, b []byte) bool {
+// Send implements Conn: it queues the frame. A socket that falls SendBuffer
+// frames behind is closed rather than buffered without bound.
+func (c *wsConn) Send(ctx context.Context, b []byte) error {
 	select {
 	case c.out <- b:
-		return true
+		return nil
 	case <-ctx.Done():
-		return false
+		return ctx.Err()
 	default:
 		c.conn.Close(websocket.StatusPolicyViolation, "client too slow")
-		return false
+		return errTooSlow
 	}
 }
 
-// relay tails a session's log onto the socket, once per session.
-func (c *wsConn) relay(ctx context.Context, sessionID string, after int64) {
+// Relay implements Conn: it tails the session's log onto the socket through
+// the edge's relay, once per session.
+func (c *wsConn) Relay(ctx context.Context, sessionID string, after int64) error {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.relays[sessionID] {
-		c.mu.Unlock()
-		return
+		return nil
 	}
 	c.relays[sessionID] = true
-	c.mu.Unlock()
-	c.s.active.Add(1)
 	c.wg.Go(func() {
-		err := eventlog.Tail(ctx, c.s.log, report.StreamName(sessionID), after,
-			eventlog.TailOptions{MaxWait: c.s.o.MaxIdle, IdleEvery: time.Hour},
-			func(ev eventlog.Event) error {
-				if !c.send(ctx, ev.Data) {
-					return context.Canceled
-				}
-				return nil
-			})
-		if err != nil && !errors.Is(err, context.Canceled) {
-			c.s.o.Logger.Warn("template relay ended", "sessionId", sessionID, "err", err)
+		err := c.s.rl.Tail(ctx, report.StreamName(sessionID), after, c.s.o.MaxIdle, func(ev eventlog.Event) error {
+			return c.Send(ctx, ev.Data)
+		})
+		if err != nil && ctx.Err() == nil {
+			c.s.rl.Logger.Warn("template relay ended", "sessionId", sessionID, "err", err)
 		}
 	})
+	return nil
 }
 
 // write sends queued frames and the heartbeat; it ends the connection when
 // a write fails.
 func (c *wsConn) write(ctx context.Context, cancel context.CancelFunc) {
-	t := time.NewTicker(c.s.o.Heartbeat)
+	t := time.NewTicker(c.s.rl.Heartbeat)
 	defer t.Stop()
 	for {
 		var b []byte

@@ -23,6 +23,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
@@ -54,22 +55,27 @@ type Poster interface {
 // ErrGone is returned by a Poster for a connection that no longer exists.
 var ErrGone = errors.New("apigw: the connection is gone")
 
-// Handler serves the WebSocket API's routes and relays the log.
+// Handler serves the WebSocket API's routes and relays the log. A
+// message is carried out by the Dispatcher the in-process socket uses too;
+// the handler does the connection's I/O only (connection, below).
 type Handler struct {
 	svc    *control.Service
 	store  report.Store
 	log    eventlog.Reader
-	auth   transport.Authenticator
+	auth   edge.Authenticator
 	post   Poster
 	logger *slog.Logger
+	disp   *transport.Dispatcher
 }
 
-// New returns the handler.
-func New(svc *control.Service, store report.Store, log eventlog.Reader, a transport.Authenticator, post Poster, logger *slog.Logger) *Handler {
+// New returns the handler. $connect takes the token as ?access_token= too
+// (edge.QueryToken): a browser's WebSocket cannot set headers.
+func New(svc *control.Service, store report.Store, log eventlog.Reader, a edge.Authenticator, post Poster, logger *slog.Logger) *Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{svc: svc, store: store, log: log, auth: a, post: post, logger: logger}
+	return &Handler{svc: svc, store: store, log: log, auth: edge.QueryToken{Authenticator: a}, post: post, logger: logger,
+		disp: transport.NewDispatcher(svc, logger)}
 }
 
 // Delivery bounds: events read a page at a time, at most maxReplay events
@@ -105,48 +111,46 @@ func (a *Handler) Route(ctx context.Context, req events.APIGatewayWebsocketProxy
 	if err != nil {
 		return events.APIGatewayProxyResponse{StatusCode: http.StatusGone}, nil
 	}
-	a.handle(ctx, control.Caller{TeacherID: c.TeacherID, ConnectionID: conn}, []byte(req.Body), log)
+	a.disp.Dispatch(ctx, connection{h: a, caller: control.Caller{TeacherID: c.TeacherID, ConnectionID: conn}}, []byte(req.Body))
 	return events.APIGatewayProxyResponse{StatusCode: http.StatusOK}, nil
 }
 
-func (a *Handler) handle(ctx context.Context, caller control.Caller, body []byte, log *slog.Logger) {
-	direct := func(sid string, ev report.ServerEvent) {
-		b, err := report.Encode(sid, ev)
-		if err == nil {
-			err = a.post.Post(ctx, caller.ConnectionID, b)
-		}
-		if err != nil {
-			log.Warn("could not answer the caller", "err", err)
-		}
+// connection is an API Gateway connection: the Dispatcher's Conn.
+type connection struct {
+	h      *Handler
+	caller control.Caller
+}
+
+func (c connection) Caller() control.Caller { return c.caller }
+
+// Admit implements transport.Conn: a connection here has no session bound
+// of its own (the in-process socket's MaxSessions).
+func (c connection) Admit(report.ClientEvent) error { return nil }
+
+// Send implements transport.Conn.
+func (c connection) Send(ctx context.Context, frame []byte) error {
+	return c.h.post.Post(ctx, c.caller.ConnectionID, frame)
+}
+
+// Relay implements transport.Conn. The session, now bound to this
+// connection, reaches it through the table's stream (Handler.Relay); on a
+// reconnect (after > 0) what the caller missed is posted now, and the rest
+// follows the same way.
+func (c connection) Relay(ctx context.Context, sessionID string, after int64) error {
+	if after <= 0 {
+		return nil
 	}
-	env, ev, err := report.DecodeClient(body)
+	_, err := c.h.store.UpdateSession(ctx, sessionID, func(x *report.Session) error {
+		if x.ConnectionID != c.caller.ConnectionID {
+			return errNotBound
+		}
+		x.Relayed = after
+		return nil
+	})
 	if err != nil {
-		direct(env.SessionID, report.Error{Message: err.Error(), Code: string(apperr.ValidationError)})
-		return
+		return err
 	}
-	res, err := a.svc.Handle(ctx, caller, env, ev)
-	if err != nil {
-		direct(env.SessionID, transport.ErrorEvent(err))
-		return
-	}
-	for _, d := range res.Direct {
-		direct(env.SessionID, d)
-	}
-	if res.Subscribe != "" && res.After > 0 { // a reconnect: what the caller missed, then the rest
-		_, err := a.store.UpdateSession(ctx, res.Subscribe, func(x *report.Session) error {
-			if x.ConnectionID != caller.ConnectionID {
-				return errNotBound
-			}
-			x.Relayed = res.After
-			return nil
-		})
-		if err == nil {
-			err = a.deliver(ctx, res.Subscribe)
-		}
-		if err != nil {
-			log.Warn("could not post the missed events", "err", err)
-		}
-	}
+	return c.h.deliver(ctx, sessionID)
 }
 
 // errNotBound: the session is no longer bound to the connection that read it.
@@ -216,14 +220,15 @@ func (a *Handler) advance(ctx context.Context, s report.Session, last int64) err
 }
 
 // connectRequest is the $connect event as an HTTP request, for the same
-// authenticator as every endpoint (a browser's token comes as ?access_token=).
+// authenticator as every endpoint.
 func connectRequest(req events.APIGatewayWebsocketProxyRequest) *http.Request {
-	r, _ := http.NewRequest(http.MethodGet, "https://ws.invalid/", nil)
+	q := url.Values{}
+	for k, v := range req.QueryStringParameters {
+		q.Set(k, v)
+	}
+	r, _ := http.NewRequest(http.MethodGet, "https://ws.invalid/?"+q.Encode(), nil)
 	for k, v := range req.Headers {
 		r.Header.Set(k, v)
-	}
-	if tok := req.QueryStringParameters["access_token"]; tok != "" && r.Header.Get("Authorization") == "" {
-		r.Header.Set("Authorization", "Bearer "+tok)
 	}
 	return r
 }

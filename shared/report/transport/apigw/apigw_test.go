@@ -58,6 +58,20 @@ func (s *sfnStub) SendTaskSuccess(context.Context, string, json.RawMessage) erro
 	return nil
 }
 
+// newGateway is the ws function's handler on store and log, with Step
+// Functions stubbed and API Gateway's posts recorded.
+func newGateway(t *testing.T, store report.Store, log eventlog.Log) (*apigw.Handler, *posts) {
+	t.Helper()
+	st := &sfnStub{}
+	svc, err := control.New(store, log, st, st, backend.NewResolver(backend.Options{Default: "http://127.0.0.1:1"}),
+		control.Options{Settings: pipeline.DefaultSettings(), Secret: []byte("0123456789abcdef")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &posts{got: map[string][]report.Envelope{}, gone: map[string]bool{}}
+	return apigw.New(svc, store, log, auth.Dev{Default: "t-001"}, p, nil), p
+}
+
 func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 	ctx := context.Background()
 	db, err := boltstore.Open(filepath.Join(t.TempDir(), "x.db"), boltstore.Options{NoSync: true})
@@ -65,14 +79,7 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	st := &sfnStub{}
-	svc, err := control.New(db.Reports(), db.Events(), st, st, backend.NewResolver(backend.Options{Default: "http://127.0.0.1:1"}),
-		control.Options{Settings: pipeline.DefaultSettings(), Secret: []byte("0123456789abcdef")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &posts{got: map[string][]report.Envelope{}, gone: map[string]bool{}}
-	gw := apigw.New(svc, db.Reports(), db.Events(), auth.Dev{Default: "t-001"}, p, nil)
+	gw, p := newGateway(t, db.Reports(), db.Events())
 	route := func(key, conn, body string, headers map[string]string) events.APIGatewayProxyResponse {
 		t.Helper()
 		resp, err := gw.Route(ctx, events.APIGatewayWebsocketProxyRequest{Body: body, Headers: headers,
@@ -87,6 +94,14 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 	}
 	if r := route("$connect", "c1", "", nil); r.StatusCode != 200 {
 		t.Fatalf("connect: %d", r.StatusCode)
+	}
+	// A browser's WebSocket sends its token as ?access_token=.
+	if _, err := gw.Route(ctx, events.APIGatewayWebsocketProxyRequest{QueryStringParameters: map[string]string{"access_token": "dev:t-002"},
+		RequestContext: events.APIGatewayWebsocketProxyRequestContext{RouteKey: "$connect", ConnectionID: "c2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := db.Reports().GetConnection(ctx, "c2"); err != nil || c.TeacherID != "t-002" {
+		t.Fatalf("the query token's connection: %+v %v", c, err)
 	}
 	route("$default", "c1", `{"event":"user.create_session"}`, nil)
 	route("$default", "c1", `{"event":"user.message","session_id":"nope","content":"q"}`, nil)

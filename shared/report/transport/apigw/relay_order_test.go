@@ -12,15 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/report"
-	"github.com/insightedge/insightedge/shared/report/backend"
-	"github.com/insightedge/insightedge/shared/report/control"
-	"github.com/insightedge/insightedge/shared/report/pipeline"
-	"github.com/insightedge/insightedge/shared/report/transport/apigw"
 )
 
 // TestRelayDeliversInSeqOrder: the table's stream shows the events of
@@ -33,14 +28,7 @@ func TestRelayDeliversInSeqOrder(t *testing.T) {
 	table := srv.NewTable(t)
 	log := dynamostore.New(srv.Client, table, dynamostore.Options{}).Events()
 	store := dynamostore.NewReportStore(srv.Client, table, dynamostore.Options{})
-	st := &sfnStub{}
-	svc, err := control.New(store, log, st, st, backend.NewResolver(backend.Options{Default: "http://127.0.0.1:1"}),
-		control.Options{Settings: pipeline.DefaultSettings(), Secret: []byte("0123456789abcdef")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &posts{got: map[string][]report.Envelope{}, gone: map[string]bool{}}
-	gw := apigw.New(svc, store, log, auth.Dev{Default: "t-001"}, p, nil)
+	gw, p := newGateway(t, store, log)
 	if _, err := gw.Route(ctx, wsRequest("$connect", "c1", "")); err != nil {
 		t.Fatal(err)
 	}

@@ -4,19 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/insightedge/insightedge/shared/auth"
-	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/edge"
-	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
-	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // wholeReadRefused is the real store, except that reading a conversation's
@@ -35,11 +31,7 @@ func (s wholeReadRefused) ListTurns(ctx context.Context, id string) ([]session.T
 // answered from that page's turns, and the pages join up to all of them.
 func TestMessagesReadOnlyTheirPage(t *testing.T) {
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "e.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := openDB(t)
 	ss := db.Sessions()
 	if err := ss.CreateSession(ctx, session.Session{ID: "c-1", TeacherID: "t-001", Kind: "conversation"}); err != nil {
 		t.Fatal(err)
@@ -47,28 +39,11 @@ func TestMessagesReadOnlyTheirPage(t *testing.T) {
 	const n = 30
 	for i := 1; i <= n; i++ {
 		id := fmt.Sprint("u-", i)
-		if _, err := ss.BeginTurn(ctx, session.Turn{SessionID: "c-1", ID: id, Message: fmt.Sprint("question ", i), MessageID: "m-" + id}); err != nil {
-			t.Fatal(err)
-		}
-		var evs []eventlog.Event
-		for _, c := range []protocol.Chunk{protocol.Start{MessageID: "m-" + id},
-			protocol.TextStart{ID: "x"}, protocol.TextDelta{ID: "x", Delta: fmt.Sprint("answer ", i)}, protocol.TextEnd{ID: "x"},
-			protocol.Finish{}} {
-			b, err := protocol.MarshalChunk(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			evs = append(evs, eventlog.Event{Data: b})
-		}
-		evs[len(evs)-1].Close = true
-		if _, err := db.Events().Append(ctx, workflow.TurnStream(id), evs...); err != nil {
-			t.Fatal(err)
-		}
-		if err := ss.EndTurn(ctx, "c-1", id, session.TurnCompleted, session.Outcome{}); err != nil {
-			t.Fatal(err)
-		}
+		endedTurn(t, db, session.Turn{SessionID: "c-1", ID: id, Message: fmt.Sprint("question ", i), MessageID: "m-" + id},
+			protocol.Start{MessageID: "m-" + id}, protocol.TextStart{ID: "x"},
+			protocol.TextDelta{ID: "x", Delta: fmt.Sprint("answer ", i)}, protocol.TextEnd{ID: "x"}, protocol.Finish{})
 	}
-	srv := edge.New(wholeReadRefused{Store: ss, t: t}, db.Events(), nil, auth.NewDev("t-001", slog.New(slog.DiscardHandler)), edge.Options{})
+	srv := edge.New(wholeReadRefused{Store: ss, t: t}, db.Events(), nil, auth.Dev{Default: "t-001"}, edge.Options{})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 
@@ -106,5 +81,38 @@ func TestMessagesReadOnlyTheirPage(t *testing.T) {
 	}
 	if len(questions) != n || questions[0] != "question 1" || questions[n-1] != fmt.Sprint("question ", n) {
 		t.Errorf("the pages joined hold %d questions: %q", len(questions), questions)
+	}
+}
+
+// TestReplayWindow: a resume without a cursor replays the turn that ended
+// within the replay window, and is 204 once the window has passed.
+func TestReplayWindow(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	store := db.Sessions()
+	if err := store.CreateSession(ctx, session.Session{ID: "conv-1", TeacherID: "t-001", Kind: "conversation"}); err != nil {
+		t.Fatal(err)
+	}
+	endedTurn(t, db, session.Turn{SessionID: "conv-1", ID: "turn-1", Message: "hi", MessageID: "msg-1"},
+		protocol.Start{MessageID: "msg-1"}, protocol.Finish{})
+	ended, err := store.GetTurn(ctx, "conv-1", "turn-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{}
+	srv := edge.New(store, db.Events(), idleStarter{}, auth.Dev{Default: "t-001"},
+		edge.Options{ReplayWindow: time.Minute, Now: clock.Now})
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	for _, c := range []struct {
+		after time.Duration
+		want  int
+	}{
+		{0, 200}, {time.Minute, 200}, {time.Minute + time.Millisecond, 204}, {time.Hour, 204},
+	} {
+		clock.Set(ended.EndedAt.Add(c.after))
+		if code, body := do(t, http.MethodGet, hs.URL+"/api/conversation/conv-1/stream", ""); code != c.want {
+			t.Errorf("resume %v after the turn ended: %d %s, want %d", c.after, code, body, c.want)
+		}
 	}
 }
