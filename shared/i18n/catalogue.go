@@ -262,6 +262,30 @@ const (
 	// %s); PlanNoticeScope the data's names (%s): a page planned.
 	PlanNotice
 	PlanNoticeScope
+	// A document's page numbers: PageNumber takes the page's (%d),
+	// PageNumberOf the page's and the count's (%s, %s: Word fields);
+	// FieldSeparator parts a field's name from its blank ("Name: ___").
+	PageNumber
+	PageNumberOf
+	FieldSeparator
+	// The interactive page's controls and footer (shared/office/htmlpage).
+	UIFlipHint
+	UIShowAll
+	UIHideAll
+	UIShuffle
+	UICard
+	UIScore
+	UIRetry
+	UICorrect
+	UIWrong
+	UIExplanation
+	UIShowAnswer
+	UIPrev
+	UINext
+	UIStepOf
+	UIDone
+	UIAnswer
+	UIFooter
 	// The report's file tools (shared/report/vfs): progress lines.
 	ListTemplatesRunning
 	ListFilesRunning
@@ -461,6 +485,28 @@ var catalogue = [numMsgs][2]string{
 	PlanNotice: {"I planned the page %q: %d data sources, %d computations and %d blocks%s. Use Build to generate it.",
 		"已为您规划页面「%s」：%d 个数据来源、%d 项计算、%d 个区块%s。点击「生成页面」即可查看。"},
 	PlanNoticeScope: {", for %s", "，数据范围：%s"},
+
+	PageNumber:     {"Page %d", "第 %d 页"},
+	PageNumberOf:   {"Page %s of %s", "第 %s 页，共 %s 页"},
+	FieldSeparator: {": ", "："},
+
+	UIFlipHint:    {"Click a card to flip it, or Tab to it and press Space", "点击卡片翻面，或用 Tab 选中后按空格键"},
+	UIShowAll:     {"Flip all", "全部翻开"},
+	UIHideAll:     {"Hide all", "全部合上"},
+	UIShuffle:     {"Shuffle", "打乱顺序"},
+	UICard:        {"Card", "卡片"},
+	UIScore:       {"Score", "得分"},
+	UIRetry:       {"Try again", "重新作答"},
+	UICorrect:     {"Correct!", "回答正确！"},
+	UIWrong:       {"Not quite: the answer is", "再想想：正确答案是"},
+	UIExplanation: {"Explanation", "解析"},
+	UIShowAnswer:  {"Show answer", "显示答案"},
+	UIPrev:        {"Back", "上一步"},
+	UINext:        {"Next", "下一步"},
+	UIStepOf:      {"Step", "步骤"},
+	UIDone:        {"Done", "完成"},
+	UIAnswer:      {"Answer", "答案"},
+	UIFooter:      {"Made with InsightEdge; works offline", "本页由 InsightEdge 生成，可离线使用"},
 
 	ListTemplatesRunning: {"Listing the templates", "正在列出模板"},
 	ListFilesRunning:     {"Listing the files", "正在列出文件"},
