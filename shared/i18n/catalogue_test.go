@@ -129,6 +129,15 @@ func TestTextFitsArguments(t *testing.T) {
 	}
 }
 
+func TestParts(t *testing.T) {
+	if got := fmt.Sprintf("%q", Chinese.Parts(PageNumberOf)); got != `["第 " " 页，共 " " 页"]` {
+		t.Errorf("Chinese parts %s", got)
+	}
+	if got := fmt.Sprintf("%q", English.Parts(PageNumberOf)); got != `["Page " " of " ""]` {
+		t.Errorf("English parts %s", got)
+	}
+}
+
 func TestListAndSkill(t *testing.T) {
 	if got := Chinese.List([]string{"语法", "阅读"}); got != "语法、阅读" {
 		t.Errorf("Chinese list %q", got)

@@ -92,6 +92,17 @@ func (l Lang) Text(m Msg, args ...any) string {
 	return fmt.Sprintf(format, fitted(format, args)...)
 }
 
+// Parts returns the texts of message m in l before, between and after its
+// arguments, for a writer that puts no text in their place (a Word field).
+func (l Lang) Parts(m Msg) []string {
+	const mark = "\x00"
+	args := make([]any, len(verbs(catalogue[m][l])))
+	for i := range args {
+		args[i] = mark
+	}
+	return strings.Split(l.Text(m, args...), mark)
+}
+
 // List joins items as a list in l ("a、b", "a, b").
 func (l Lang) List(items []string) string {
 	return strings.Join(items, l.Text(ListSeparator))

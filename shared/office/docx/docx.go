@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/i18n"
@@ -333,9 +332,8 @@ func footer(lang string) []byte {
 		run(&x, shown, false)
 		x.Raw(`<w:r><w:fldChar w:fldCharType="end"/></w:r>`)
 	}
-	// The catalogue's "Page %s of %s": the texts before, between and after
-	// its two numbers, which are fields.
-	texts := strings.Split(i18n.Of(lang).Text(i18n.PageNumberOf, "\x00", "\x00"), "\x00")
+	// The catalogue's "Page %s of %s", its two numbers as fields.
+	texts := i18n.Of(lang).Parts(i18n.PageNumberOf)
 	run(&x, texts[0], false)
 	field("PAGE", "1")
 	run(&x, texts[1], false)
