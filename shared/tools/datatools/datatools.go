@@ -64,6 +64,19 @@ type pack struct {
 	log *slog.Logger
 }
 
+// descriptions tell the model what each tool reads of the teacher's data.
+var descriptions = map[string]string{
+	GetTeacherClasses:        "List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId. Set refresh when the teacher asks for current data or says a class is missing.",
+	GetClassDetail:           "Get one class: its info, its students (studentId, name) and its assignments (assignmentId, title, dueDate, maxScore).",
+	GetStudentGrades:         "Get one student's submissions across assignments: score, maxScore, status, feedback and, for English, skill sub-scores in percent.",
+	GetAssignmentSubmissions: "Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max) over the graded ones; score null = not graded yet, counted in stats.ungraded and left out of the statistics.",
+	SearchTeacherDocuments:   "Search the teacher's own documents (lesson plans, worksheets, notes) by keywords; returns titles and snippets.",
+	GetRubric:                "Get one marking rubric with its criteria, weights and level descriptors.",
+	ListAvailableRubrics:     "List the marking rubrics available to the teacher (rubricId, title, subject).",
+	AnalyzeStudentWeakness:   "Rank a class's students from weakest to strongest, from all its graded assignments. Without skill: average = mean score in percent. With skill (English classes): average = mean sub-score in that skill, in percent. weakestSkill is each student's lowest skill.",
+	GetStudentErrorPatterns:  "Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
+}
+
 // New returns the base data tools over src.
 func New(src DataSource, logger *slog.Logger) []tools.Tool {
 	if logger == nil {
@@ -71,40 +84,22 @@ func New(src DataSource, logger *slog.Logger) []tools.Tool {
 	}
 	p := &pack{src: src, log: logger.With(slog.String("component", "datatools"))}
 	return []tools.Tool{
-		data(GetTeacherClasses,
-			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId. Set refresh when the teacher asks for current data or says a class is missing.",
-			i18n.DataClassesRunning, p.teacherClasses),
-		data(GetClassDetail,
-			"Get one class: its info, its students (studentId, name) and its assignments (assignmentId, title, dueDate, maxScore).",
-			i18n.DataClassRunning, p.classDetail),
-		data(GetStudentGrades,
-			"Get one student's submissions across assignments: score, maxScore, status, feedback and, for English, skill sub-scores in percent.",
-			i18n.DataGradesRunning, p.studentGrades),
-		data(GetAssignmentSubmissions,
-			"Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max) over the graded ones; score null = not graded yet, counted in stats.ungraded and left out of the statistics.",
-			i18n.DataSubmissionsRunning, p.assignmentSubmissions),
-		data(SearchTeacherDocuments,
-			"Search the teacher's own documents (lesson plans, worksheets, notes) by keywords; returns titles and snippets.",
-			i18n.DataDocumentsRunning, p.searchDocuments),
-		data(GetRubric,
-			"Get one marking rubric with its criteria, weights and level descriptors.",
-			i18n.DataRubricRunning, p.rubric),
-		data(ListAvailableRubrics,
-			"List the marking rubrics available to the teacher (rubricId, title, subject).",
-			i18n.DataRubricsRunning, p.rubrics),
-		data(AnalyzeStudentWeakness,
-			"Rank a class's students from weakest to strongest, from all its graded assignments. Without skill: average = mean score in percent. With skill (English classes): average = mean sub-score in that skill, in percent. weakestSkill is each student's lowest skill.",
-			i18n.DataWeaknessRunning, p.weakness),
-		data(GetStudentErrorPatterns,
-			"Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
-			i18n.DataErrorsRunning, p.errorPatterns),
+		data(GetTeacherClasses, i18n.DataClassesRunning, p.teacherClasses),
+		data(GetClassDetail, i18n.DataClassRunning, p.classDetail),
+		data(GetStudentGrades, i18n.DataGradesRunning, p.studentGrades),
+		data(GetAssignmentSubmissions, i18n.DataSubmissionsRunning, p.assignmentSubmissions),
+		data(SearchTeacherDocuments, i18n.DataDocumentsRunning, p.searchDocuments),
+		data(GetRubric, i18n.DataRubricRunning, p.rubric),
+		data(ListAvailableRubrics, i18n.DataRubricsRunning, p.rubrics),
+		data(AnalyzeStudentWeakness, i18n.DataWeaknessRunning, p.weakness),
+		data(GetStudentErrorPatterns, i18n.DataErrorsRunning, p.errorPatterns),
 	}
 }
 
 // data defines a base data tool: scoped to the call's teacher (scoped) and
 // named for the teacher as a lookup of their data.
-func data[In any](name, description string, running i18n.Msg, fn func(ctx context.Context, teacherID string, in In) (tools.Result, error)) tools.Tool {
-	return tools.Define(name, description, tools.Base, running, scoped(fn)).Naming(i18n.DataThing)
+func data[In any](name string, running i18n.Msg, fn func(ctx context.Context, teacherID string, in In) (tools.Result, error)) tools.Tool {
+	return tools.Define(name, descriptions[name], tools.Base, running, scoped(fn)).Naming(i18n.DataThing)
 }
 
 // scoped checks the teacher identity, carries the trace id to the data
@@ -551,19 +546,10 @@ func (p *pack) weakness(ctx context.Context, teacher string, in weaknessArgs) (t
 	if err != nil {
 		return tools.Result{}, err
 	}
-	all := make([]javaapi.AssignmentSubmissions, len(as))
-	errs := make([]error, len(as))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, fanOut)
-	for i, a := range as {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			all[i], errs[i] = p.src.AssignmentSubmissions(ctx, teacher, a.AssignmentID)
-		})
-	}
-	wg.Wait()
-	if err := firstErr(errs...); err != nil {
+	all, err := fetchAll(as, func(a javaapi.Assignment) (javaapi.AssignmentSubmissions, error) {
+		return p.src.AssignmentSubmissions(ctx, teacher, a.AssignmentID)
+	})
+	if err != nil {
 		return tools.Result{}, err
 	}
 	students, hasSkills := rank(all, skill)
@@ -677,20 +663,11 @@ func (p *pack) withStudent(ctx context.Context, teacher string, in studentArgs, 
 		}
 		classes = all[:min(len(all), maxNameSearchClasses)]
 	}
-	details := make([]javaapi.ClassDetail, len(classes))
-	errs := make([]error, len(classes))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, fanOut)
-	for i, c := range classes {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			details[i], errs[i] = p.src.ClassDetail(ctx, teacher, c.ClassID)
-		})
-	}
-	wg.Wait()
-	if e := firstErr(errs...); e != nil {
-		return e
+	details, derr := fetchAll(classes, func(c javaapi.ClassInfo) (javaapi.ClassDetail, error) {
+		return p.src.ClassDetail(ctx, teacher, c.ClassID)
+	})
+	if derr != nil {
+		return derr
 	}
 	var students []javaapi.Student
 	for _, d := range details {
@@ -713,6 +690,24 @@ func result(n int, msg string, out any) tools.Result {
 }
 
 // firstErr returns the first non-nil error.
+// fetchAll gets each item's result, at most fanOut at a time, in the items'
+// order, or the first error.
+func fetchAll[T, R any](items []T, get func(T) (R, error)) ([]R, error) {
+	out := make([]R, len(items))
+	errs := make([]error, len(items))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, fanOut)
+	for i, it := range items {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i], errs[i] = get(it)
+		})
+	}
+	wg.Wait()
+	return out, firstErr(errs...)
+}
+
 func firstErr(errs ...error) error {
 	for _, e := range errs {
 		if e != nil {
