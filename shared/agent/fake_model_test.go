@@ -138,10 +138,10 @@ func newFixture(t testing.TB, m *scriptedModel, extra ...tools.Tool) *fixture {
 	t.Cleanup(func() { _ = db.Close() })
 	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
 	reg := tools.NewRegistry(
-		tools.Define("get_teacher_classes", "List the teacher's classes.", tools.Base, i18n.Pair{}, noop),
-		tools.Define("generate_quiz_questions", "Write quiz questions.", tools.Generation, i18n.Pair{}, noop).
+		tools.Define("get_teacher_classes", "List the teacher's classes.", tools.Base, i18n.None, noop),
+		tools.Define("generate_quiz_questions", "Write quiz questions.", tools.Generation, i18n.None, noop).
 			Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete),
-		tools.Define("generate_pptx", "Make a slide deck.", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataFileReady),
+		tools.Define("generate_pptx", "Make a slide deck.", tools.Generation, i18n.None, noop).Emitting(protocol.DataFileReady),
 	)
 	reg.Add(extra...)
 	f := &fixture{model: m, store: db.Sessions(), log: eventlog.NewMemory(), metrics: countingMetrics{}}

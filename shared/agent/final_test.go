@@ -25,10 +25,10 @@ func set(xs ...string) map[string]bool {
 var artifactFacts = func() *tools.Registry {
 	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
 	return tools.NewRegistry(
-		tools.Define("get_teacher_classes", "", tools.Base, i18n.Pair{}, noop),
-		tools.Define("generate_quiz_questions", "", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete),
-		tools.Define("generate_pptx", "", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataFileReady),
-		tools.Define("generate_docx", "", tools.Generation, i18n.Pair{}, noop).Emitting(protocol.DataFileReady),
+		tools.Define("get_teacher_classes", "", tools.Base, i18n.None, noop),
+		tools.Define("generate_quiz_questions", "", tools.Generation, i18n.None, noop).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete),
+		tools.Define("generate_pptx", "", tools.Generation, i18n.None, noop).Emitting(protocol.DataFileReady),
+		tools.Define("generate_docx", "", tools.Generation, i18n.None, noop).Emitting(protocol.DataFileReady),
 	)
 }()
 

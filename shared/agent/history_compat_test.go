@@ -25,7 +25,7 @@ func TestTurnContinuesHistoryStoredBySDKType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, i18n.Pair{ZH: "…", EN: "…"},
+	makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, i18n.None,
 		func(ctx context.Context, call tools.Call, in struct {
 			Topic string `json:"topic"`
 		}) (tools.Result, error) {

@@ -128,11 +128,11 @@ type strictFixture struct {
 
 func newModeFixture(t *testing.T, mode workflow.ChatMode, m *scriptedModel) *strictFixture {
 	t.Helper()
-	empty := tools.Define("search_teacher_documents", "Search documents.", tools.Base, i18n.Pair{},
+	empty := tools.Define("search_teacher_documents", "Search documents.", tools.Base, i18n.None,
 		func(context.Context, tools.Call, struct{}) (tools.Result, error) {
 			return tools.Result{Status: protocol.ToolEmpty, Message: "没有找到文档", Output: map[string]any{"documents": []any{}}}, nil
 		})
-	failing := tools.Define("get_class_detail", "A class.", tools.Base, i18n.Pair{},
+	failing := tools.Define("get_class_detail", "A class.", tools.Base, i18n.None,
 		func(context.Context, tools.Call, struct{}) (tools.Result, error) {
 			return tools.Result{}, errors.New("data service unavailable")
 		})

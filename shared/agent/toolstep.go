@@ -35,7 +35,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	em := a.stream(t.TurnID)
 	tool, known := a.Tools.Get(in.Call.Name)
 	running := "…"
-	if r := tool.Running.In(i18n.Of(t.Language, t.Message)); known && r != "" {
+	if r := i18n.Of(t.Language, t.Message).Text(tool.Running); known && r != "" {
 		running = r
 	}
 	if err := a.progress(ctx, em, in.Call, protocol.ToolRunning, running); err != nil {
@@ -135,7 +135,7 @@ func modelToolError(err error) map[string]string {
 // userToolError is what the teacher reads of a failed tool: a catalogue
 // text in their language naming what failed (the tool's Thing, "PDF 导出
 // 暂不可用"), never the tool's name, an error's English or a stack.
-func userToolError(err error, l i18n.Lang, thing i18n.Pair) string {
+func userToolError(err error, l i18n.Lang, thing i18n.Msg) string {
 	var ae *tools.ArgumentError
 	if errors.As(err, &ae) {
 		return l.Text(i18n.ToolArgsRetry)
@@ -148,7 +148,7 @@ func userToolError(err error, l i18n.Lang, thing i18n.Pair) string {
 	case apperr.EntityNotFound:
 		return l.Text(i18n.ToolNothingFound)
 	}
-	if name := thing.In(l); name != "" {
+	if name := l.Text(thing); name != "" {
 		return l.Text(i18n.ToolUnavailable, name)
 	}
 	return l.Text(i18n.ToolStepFailed)

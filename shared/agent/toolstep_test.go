@@ -20,7 +20,7 @@ func TestModelToolErrorHidesCauses(t *testing.T) {
 	if got["error"] != "the data service is unreachable" || got["code"] != "DATA_ERROR" {
 		t.Errorf("model reads %v", got)
 	}
-	if msg := userToolError(err, i18n.Chinese, i18n.Pair{}); strings.Contains(msg, "10.0.3.7") || strings.Contains(msg, "Wong") {
+	if msg := userToolError(err, i18n.Chinese, i18n.None); strings.Contains(msg, "10.0.3.7") || strings.Contains(msg, "Wong") {
 		t.Errorf("teacher reads %q", msg)
 	}
 	// An argument error stays whole: the model must fix its call.
@@ -33,20 +33,20 @@ func TestModelToolErrorHidesCauses(t *testing.T) {
 // What a teacher reads of a failed tool is a catalogue text in their
 // language naming what failed, never the tool's name or English internals.
 func TestUserToolErrorIsFromTheCatalogue(t *testing.T) {
-	pdf := i18n.Pair{ZH: "PDF 导出", EN: "PDF export"}
+	pdf := i18n.PDFThing
 	tests := []struct {
 		err   error
 		l     i18n.Lang
-		thing i18n.Pair
+		thing i18n.Msg
 		want  string
 	}{
 		{errors.New("render_pdf: PDF output is not available on this server"), i18n.Chinese, pdf, "PDF 导出暂不可用，请稍后再试。"},
 		{errors.New("render_pdf: PDF output is not available on this server"), i18n.English, pdf, "PDF export is not available right now; please try again later."},
-		{errors.New("panic: runtime error: index out of range [3]\ngoroutine 1 [running]"), i18n.Chinese, i18n.Pair{}, "这一步暂时没有成功，请稍后再试。"},
-		{apperr.New(apperr.ServiceUnavailable, "the data service is unavailable"), i18n.Chinese, i18n.Pair{ZH: "数据查询"}, "数据服务暂时不可用，请稍后再试。"},
-		{apperr.New(apperr.DataError, "the data service sent a malformed body"), i18n.Chinese, i18n.Pair{ZH: "数据查询"}, "数据获取失败：数据服务这次没有返回可用的数据，请稍后再试。"},
-		{apperr.New(apperr.EntityNotFound, `no class of this teacher matches "9Z"`), i18n.Chinese, i18n.Pair{ZH: "数据查询"}, i18n.Chinese.Text(i18n.ToolNothingFound)},
-		{&tools.ArgumentError{Tool: "generate_docx", Err: errors.New("title is empty")}, i18n.Chinese, i18n.Pair{}, i18n.Chinese.Text(i18n.ToolArgsRetry)},
+		{errors.New("panic: runtime error: index out of range [3]\ngoroutine 1 [running]"), i18n.Chinese, i18n.None, "这一步暂时没有成功，请稍后再试。"},
+		{apperr.New(apperr.ServiceUnavailable, "the data service is unavailable"), i18n.Chinese, i18n.DataThing, "数据服务暂时不可用，请稍后再试。"},
+		{apperr.New(apperr.DataError, "the data service sent a malformed body"), i18n.Chinese, i18n.DataThing, "数据获取失败：数据服务这次没有返回可用的数据，请稍后再试。"},
+		{apperr.New(apperr.EntityNotFound, `no class of this teacher matches "9Z"`), i18n.Chinese, i18n.DataThing, i18n.Chinese.Text(i18n.ToolNothingFound)},
+		{&tools.ArgumentError{Tool: "generate_docx", Err: errors.New("title is empty")}, i18n.Chinese, i18n.None, i18n.Chinese.Text(i18n.ToolArgsRetry)},
 	}
 	for _, tt := range tests {
 		got := userToolError(tt.err, tt.l, tt.thing)

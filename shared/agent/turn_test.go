@@ -188,7 +188,7 @@ func TestTurnArtifactClaimAfterTool(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, i18n.Pair{ZH: "…", EN: "…"},
+			makeQuiz := tools.Define("make_quiz", "Make a quiz.", tools.Generation, i18n.None,
 				func(ctx context.Context, call tools.Call, in struct {
 					Topic string `json:"topic"`
 				}) (tools.Result, error) {

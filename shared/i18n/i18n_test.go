@@ -29,21 +29,6 @@ func TestOf(t *testing.T) {
 	}
 }
 
-func TestCatalogueComplete(t *testing.T) {
-	for m := Msg(0); m < numMsgs; m++ {
-		en, zh := English.Text(m), Chinese.Text(m)
-		if en == "" || zh == "" {
-			t.Errorf("message %d lacks a translation: en %q, zh %q", m, en, zh)
-		}
-		if HasHan(en) {
-			t.Errorf("message %d: the English text has Chinese in it: %q", m, en)
-		}
-		if !HasHan(zh) {
-			t.Errorf("message %d: the Chinese text has no Chinese: %q", m, zh)
-		}
-	}
-}
-
 func TestFailure(t *testing.T) {
 	tests := []struct {
 		subject  Subject

@@ -75,14 +75,14 @@ type Tool struct {
 	Description string
 	Kind        Kind
 	// Running is the progress message shown while the tool runs.
-	Running i18n.Pair
+	Running i18n.Msg
 	// Emits names the data parts the tool emits when it succeeds (e.g.
 	// protocol.DataFileReady): the facts validation reads to tell an artifact
 	// tool (seed 000 §7.3.1) from the others.
 	Emits []string
 	// Thing names what the tool does for the teacher ("PDF 导出"): the
 	// catalogue's messages about the tool name it, never the tool's name.
-	Thing  i18n.Pair
+	Thing  i18n.Msg
 	Schema llm.Schema
 	run    func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
 }
@@ -101,7 +101,7 @@ func (e *ArgumentError) Unwrap() error { return e.Err }
 
 // Define makes a tool from a typed function; the schema comes from In's
 // fields (json and description tags).
-func Define[In any](name, description string, kind Kind, running i18n.Pair, fn func(ctx context.Context, c Call, in In) (Result, error)) Tool {
+func Define[In any](name, description string, kind Kind, running i18n.Msg, fn func(ctx context.Context, c Call, in In) (Result, error)) Tool {
 	schema := schemaFor[In](name)
 	return Tool{
 		Name: name, Description: description, Kind: kind, Running: running, Schema: schema,
@@ -153,7 +153,7 @@ func (t Tool) Emitting(parts ...string) Tool {
 }
 
 // Naming returns t with what it does for the teacher (Tool.Thing).
-func (t Tool) Naming(thing i18n.Pair) Tool {
+func (t Tool) Naming(thing i18n.Msg) Tool {
 	t.Thing = thing
 	return t
 }

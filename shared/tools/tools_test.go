@@ -22,11 +22,11 @@ type lessonArgs struct {
 }
 
 func TestDefineDerivesSchema(t *testing.T) {
-	tool := tools.Define("plan_lesson", "Plan a lesson.", tools.Generation, i18n.Pair{ZH: "正在备课…", EN: "planning…"},
+	tool := tools.Define("plan_lesson", "Plan a lesson.", tools.Generation, i18n.QuizRunning,
 		func(context.Context, tools.Call, lessonArgs) (tools.Result, error) { return tools.Result{}, nil })
 
-	if tool.Name != "plan_lesson" || tool.Description != "Plan a lesson." || tool.Kind != tools.Generation || tool.Running.EN != "planning…" {
-		t.Fatalf("tool metadata = %q %q %v %q", tool.Name, tool.Description, tool.Kind, tool.Running)
+	if tool.Name != "plan_lesson" || tool.Description != "Plan a lesson." || tool.Kind != tools.Generation || tool.Running != i18n.QuizRunning {
+		t.Fatalf("tool metadata = %q %q %v %d", tool.Name, tool.Description, tool.Kind, tool.Running)
 	}
 	s := tool.Schema
 	if s.Type != llm.TypeObject {
@@ -98,13 +98,13 @@ func TestRun(t *testing.T) {
 		{name: "empty arguments need required fields", args: ``, wantArg: true, tool: lesson(nil)},
 		{name: "tool error passes through", args: `{"topic":"fractions","count":1}`, wantErr: errTool, tool: lesson(errTool)},
 		{name: "empty arguments mean {}", args: ``, tool: func(called *bool) tools.Tool {
-			return tools.Define("note", "", tools.Base, i18n.Pair{}, func(_ context.Context, _ tools.Call, in optional) (tools.Result, error) {
+			return tools.Define("note", "", tools.Base, i18n.None, func(_ context.Context, _ tools.Call, in optional) (tools.Result, error) {
 				*called = true
 				return tools.Result{Output: in.Note}, nil
 			})
 		}},
 		{name: "null arguments mean {}", args: `null`, tool: func(called *bool) tools.Tool {
-			return tools.Define("note", "", tools.Base, i18n.Pair{}, func(_ context.Context, _ tools.Call, in optional) (tools.Result, error) {
+			return tools.Define("note", "", tools.Base, i18n.None, func(_ context.Context, _ tools.Call, in optional) (tools.Result, error) {
 				*called = true
 				return tools.Result{Output: in.Note}, nil
 			})
@@ -146,7 +146,7 @@ func TestRun(t *testing.T) {
 // lesson returns a plan_lesson tool that fails with err (when not nil).
 func lesson(err error) func(called *bool) tools.Tool {
 	return func(called *bool) tools.Tool {
-		return tools.Define("plan_lesson", "", tools.Generation, i18n.Pair{}, func(_ context.Context, _ tools.Call, in lessonArgs) (tools.Result, error) {
+		return tools.Define("plan_lesson", "", tools.Generation, i18n.None, func(_ context.Context, _ tools.Call, in lessonArgs) (tools.Result, error) {
 			*called = true
 			return tools.Result{}, err
 		})
@@ -156,7 +156,7 @@ func lesson(err error) func(called *bool) tools.Tool {
 func TestRunPassesDecodedArgumentsAndCall(t *testing.T) {
 	var got lessonArgs
 	var gotCall tools.Call
-	tool := tools.Define("plan_lesson", "", tools.Generation, i18n.Pair{}, func(_ context.Context, c tools.Call, in lessonArgs) (tools.Result, error) {
+	tool := tools.Define("plan_lesson", "", tools.Generation, i18n.None, func(_ context.Context, c tools.Call, in lessonArgs) (tools.Result, error) {
 		got, gotCall = in, c
 		return tools.Result{Status: "success", Message: "ok", Output: in.Count}, nil
 	})
@@ -179,7 +179,7 @@ func TestRunPassesDecodedArgumentsAndCall(t *testing.T) {
 
 func TestForTurn(t *testing.T) {
 	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
-	def := func(name string, kind tools.Kind) tools.Tool { return tools.Define(name, "", kind, i18n.Pair{}, noop) }
+	def := func(name string, kind tools.Kind) tools.Tool { return tools.Define(name, "", kind, i18n.None, noop) }
 	reg := tools.NewRegistry(
 		def("get_classes", tools.Base),
 		def("generate_quiz", tools.Generation),
@@ -223,8 +223,8 @@ func TestForTurn(t *testing.T) {
 
 func TestRegistryNamesAndGet(t *testing.T) {
 	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
-	reg := tools.NewRegistry(tools.Define("b_base", "", tools.Base, i18n.Pair{}, noop), tools.Define("a_base", "", tools.Base, i18n.Pair{}, noop))
-	reg.Add(tools.Define("z_gen", "", tools.Generation, i18n.Pair{}, noop))
+	reg := tools.NewRegistry(tools.Define("b_base", "", tools.Base, i18n.None, noop), tools.Define("a_base", "", tools.Base, i18n.None, noop))
+	reg.Add(tools.Define("z_gen", "", tools.Generation, i18n.None, noop))
 	if got := reg.Names(tools.Base); !slices.Equal(got, []string{"a_base", "b_base"}) {
 		t.Errorf("Names(Base) = %v", got)
 	}
@@ -241,8 +241,8 @@ func TestRegistryNamesAndGet(t *testing.T) {
 
 func TestDuplicateNamePanics(t *testing.T) {
 	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
-	a := tools.Define("same", "", tools.Base, i18n.Pair{}, noop)
-	b := tools.Define("same", "", tools.Generation, i18n.Pair{}, noop)
+	a := tools.Define("same", "", tools.Base, i18n.None, noop)
+	b := tools.Define("same", "", tools.Generation, i18n.None, noop)
 	cases := map[string]func(){
 		"NewRegistry": func() { tools.NewRegistry(a, b) },
 		"Add":         func() { tools.NewRegistry(a).Add(b) },

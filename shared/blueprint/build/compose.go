@@ -247,7 +247,7 @@ func (b *Builder) writeSlot(ctx context.Context, em emitter, bp blueprint.Bluepr
 }
 
 func langOf(l string) string {
-	if isZH(l) {
+	if i18n.Of(l) == i18n.Chinese {
 		return "zh-CN"
 	}
 	return l

@@ -9,6 +9,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -31,7 +32,7 @@ func (b *Builder) Data(ctx context.Context, in workflow.BuildStepInput) (workflo
 	em := b.stream(id)
 	lang := req.Blueprint.Language
 	if err := em.Emit(ctx, protocol.PagePhase{Phase: protocol.PhaseData,
-		Message: pick(lang, "正在获取数据…", "Fetching the data…")}); err != nil {
+		Message: i18n.Of(lang).Text(i18n.PageFetching)}); err != nil {
 		return workflow.BuildStepOutput{}, err
 	}
 	// One Report for every binding: the page's data comes from one source
@@ -238,19 +239,15 @@ func (b *Builder) dataFailure(ctx context.Context, em emitter, buildID, lang str
 	return b.fail(ctx, buildID, f)
 }
 
+// entityMessage is what the teacher reads of a mention that matches no or
+// several classes, students...: the catalogue's words, as when planning.
 func entityMessage(lang string, nf javaapi.NotFound) string {
-	kind := map[string][2]string{"class": {"班级", "class"}, "student": {"学生", "student"}, "assignment": {"作业", "assignment"},
-		"rubric": {"评分标准", "rubric"}}[nf.Kind]
-	if kind[0] == "" {
-		kind = [2]string{nf.Kind, nf.Kind}
-	}
+	l := i18n.Of(lang)
 	switch {
 	case nf.Ambiguous:
-		return pick(lang, fmt.Sprintf("「%s」对应多个%s，请选择一个。", nf.Mention, kind[0]),
-			fmt.Sprintf("%q matches several %ses; pick one.", nf.Mention, kind[1]))
+		return l.Text(i18n.PlanAmbiguous, nf.Mention)
 	case len(nf.Suggestions) == 0:
-		return pick(lang, fmt.Sprintf("没有找到%s「%s」。", kind[0], nf.Mention), fmt.Sprintf("No %s %q was found.", kind[1], nf.Mention))
+		return l.Text(i18n.EntityNotFound, nf.Mention)
 	}
-	return pick(lang, fmt.Sprintf("没有找到%s「%s」，您是不是指以下之一？", kind[0], nf.Mention),
-		fmt.Sprintf("No %s %q was found; did you mean one of these?", kind[1], nf.Mention))
+	return l.Text(i18n.PlanNotFound, nf.Mention)
 }

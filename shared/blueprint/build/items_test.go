@@ -6,6 +6,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/blueprint/compute"
+	"github.com/insightedge/insightedge/shared/i18n"
 )
 
 func TestParseItems(t *testing.T) {
@@ -43,12 +44,12 @@ func TestParseItems(t *testing.T) {
 // With nothing graded there is no figure to show, not a 0; work left out
 // of the statistics is said on the count card.
 func TestKPIsOfUngradedWork(t *testing.T) {
-	empty := kpis(compute.Stats{Metric: blueprint.MetricPercent, Ungraded: 6}, labels("zh-CN"))
+	empty := kpis(compute.Stats{Metric: blueprint.MetricPercent, Ungraded: 6}, i18n.Chinese)
 	if empty[0].Value != "—" || empty[1].Value != "—" || empty[2].Value != "— / —" || empty[3].Value != "0" ||
 		!strings.HasPrefix(empty[3].Subtext, "6 份未评分 · ") || empty[3].Status != "warning" {
 		t.Errorf("no graded work: %+v", empty)
 	}
-	some := kpis(compute.Stats{Metric: blueprint.MetricPercent, Count: 4, Mean: 67.5, Ungraded: 2, Unusable: 1}, labels("en"))
+	some := kpis(compute.Stats{Metric: blueprint.MetricPercent, Count: 4, Mean: 67.5, Ungraded: 2, Unusable: 1}, i18n.English)
 	if some[0].Value != "67.5%" || !strings.HasPrefix(some[3].Subtext, "2 not graded yet · 1 without a max score · ") {
 		t.Errorf("some graded: %+v", some)
 	}

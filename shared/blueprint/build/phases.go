@@ -25,7 +25,7 @@ func (b *Builder) Compute(ctx context.Context, in workflow.BuildStepInput) (work
 	}
 	lang := req.Blueprint.Language
 	if err := b.stream(id).Emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompute,
-		Message: pick(lang, "正在计算统计数据…", "Computing the statistics…")}); err != nil {
+		Message: i18n.Of(lang).Text(i18n.PageComputing)}); err != nil {
 		return workflow.BuildStepOutput{}, err
 	}
 	var data blueprint.DataContext
@@ -138,8 +138,3 @@ func orEmpty[M ~map[string]V, V any](m M) M {
 	}
 	return m
 }
-
-// pick chooses the Chinese or the English text by the page's language.
-func pick(lang, zh, en string) string { return i18n.Of(lang).Pick(zh, en) }
-
-func isZH(lang string) bool { return i18n.Of(lang) == i18n.Chinese }

@@ -25,7 +25,7 @@ func render(pb *blueprint.PageBlock, block blueprint.Block, bp blueprint.Bluepri
 		return nil
 	}
 	node, _ := bp.Node(block.DataBinding)
-	l := labels(bp.Language)
+	l := i18n.Of(bp.Language)
 	decode := func(v any) error {
 		if err := json.Unmarshal(raw, v); err != nil {
 			return apperr.Wrap(err, apperr.BlueprintError, "block %q: the result of %q is not a %s result", block.ID, node.ID, node.Op)
@@ -44,7 +44,7 @@ func render(pb *blueprint.PageBlock, block blueprint.Block, bp blueprint.Bluepri
 		if err := decode(&d); err != nil {
 			return err
 		}
-		pb.XAxis, pb.Series = []string{}, []blueprint.Series{{Name: l.students(d.Per), Data: []float64{}}}
+		pb.XAxis, pb.Series = []string{}, []blueprint.Series{{Name: countLabel(l, d.Per), Data: []float64{}}}
 		for _, bin := range d.Bins {
 			pb.XAxis = append(pb.XAxis, bin.Label)
 			pb.Series[0].Data = append(pb.Series[0].Data, float64(bin.Count))
@@ -54,9 +54,9 @@ func render(pb *blueprint.PageBlock, block blueprint.Block, bp blueprint.Bluepri
 		if err := decode(&bd); err != nil {
 			return err
 		}
-		pb.XAxis, pb.Series = []string{}, []blueprint.Series{{Name: l.mean(bd.Metric), Data: []float64{}}}
+		pb.XAxis, pb.Series = []string{}, []blueprint.Series{{Name: meanLabel(l, bd.Metric), Data: []float64{}}}
 		for _, g := range bd.Groups {
-			pb.XAxis = append(pb.XAxis, l.group(bd.GroupBy, g))
+			pb.XAxis = append(pb.XAxis, groupLabel(l, bd.GroupBy, g))
 			pb.Series[0].Data = append(pb.Series[0].Data, Round1(g.Mean))
 		}
 	case block.ComponentType == blueprint.Table && node.Op == blueprint.OpBreakdown:
@@ -64,18 +64,19 @@ func render(pb *blueprint.PageBlock, block blueprint.Block, bp blueprint.Bluepri
 		if err := decode(&bd); err != nil {
 			return err
 		}
-		pb.Headers = []string{l.groupHeader(bd.GroupBy), l.count, l.mean(bd.Metric), l.median, l.min, l.max, l.passRate}
+		pb.Headers = []string{l.Text(groupHeaders[bd.GroupBy]), l.Text(i18n.LabelCount), meanLabel(l, bd.Metric),
+			l.Text(i18n.LabelMedian), l.Text(i18n.LabelMin), l.Text(i18n.LabelMax), l.Text(i18n.LabelPassRate)}
 		pb.Rows = []blueprint.Row{}
 		for _, g := range bd.Groups {
 			pb.Rows = append(pb.Rows, blueprint.Row{Status: rowStatus(g.Mean, bd.PassMark, bd.Metric),
-				Cells: []any{l.group(bd.GroupBy, g), g.Count, Round1(g.Mean), Round1(g.Median), Round1(g.Min), Round1(g.Max), Round1(g.PassRate * 100)}})
+				Cells: []any{groupLabel(l, bd.GroupBy, g), g.Count, Round1(g.Mean), Round1(g.Median), Round1(g.Min), Round1(g.Max), Round1(g.PassRate * 100)}})
 		}
 	case block.ComponentType == blueprint.Table && node.Op == blueprint.OpRanking:
 		var r compute.Ranking
 		if err := decode(&r); err != nil {
 			return err
 		}
-		pb.Headers = []string{l.rank, l.student, l.mean(r.Metric), l.submissions}
+		pb.Headers = []string{l.Text(i18n.LabelRank), l.Text(i18n.LabelStudent), meanLabel(l, r.Metric), l.Text(i18n.LabelSubmissions)}
 		pb.Rows = []blueprint.Row{}
 		shown := map[string]bool{}
 		for _, e := range r.Top {
@@ -97,7 +98,7 @@ func render(pb *blueprint.PageBlock, block blueprint.Block, bp blueprint.Bluepri
 }
 
 // kpis are the cards of a stats result.
-func kpis(s compute.Stats, l lang) []blueprint.KPIItem {
+func kpis(s compute.Stats, l i18n.Lang) []blueprint.KPIItem {
 	pct := s.Metric != blueprint.MetricScore
 	v := func(x float64) string {
 		if s.Count == 0 {
@@ -125,12 +126,13 @@ func kpis(s compute.Stats, l lang) []blueprint.KPIItem {
 		passStatus = "up"
 	}
 	return []blueprint.KPIItem{
-		{Label: l.mean(s.Metric), Value: v(s.Mean), Status: meanStatus, Subtext: l.median + " " + v(s.Median)},
-		{Label: l.passRate, Value: passValue(s), Status: passStatus,
+		{Label: meanLabel(l, s.Metric), Value: v(s.Mean), Status: meanStatus, Subtext: l.Text(i18n.LabelMedian) + " " + v(s.Median)},
+		{Label: l.Text(i18n.LabelPassRate), Value: passValue(s), Status: passStatus,
 			Subtext: fmt.Sprintf("%d / %d ≥ %s", s.PassCount, s.Count, v(s.PassMark))},
-		{Label: l.max + " / " + l.min, Value: v(s.Max) + " / " + v(s.Min), Status: "neutral", Subtext: l.stdDev + " " + Format1(s.StdDev)},
-		{Label: l.students(s.Per), Value: strconv.Itoa(s.Count), Status: countStatus(s),
-			Subtext: l.leftOut(s) + "P25 " + v(s.P25) + " · P75 " + v(s.P75) + " · P90 " + v(s.P90)},
+		{Label: l.Text(i18n.LabelMax) + " / " + l.Text(i18n.LabelMin), Value: v(s.Max) + " / " + v(s.Min), Status: "neutral",
+			Subtext: l.Text(i18n.LabelStdDev) + " " + Format1(s.StdDev)},
+		{Label: countLabel(l, s.Per), Value: strconv.Itoa(s.Count), Status: countStatus(s),
+			Subtext: leftOut(l, s) + "P25 " + v(s.P25) + " · P75 " + v(s.P75) + " · P90 " + v(s.P90)},
 	}
 }
 
@@ -150,17 +152,13 @@ func countStatus(s compute.Stats) string {
 }
 
 // leftOut says which submissions the statistics leave out ("2 份未评分 · ").
-func (l lang) leftOut(s compute.Stats) string {
-	il := i18n.English
-	if l.zh {
-		il = i18n.Chinese
-	}
+func leftOut(l i18n.Lang, s compute.Stats) string {
 	out := ""
 	if s.Ungraded > 0 {
-		out += il.Text(i18n.Ungraded, s.Ungraded) + " · "
+		out += l.Text(i18n.Ungraded, s.Ungraded) + " · "
 	}
 	if s.Unusable > 0 {
-		out += il.Text(i18n.NoMaxScore, s.Unusable) + " · "
+		out += l.Text(i18n.NoMaxScore, s.Unusable) + " · "
 	}
 	return out
 }
@@ -187,60 +185,35 @@ func Format1(x float64) string { return strconv.FormatFloat(Round1(x), 'f', 1, 6
 // FormatPercent formats a percentage with one decimal and "%".
 func FormatPercent(x float64) string { return Format1(x) + "%" }
 
-// lang holds the page's labels in one language.
-type lang struct {
-	zh                                                                    bool
-	count, median, min, max, passRate, stdDev, rank, student, submissions string
-}
-
-func labels(l string) lang {
-	if isZH(l) {
-		return lang{zh: true, count: "人数", median: "中位数", min: "最低", max: "最高", passRate: "及格率", stdDev: "标准差",
-			rank: "排名", student: "学生", submissions: "提交数"}
-	}
-	return lang{count: "Count", median: "Median", min: "Min", max: "Max", passRate: "Pass rate", stdDev: "Std dev",
-		rank: "Rank", student: "Student", submissions: "Submissions"}
-}
-
-func (l lang) mean(metric string) string {
+// meanLabel names a mean of metric.
+func meanLabel(l i18n.Lang, metric string) string {
 	switch metric {
 	case blueprint.MetricScore:
-		return map[bool]string{true: "平均分", false: "Mean score"}[l.zh]
+		return l.Text(i18n.LabelMeanScore)
 	case blueprint.MetricPercent, "skill":
-		return map[bool]string{true: "平均得分率", false: "Mean (%)"}[l.zh]
+		return l.Text(i18n.LabelMeanPercent)
 	}
-	return map[bool]string{true: "平均" + l.skill(metric), false: "Mean " + metric}[l.zh]
+	return l.Text(i18n.LabelMeanOf, l.Skill(metric))
 }
 
-func (l lang) students(per string) string {
+// countLabel names a count of students or of submissions (per).
+func countLabel(l i18n.Lang, per string) string {
 	if per == blueprint.PerSubmission {
-		return map[bool]string{true: "提交数", false: "Submissions"}[l.zh]
+		return l.Text(i18n.LabelSubmissions)
 	}
-	return map[bool]string{true: "学生人数", false: "Students"}[l.zh]
+	return l.Text(i18n.LabelStudents)
 }
 
-func (l lang) groupHeader(by string) string {
-	zh := map[string]string{blueprint.GroupStudent: "学生", blueprint.GroupAssignment: "作业", blueprint.GroupSkill: "技能"}
-	en := map[string]string{blueprint.GroupStudent: "Student", blueprint.GroupAssignment: "Assignment", blueprint.GroupSkill: "Skill"}
-	if l.zh {
-		return zh[by]
-	}
-	return en[by]
+// groupHeaders name the groups of a breakdown.
+var groupHeaders = map[string]i18n.Msg{
+	blueprint.GroupStudent: i18n.LabelStudent, blueprint.GroupAssignment: i18n.LabelAssignment, blueprint.GroupSkill: i18n.LabelSkill,
 }
 
-func (l lang) group(by string, g compute.Group) string {
+// groupLabel names a group of a breakdown: a skill by its name, others by
+// their label.
+func groupLabel(l i18n.Lang, by string, g compute.Group) string {
 	if by == blueprint.GroupSkill {
-		return l.skill(g.Key)
+		return l.Skill(g.Key)
 	}
 	return g.Label
-}
-
-func (l lang) skill(s string) string {
-	if !l.zh {
-		return s
-	}
-	if zh, ok := map[string]string{"grammar": "语法", "vocabulary": "词汇", "reading": "阅读", "writing": "写作"}[s]; ok {
-		return zh
-	}
-	return s
 }

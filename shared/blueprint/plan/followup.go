@@ -192,7 +192,7 @@ func refineNotice(t workflow.Turn, bp blueprint.Blueprint, plan blueprint.PatchP
 			names = append(names, name)
 		}
 	}
-	return l.Text(i18n.RefineNotice, strings.Join(names, l.Pick("、", ", ")))
+	return l.Text(i18n.RefineNotice, l.List(names))
 }
 
 // reviseNotice is what the teacher reads about a revised blueprint: the
@@ -210,18 +210,17 @@ func reviseNotice(t workflow.Turn, base, bp blueprint.Blueprint) string {
 			removed = append(removed, cmpTitle(b))
 		}
 	}
-	sep := l.Pick("、", ", ")
 	var change []string
 	if len(added) > 0 {
-		change = append(change, l.Pick("新增", "adds ")+strings.Join(added, sep))
+		change = append(change, l.Text(i18n.RebuildAdds, l.List(added)))
 	}
 	if len(removed) > 0 {
-		change = append(change, l.Pick("移除", "removes ")+strings.Join(removed, sep))
+		change = append(change, l.Text(i18n.RebuildRemoves, l.List(removed)))
 	}
 	if len(change) == 0 {
-		change = append(change, l.Pick("调整已有区块", "adjusts the existing blocks"))
+		change = append(change, l.Text(i18n.RebuildAdjusts))
 	}
-	return l.Text(i18n.RebuildNotice, bp.Name, strings.Join(change, l.Pick("，", "; ")), len(bp.Blocks()))
+	return l.Text(i18n.RebuildNotice, bp.Name, strings.Join(change, l.Text(i18n.ClauseSeparator)), len(bp.Blocks()))
 }
 
 func cmpTitle(b blueprint.Block) string {

@@ -404,19 +404,11 @@ func notice(lang, msg string, r Result) string {
 	for _, e := range r.Resolved {
 		names = append(names, e.DisplayName)
 	}
-	bp := r.Blueprint
-	if i18n.Of(lang, msg) == i18n.Chinese {
-		s := fmt.Sprintf("已为您规划页面「%s」：%d 个数据来源、%d 项计算、%d 个区块", bp.Name,
-			len(bp.DataContract.Bindings), len(bp.ComputeGraph.Nodes), len(bp.Blocks()))
-		if len(names) > 0 {
-			s += "，数据范围：" + strings.Join(names, "、")
-		}
-		return s + "。点击「生成页面」即可查看。"
-	}
-	s := fmt.Sprintf("I planned the page %q: %d data sources, %d computations and %d blocks", bp.Name,
-		len(bp.DataContract.Bindings), len(bp.ComputeGraph.Nodes), len(bp.Blocks()))
+	l := i18n.Of(lang, msg)
+	scope := ""
 	if len(names) > 0 {
-		s += ", for " + strings.Join(names, ", ")
+		scope = l.Text(i18n.PlanNoticeScope, l.List(names))
 	}
-	return s + ". Use Build to generate it."
+	bp := r.Blueprint
+	return l.Text(i18n.PlanNotice, bp.Name, len(bp.DataContract.Bindings), len(bp.ComputeGraph.Nodes), len(bp.Blocks()), scope)
 }

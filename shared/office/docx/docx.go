@@ -106,10 +106,7 @@ func document(doc office.Document, lang string) ([]byte, int) {
 	if len(doc.Fields) > 0 {
 		x.Open("w:p")
 		x.Raw(`<w:pPr><w:pStyle w:val="FormFields"/></w:pPr>`)
-		colon := ": "
-		if i18n.IsChineseTag(lang) {
-			colon = "："
-		}
+		colon := i18n.Of(lang).Text(i18n.FieldSeparator)
 		for i, f := range doc.Fields {
 			gap := "      "
 			if i == 0 {
@@ -335,17 +332,14 @@ func footer(lang string) []byte {
 		run(&x, shown, false)
 		x.Raw(`<w:r><w:fldChar w:fldCharType="end"/></w:r>`)
 	}
-	if i18n.IsChineseTag(lang) {
-		run(&x, "第 ", false)
-		field("PAGE", "1")
-		run(&x, " 页，共 ", false)
-		field("NUMPAGES", "1")
-		run(&x, " 页", false)
-	} else {
-		run(&x, "Page ", false)
-		field("PAGE", "1")
-		run(&x, " of ", false)
-		field("NUMPAGES", "1")
+	// The catalogue's "Page %s of %s", its two numbers as fields.
+	texts := i18n.Of(lang).Parts(i18n.PageNumberOf)
+	run(&x, texts[0], false)
+	field("PAGE", "1")
+	run(&x, texts[1], false)
+	field("NUMPAGES", "1")
+	if texts[2] != "" {
+		run(&x, texts[2], false)
 	}
 	x.Close("w:p")
 	x.Close("w:ftr")

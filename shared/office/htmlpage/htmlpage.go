@@ -191,18 +191,12 @@ type uiText struct {
 }
 
 func uiStrings(lang string) uiText {
-	if i18n.IsChineseTag(lang) {
-		return uiText{
-			FlipHint: "点击卡片翻面，或用 Tab 选中后按空格键", ShowAll: "全部翻开", HideAll: "全部合上", Shuffle: "打乱顺序", Card: "卡片",
-			Score: "得分", Retry: "重新作答", Correct: "回答正确！", Wrong: "再想想：正确答案是", Explanation: "解析",
-			ShowAnswer: "显示答案", Prev: "上一步", Next: "下一步", StepOf: "步骤", Done: "完成", Answer: "答案", Of: "/",
-			Footer: "本页由 InsightEdge 生成，可离线使用",
-		}
-	}
+	l := i18n.Of(lang)
 	return uiText{
-		FlipHint: "Click a card to flip it, or Tab to it and press Space", ShowAll: "Flip all", HideAll: "Hide all", Shuffle: "Shuffle", Card: "Card",
-		Score: "Score", Retry: "Try again", Correct: "Correct!", Wrong: "Not quite: the answer is", Explanation: "Explanation",
-		ShowAnswer: "Show answer", Prev: "Back", Next: "Next", StepOf: "Step", Done: "Done", Answer: "Answer", Of: "/",
-		Footer: "Made with InsightEdge; works offline",
+		FlipHint: l.Text(i18n.UIFlipHint), ShowAll: l.Text(i18n.UIShowAll), HideAll: l.Text(i18n.UIHideAll),
+		Shuffle: l.Text(i18n.UIShuffle), Card: l.Text(i18n.UICard), Score: l.Text(i18n.UIScore), Retry: l.Text(i18n.UIRetry),
+		Correct: l.Text(i18n.UICorrect), Wrong: l.Text(i18n.UIWrong), Explanation: l.Text(i18n.UIExplanation),
+		ShowAnswer: l.Text(i18n.UIShowAnswer), Prev: l.Text(i18n.UIPrev), Next: l.Text(i18n.UINext), StepOf: l.Text(i18n.UIStepOf),
+		Done: l.Text(i18n.UIDone), Answer: l.Text(i18n.UIAnswer), Of: "/", Footer: l.Text(i18n.UIFooter),
 	}
 }

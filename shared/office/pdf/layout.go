@@ -1,7 +1,6 @@
 package pdf
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/go-pdf/fpdf"
@@ -75,11 +74,7 @@ func (r *renderer) setup() {
 		r.font(false, 9)
 		r.color(colorMuted)
 		f.SetXY(marginX, pageH-13)
-		label := fmt.Sprintf("Page %d", f.PageNo())
-		if i18n.IsChineseTag(r.lang) {
-			label = fmt.Sprintf("第 %d 页", f.PageNo())
-		}
-		f.CellFormat(contentW, 5, label, "", 0, "C", false, 0, "")
+		f.CellFormat(contentW, 5, i18n.Of(r.lang).Text(i18n.PageNumber, f.PageNo()), "", 0, "C", false, 0, "")
 	})
 	f.AddPage()
 }
@@ -170,10 +165,7 @@ func (r *renderer) document(doc office.Document) {
 		r.text(doc.Subtitle, marginX, contentW, 12.5, colorMuted, false, "C")
 	}
 	if len(doc.Fields) > 0 {
-		colon := ": "
-		if i18n.IsChineseTag(r.lang) {
-			colon = "："
-		}
+		colon := i18n.Of(r.lang).Text(i18n.FieldSeparator)
 		line := ""
 		for i, fl := range doc.Fields {
 			if i > 0 {

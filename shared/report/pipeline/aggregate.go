@@ -87,11 +87,7 @@ func (p *Pipeline) Aggregate(ctx context.Context, in StepInput) (AggregateOutput
 // fails is left out and logged: the Markdown report is what the seed
 // promises.
 func (p *Pipeline) exportFiles(ctx context.Context, f *vfs.FS, s report.Session, body string) map[string]string {
-	tag := "en-US"
-	if zh(s) {
-		tag = "zh-CN"
-	}
-	doc := export.Document(body, tag)
+	doc := export.Document(body, lang(s).Tag())
 	now := time.Now()
 	out := map[string]string{}
 	put := func(format string, render func() ([]byte, error)) {

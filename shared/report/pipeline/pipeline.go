@@ -11,6 +11,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -161,19 +162,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// zh reports whether the session writes in Chinese.
-func zh(s report.Session) bool { return s.Language == "zh" }
-
 // lang is the session's language for the catalogue's messages (shared/i18n):
 // the language decided once when the template was loaded; before that (the
 // template failed to load) the one its request is written in.
 func lang(s report.Session) i18n.Lang {
-	switch s.Language {
-	case "zh":
-		return i18n.Chinese
-	case "en":
-		return i18n.English
-	}
 	m := s.Message
-	return i18n.Of(m.Language, m.Question, m.TemplateName, m.KnowledgeBaseName)
+	return i18n.Of(cmp.Or(s.Language, m.Language), m.Question, m.TemplateName, m.KnowledgeBaseName)
 }

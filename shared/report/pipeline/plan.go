@@ -72,7 +72,7 @@ func (p *Pipeline) Plan(ctx context.Context, in RunInput) (PlanOutput, error) {
 			return PlanOutput{Status: "stale"}, staleOr(err)
 		}
 	}
-	tasks, ignored := Fill(doc, plan.Tasks, paths(datasets), zh(s))
+	tasks, ignored := Fill(doc, plan.Tasks, paths(datasets), lang(s))
 	if len(ignored) > 0 {
 		if err := p.emit(ctx, s.ID, in.Run, report.ToolResult{Scope: report.ScopePlan, Tool: prompts.SubmitPlanTool,
 			System: lang(s).Text(i18n.ReportIgnoredIDs, ignored, len(doc.Leaves))}); err != nil {
@@ -146,7 +146,7 @@ func paths(es []vfs.Entry) []string {
 // template and objective come from the leaf) and the submitted tasks'
 // references. Submitted ids that name no leaf are returned as ignored;
 // required inputs that are not in the VFS are dropped.
-func Fill(doc *mdtree.Doc, submitted []report.UserTask, available []string, chinese bool) (tasks []report.SectionTask, ignored []int) {
+func Fill(doc *mdtree.Doc, submitted []report.UserTask, available []string, l10n i18n.Lang) (tasks []report.SectionTask, ignored []int) {
 	byID := map[int]report.UserTask{}
 	for _, u := range submitted {
 		if u.ID < 1 || u.ID > len(doc.Leaves) {
@@ -157,7 +157,7 @@ func Fill(doc *mdtree.Doc, submitted []report.UserTask, available []string, chin
 	}
 	slices.Sort(ignored)
 	for _, l := range doc.Leaves {
-		t := report.SectionTask{ID: l.ID, Title: l.Title, Template: l.Template, Objective: objective(l, chinese)}
+		t := report.SectionTask{ID: l.ID, Title: l.Title, Template: l.Template, Objective: objective(l, l10n)}
 		if u, ok := byID[l.ID]; ok {
 			for _, r := range u.RequiredInputs {
 				if slices.Contains(available, r) {
@@ -171,12 +171,8 @@ func Fill(doc *mdtree.Doc, submitted []report.UserTask, available []string, chin
 	return tasks, ignored
 }
 
-func objective(l mdtree.Leaf, chinese bool) string {
+func objective(l mdtree.Leaf, l10n i18n.Lang) string {
 	where := strings.Join(append(slices.Clone(l.Path), l.Title), " › ")
-	l10n := i18n.English
-	if chinese {
-		l10n = i18n.Chinese
-	}
 	return l10n.Text(i18n.ReportObjective, l.Title, where)
 }
 

@@ -279,7 +279,7 @@ func (p *Pipeline) fillSubmitted(ctx context.Context, s report.Session, run int)
 	if err != nil {
 		return s, err
 	}
-	all, ignored := Fill(doc, s.Submitted, paths(datasets), zh(s))
+	all, ignored := Fill(doc, s.Submitted, paths(datasets), lang(s))
 	var tasks []report.SectionTask
 	for _, t := range all {
 		for _, u := range s.Submitted {

@@ -44,7 +44,7 @@ type treeArgs struct {
 // Tools are the session's VFS tools, bound to f.
 func (f *FS) Tools() []tools.Tool {
 	return []tools.Tool{
-		tools.Define(ToolListTemplates, "List the report templates of this session (template/*.md).", tools.Base, i18n.Pair{ZH: "正在列出模板", EN: "Listing the templates"},
+		tools.Define(ToolListTemplates, "List the report templates of this session (template/*.md).", tools.Base, i18n.ListTemplatesRunning,
 			func(ctx context.Context, _ tools.Call, _ noArgs) (tools.Result, error) {
 				es, err := f.List(ctx, "template")
 				if err != nil {
@@ -58,7 +58,7 @@ func (f *FS) Tools() []tools.Tool {
 				}
 				return result(out), nil
 			}),
-		tools.Define(ToolListDir, "List the files under a folder of this session's VFS (template, datasets, reports).", tools.Base, i18n.Pair{ZH: "正在列出文件", EN: "Listing the files"},
+		tools.Define(ToolListDir, "List the files under a folder of this session's VFS (template, datasets, reports).", tools.Base, i18n.ListFilesRunning,
 			func(ctx context.Context, _ tools.Call, in dirArgs) (tools.Result, error) {
 				es, err := f.List(ctx, in.Path)
 				if err != nil {
@@ -66,7 +66,7 @@ func (f *FS) Tools() []tools.Tool {
 				}
 				return result(es), nil
 			}),
-		tools.Define(ToolReadFile, "Read a file of this session's VFS.", tools.Base, i18n.Pair{ZH: "正在读取文件", EN: "Reading a file"},
+		tools.Define(ToolReadFile, "Read a file of this session's VFS.", tools.Base, i18n.ReadFileRunning,
 			func(ctx context.Context, _ tools.Call, in fileArgs) (tools.Result, error) {
 				b, err := f.Read(ctx, in.Path)
 				if err != nil {
@@ -74,7 +74,7 @@ func (f *FS) Tools() []tools.Tool {
 				}
 				return result(Truncate(string(b), MaxReadChars)), nil
 			}),
-		tools.Define(ToolSplitTree, "Parse a Markdown template into its heading tree and its leaves (the smallest sections, numbered 1..N).", tools.Base, i18n.Pair{ZH: "正在解析模板结构", EN: "Reading the template's structure"},
+		tools.Define(ToolSplitTree, "Parse a Markdown template into its heading tree and its leaves (the smallest sections, numbered 1..N).", tools.Base, i18n.SplitTreeRunning,
 			func(ctx context.Context, _ tools.Call, in treeArgs) (tools.Result, error) {
 				md := in.Markdown
 				if in.Path != "" {

@@ -64,45 +64,42 @@ type pack struct {
 	log *slog.Logger
 }
 
+// descriptions tell the model what each tool reads of the teacher's data.
+var descriptions = map[string]string{
+	GetTeacherClasses:        "List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId. Set refresh when the teacher asks for current data or says a class is missing.",
+	GetClassDetail:           "Get one class: its info, its students (studentId, name) and its assignments (assignmentId, title, dueDate, maxScore).",
+	GetStudentGrades:         "Get one student's submissions across assignments: score, maxScore, status, feedback and, for English, skill sub-scores in percent.",
+	GetAssignmentSubmissions: "Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max) over the graded ones; score null = not graded yet, counted in stats.ungraded and left out of the statistics.",
+	SearchTeacherDocuments:   "Search the teacher's own documents (lesson plans, worksheets, notes) by keywords; returns titles and snippets.",
+	GetRubric:                "Get one marking rubric with its criteria, weights and level descriptors.",
+	ListAvailableRubrics:     "List the marking rubrics available to the teacher (rubricId, title, subject).",
+	AnalyzeStudentWeakness:   "Rank a class's students from weakest to strongest, from all its graded assignments. Without skill: average = mean score in percent. With skill (English classes): average = mean sub-score in that skill, in percent. weakestSkill is each student's lowest skill.",
+	GetStudentErrorPatterns:  "Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
+}
+
 // New returns the base data tools over src.
 func New(src DataSource, logger *slog.Logger) []tools.Tool {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	p := &pack{src: src, log: logger.With(slog.String("component", "datatools"))}
-	ts := []tools.Tool{
-		tools.Define(GetTeacherClasses,
-			"List the classes the current teacher teaches (id, name, grade, subject, student count). Use it to find a classId. Set refresh when the teacher asks for current data or says a class is missing.",
-			tools.Base, i18n.Pair{ZH: "正在获取班级数据…", EN: "Fetching the classes…"}, scoped(p.teacherClasses)),
-		tools.Define(GetClassDetail,
-			"Get one class: its info, its students (studentId, name) and its assignments (assignmentId, title, dueDate, maxScore).",
-			tools.Base, i18n.Pair{ZH: "正在获取班级详情…", EN: "Fetching the class…"}, scoped(p.classDetail)),
-		tools.Define(GetStudentGrades,
-			"Get one student's submissions across assignments: score, maxScore, status, feedback and, for English, skill sub-scores in percent.",
-			tools.Base, i18n.Pair{ZH: "正在获取学生成绩…", EN: "Fetching the student's grades…"}, scoped(p.studentGrades)),
-		tools.Define(GetAssignmentSubmissions,
-			"Get every submission of one assignment (score, maxScore, status, feedback, skill sub-scores in percent) and score statistics (count, mean, median, min, max) over the graded ones; score null = not graded yet, counted in stats.ungraded and left out of the statistics.",
-			tools.Base, i18n.Pair{ZH: "正在获取作业提交…", EN: "Fetching the submissions…"}, scoped(p.assignmentSubmissions)),
-		tools.Define(SearchTeacherDocuments,
-			"Search the teacher's own documents (lesson plans, worksheets, notes) by keywords; returns titles and snippets.",
-			tools.Base, i18n.Pair{ZH: "正在搜索教学文档…", EN: "Searching your documents…"}, scoped(p.searchDocuments)),
-		tools.Define(GetRubric,
-			"Get one marking rubric with its criteria, weights and level descriptors.",
-			tools.Base, i18n.Pair{ZH: "正在获取评分标准…", EN: "Fetching the rubric…"}, scoped(p.rubric)),
-		tools.Define(ListAvailableRubrics,
-			"List the marking rubrics available to the teacher (rubricId, title, subject).",
-			tools.Base, i18n.Pair{ZH: "正在获取评分标准列表…", EN: "Listing the rubrics…"}, scoped(p.rubrics)),
-		tools.Define(AnalyzeStudentWeakness,
-			"Rank a class's students from weakest to strongest, from all its graded assignments. Without skill: average = mean score in percent. With skill (English classes): average = mean sub-score in that skill, in percent. weakestSkill is each student's lowest skill.",
-			tools.Base, i18n.Pair{ZH: "正在分析学生薄弱项…", EN: "Analysing the students' weak points…"}, scoped(p.weakness)),
-		tools.Define(GetStudentErrorPatterns,
-			"Get a student's recurring mistakes (pattern, skill, count, example), most frequent first.",
-			tools.Base, i18n.Pair{ZH: "正在获取学生常见错误…", EN: "Fetching the student's common mistakes…"}, scoped(p.errorPatterns)),
+	return []tools.Tool{
+		data(GetTeacherClasses, i18n.DataClassesRunning, p.teacherClasses),
+		data(GetClassDetail, i18n.DataClassRunning, p.classDetail),
+		data(GetStudentGrades, i18n.DataGradesRunning, p.studentGrades),
+		data(GetAssignmentSubmissions, i18n.DataSubmissionsRunning, p.assignmentSubmissions),
+		data(SearchTeacherDocuments, i18n.DataDocumentsRunning, p.searchDocuments),
+		data(GetRubric, i18n.DataRubricRunning, p.rubric),
+		data(ListAvailableRubrics, i18n.DataRubricsRunning, p.rubrics),
+		data(AnalyzeStudentWeakness, i18n.DataWeaknessRunning, p.weakness),
+		data(GetStudentErrorPatterns, i18n.DataErrorsRunning, p.errorPatterns),
 	}
-	for i := range ts {
-		ts[i] = ts[i].Naming(i18n.Pair{ZH: "数据查询", EN: "Looking up your data"})
-	}
-	return ts
+}
+
+// data defines a base data tool: scoped to the call's teacher (scoped) and
+// named for the teacher as a lookup of their data.
+func data[In any](name string, running i18n.Msg, fn func(ctx context.Context, teacherID string, in In) (tools.Result, error)) tools.Tool {
+	return tools.Define(name, descriptions[name], tools.Base, running, scoped(fn)).Naming(i18n.DataThing)
 }
 
 // scoped checks the teacher identity, carries the trace id to the data
@@ -165,7 +162,7 @@ func reportNotices(s javaapi.Summary, l i18n.Lang) []protocol.Notice {
 		for _, f := range s.Fields() {
 			names = append(names, fieldName(f, l))
 		}
-		fields := strings.Join(names, l.Pick("、", ", "))
+		fields := l.List(names)
 		msg := l.Text(i18n.NoticeIncomplete, fields)
 		if n := s.DroppedTotal(); n > 0 {
 			msg = l.Text(i18n.NoticeIncompleteDropped, fields, n)
@@ -176,24 +173,23 @@ func reportNotices(s javaapi.Summary, l i18n.Lang) []protocol.Notice {
 }
 
 // fieldNames name the contract's fields for a teacher.
-var fieldNames = map[string]i18n.Pair{
-	"class.uid": {ZH: "班级编号", EN: "class id"}, "class.name": {ZH: "班级名称", EN: "class name"}, "class.grade": {ZH: "年级", EN: "grade"},
-	"class.subject": {ZH: "科目", EN: "subject"}, "class.student_count": {ZH: "学生人数", EN: "number of students"},
-	"class.teacher_id": {ZH: "任课教师", EN: "teacher"}, "class.teacher_id(other teacher)": {ZH: "其他教师的班级", EN: "another teacher's class"},
-	"student.uid": {ZH: "学生编号", EN: "student id"}, "student.name": {ZH: "学生姓名", EN: "student name"},
-	"assignment.uid": {ZH: "作业编号", EN: "assignment id"}, "assignment.title": {ZH: "作业名称", EN: "assignment title"},
-	"assignment.max_score":  {ZH: "作业满分", EN: "assignment max score"},
-	"submission.student_id": {ZH: "提交的学生编号", EN: "submission's student id"}, "submission.student_name": {ZH: "提交的学生姓名", EN: "submission's student name"},
-	"submission.score": {ZH: "分数", EN: "score"}, "submission.max_score": {ZH: "提交的满分", EN: "submission's max score"},
-	"submission.assignment_id": {ZH: "提交的作业编号", EN: "submission's assignment id"}, "submission.assignment_title": {ZH: "提交的作业名称", EN: "submission's assignment title"},
+var fieldNames = map[string]i18n.Msg{
+	"class.uid": i18n.FieldClassID, "class.name": i18n.FieldClassName, "class.grade": i18n.FieldClassGrade,
+	"class.subject": i18n.FieldClassSubject, "class.student_count": i18n.FieldClassStudentCount,
+	"class.teacher_id": i18n.FieldClassTeacher, "class.teacher_id(other teacher)": i18n.FieldClassOtherTeacher,
+	"student.uid": i18n.FieldStudentID, "student.name": i18n.FieldStudentName,
+	"assignment.uid": i18n.FieldAssignmentID, "assignment.title": i18n.FieldAssignmentTitle,
+	"assignment.max_score":  i18n.FieldAssignmentMaxScore,
+	"submission.student_id": i18n.FieldSubmissionStudentID, "submission.student_name": i18n.FieldSubmissionStudentName,
+	"submission.score": i18n.FieldSubmissionScore, "submission.max_score": i18n.FieldSubmissionMaxScore,
+	"submission.assignment_id": i18n.FieldSubmissionAssignmentID, "submission.assignment_title": i18n.FieldSubmissionAssignmentTitle,
 }
 
 func fieldName(f string, l i18n.Lang) string {
-	n, ok := fieldNames[f]
-	if !ok {
-		return f
+	if m, ok := fieldNames[f]; ok {
+		return l.Text(m)
 	}
-	return n.In(l)
+	return f
 }
 
 // noticed is a tool output with the call's notices: the model reads them
@@ -352,7 +348,7 @@ func (p *pack) teacherClasses(ctx context.Context, teacher string, in classesArg
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(cs), lang(ctx).Pick(fmt.Sprintf("已获取 %d 个班级", len(cs)), fmt.Sprintf("%d classes", len(cs))),
+	return result(len(cs), lang(ctx).Text(i18n.DataClasses, len(cs)),
 		classesOut{TeacherID: teacher, Classes: cs}), nil
 }
 
@@ -374,8 +370,7 @@ func (p *pack) classDetail(ctx context.Context, teacher string, in classArgs) (t
 	if err := firstErr(errD, errA); err != nil {
 		return tools.Result{}, err
 	}
-	msg := lang(ctx).Pick(fmt.Sprintf("已获取 %s 详情：%d 名学生，%d 项作业", detail.Class.Name, len(detail.Students), len(as)),
-		fmt.Sprintf("%s: %d students, %d assignments", detail.Class.Name, len(detail.Students), len(as)))
+	msg := lang(ctx).Text(i18n.DataClass, detail.Class.Name, len(detail.Students), len(as))
 	return result(1, msg, classDetailOut{Class: detail.Class, Students: detail.Students, Assignments: as}), nil
 }
 
@@ -407,39 +402,19 @@ func (p *pack) assignmentSubmissions(ctx context.Context, teacher string, in ass
 	st := summarize(scores)
 	st.Ungraded, st.Unusable = ungraded, unusable
 	n := len(subs.Submissions)
-	res := result(n, lang(ctx).Pick(fmt.Sprintf("已获取 %d 份提交%s", n, leftOutZH(ungraded, unusable)), fmt.Sprintf("%d submissions%s", n, leftOutEN(ungraded, unusable))),
+	res := result(n, lang(ctx).Text(i18n.DataSubmissions, n, statsLeftOut(ungraded, unusable, lang(ctx))),
 		submissionsOut{AssignmentID: subs.AssignmentID, Title: subs.Title, Submissions: records, Stats: st})
 	res.Notices = ungradedNotices(ungraded, unusable, lang(ctx))
 	return res, nil
 }
 
-// leftOutZH and leftOutEN say which submissions the statistics leave out.
-func leftOutZH(ungraded, unusable int) string {
-	var parts []string
-	if ungraded > 0 {
-		parts = append(parts, fmt.Sprintf("%d 份未评分", ungraded))
-	}
-	if unusable > 0 {
-		parts = append(parts, fmt.Sprintf("%d 份缺少满分", unusable))
-	}
-	if len(parts) == 0 {
+// statsLeftOut says, after a result's count, which submissions its
+// statistics leave out ("（2 份未评分，未计入统计）"), or "" when none.
+func statsLeftOut(ungraded, unusable int, l i18n.Lang) string {
+	if ungraded == 0 && unusable == 0 {
 		return ""
 	}
-	return "（" + strings.Join(parts, "，") + "，未计入统计）"
-}
-
-func leftOutEN(ungraded, unusable int) string {
-	var parts []string
-	if ungraded > 0 {
-		parts = append(parts, fmt.Sprintf("%d not graded yet", ungraded))
-	}
-	if unusable > 0 {
-		parts = append(parts, fmt.Sprintf("%d without a max score", unusable))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ": not in the statistics)"
+	return l.Text(i18n.DataLeftOut, strings.Join(leftOutCounts(ungraded, unusable, l), l.Text(i18n.CountSeparator)))
 }
 
 // ungradedNotices tell the teacher that statistics leave work out.
@@ -453,6 +428,10 @@ func ungradedNotices(ungraded, unusable int, l i18n.Lang) []protocol.Notice {
 // LeftOut says which submissions statistics leave out ("2 份未评分、1 份缺少满分"),
 // or "" when none.
 func LeftOut(ungraded, unusable int, l i18n.Lang) string {
+	return l.List(leftOutCounts(ungraded, unusable, l))
+}
+
+func leftOutCounts(ungraded, unusable int, l i18n.Lang) []string {
 	var parts []string
 	if ungraded > 0 {
 		parts = append(parts, l.Text(i18n.Ungraded, ungraded))
@@ -460,7 +439,7 @@ func LeftOut(ungraded, unusable int, l i18n.Lang) string {
 	if unusable > 0 {
 		parts = append(parts, l.Text(i18n.NoMaxScore, unusable))
 	}
-	return strings.Join(parts, l.Pick("、", ", "))
+	return parts
 }
 
 func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs) (tools.Result, error) {
@@ -487,8 +466,7 @@ func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs
 			unusable++
 		}
 	}
-	res := result(n, lang(ctx).Pick(fmt.Sprintf("已获取 %s 的 %d 项成绩%s", g.StudentName, n, leftOutZH(ungraded, unusable)),
-		fmt.Sprintf("%d grades for %s%s", n, g.StudentName, leftOutEN(ungraded, unusable))),
+	res := result(n, lang(ctx).Text(i18n.DataGrades, g.StudentName, n, statsLeftOut(ungraded, unusable, lang(ctx))),
 		gradesOut{StudentID: g.StudentID, StudentName: g.StudentName, Submissions: records})
 	res.Notices = ungradedNotices(ungraded, unusable, lang(ctx))
 	return res, nil
@@ -507,7 +485,7 @@ func (p *pack) errorPatterns(ctx context.Context, teacher string, in studentArgs
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(ps), lang(ctx).Pick(fmt.Sprintf("已获取 %d 种常见错误", len(ps)), fmt.Sprintf("%d error patterns", len(ps))),
+	return result(len(ps), lang(ctx).Text(i18n.DataErrors, len(ps)),
 		patternsOut{StudentID: id, Patterns: ps}), nil
 }
 
@@ -516,7 +494,7 @@ func (p *pack) searchDocuments(ctx context.Context, teacher string, in searchArg
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(docs), lang(ctx).Pick(fmt.Sprintf("找到 %d 份文档", len(docs)), fmt.Sprintf("%d documents", len(docs))),
+	return result(len(docs), lang(ctx).Text(i18n.DataDocuments, len(docs)),
 		documentsOut{Documents: docs}), nil
 }
 
@@ -525,7 +503,7 @@ func (p *pack) rubrics(ctx context.Context, teacher string, _ noArgs) (tools.Res
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(rs), lang(ctx).Pick(fmt.Sprintf("已获取 %d 个评分标准", len(rs)), fmt.Sprintf("%d rubrics", len(rs))), rubricsOut{Rubrics: rs}), nil
+	return result(len(rs), lang(ctx).Text(i18n.DataRubrics, len(rs)), rubricsOut{Rubrics: rs}), nil
 }
 
 func (p *pack) rubric(ctx context.Context, teacher string, in rubricArgs) (tools.Result, error) {
@@ -536,7 +514,7 @@ func (p *pack) rubric(ctx context.Context, teacher string, in rubricArgs) (tools
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(1, lang(ctx).Pick("已获取评分标准："+r.Title, "Rubric: "+r.Title), rubricOut{Rubric: r}), nil
+	return result(1, lang(ctx).Text(i18n.DataRubric, r.Title), rubricOut{Rubric: r}), nil
 }
 
 // unknownRubric turns a 404 into an error that lists the rubrics there are.
@@ -568,19 +546,10 @@ func (p *pack) weakness(ctx context.Context, teacher string, in weaknessArgs) (t
 	if err != nil {
 		return tools.Result{}, err
 	}
-	all := make([]javaapi.AssignmentSubmissions, len(as))
-	errs := make([]error, len(as))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, fanOut)
-	for i, a := range as {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			all[i], errs[i] = p.src.AssignmentSubmissions(ctx, teacher, a.AssignmentID)
-		})
-	}
-	wg.Wait()
-	if err := firstErr(errs...); err != nil {
+	all, err := fetchAll(as, func(a javaapi.Assignment) (javaapi.AssignmentSubmissions, error) {
+		return p.src.AssignmentSubmissions(ctx, teacher, a.AssignmentID)
+	})
+	if err != nil {
 		return tools.Result{}, err
 	}
 	students, hasSkills := rank(all, skill)
@@ -592,8 +561,7 @@ func (p *pack) weakness(ctx context.Context, teacher string, in weaknessArgs) (t
 	if label == "" {
 		label = "overall"
 	}
-	msg := lang(ctx).Pick(fmt.Sprintf("已分析 %s %d 名学生的%s表现", cls.Name, len(students), skillZH(label)),
-		fmt.Sprintf("%s: %d students ranked by %s", cls.Name, len(students), label))
+	msg := lang(ctx).Text(i18n.DataWeakness, cls.Name, len(students), lang(ctx).Skill(label))
 	return result(len(students), msg, weaknessOut{ClassID: cls.ClassID, Skill: label, Students: students}), nil
 }
 
@@ -695,20 +663,11 @@ func (p *pack) withStudent(ctx context.Context, teacher string, in studentArgs, 
 		}
 		classes = all[:min(len(all), maxNameSearchClasses)]
 	}
-	details := make([]javaapi.ClassDetail, len(classes))
-	errs := make([]error, len(classes))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, fanOut)
-	for i, c := range classes {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			details[i], errs[i] = p.src.ClassDetail(ctx, teacher, c.ClassID)
-		})
-	}
-	wg.Wait()
-	if e := firstErr(errs...); e != nil {
-		return e
+	details, derr := fetchAll(classes, func(c javaapi.ClassInfo) (javaapi.ClassDetail, error) {
+		return p.src.ClassDetail(ctx, teacher, c.ClassID)
+	})
+	if derr != nil {
+		return derr
 	}
 	var students []javaapi.Student
 	for _, d := range details {
@@ -731,6 +690,24 @@ func result(n int, msg string, out any) tools.Result {
 }
 
 // firstErr returns the first non-nil error.
+// fetchAll gets each item's result, at most fanOut at a time, in the items'
+// order, or the first error.
+func fetchAll[T, R any](items []T, get func(T) (R, error)) ([]R, error) {
+	out := make([]R, len(items))
+	errs := make([]error, len(items))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, fanOut)
+	for i, it := range items {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i], errs[i] = get(it)
+		})
+	}
+	wg.Wait()
+	return out, firstErr(errs...)
+}
+
 func firstErr(errs ...error) error {
 	for _, e := range errs {
 		if e != nil {
@@ -765,17 +742,3 @@ func mean(xs []float64) float64 {
 }
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
-
-func skillZH(s string) string {
-	switch s {
-	case "grammar":
-		return "语法"
-	case "vocabulary":
-		return "词汇"
-	case "reading":
-		return "阅读"
-	case "writing":
-		return "写作"
-	}
-	return "整体"
-}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
@@ -73,8 +74,8 @@ func TestRegistersEveryBaseTool(t *testing.T) {
 	}
 	for _, n := range want {
 		tool, _ := reg.Get(n)
-		if tool.Running.ZH == "" || tool.Running.EN == "" || tool.Description == "" {
-			t.Errorf("%s: running %q, description %q", n, tool.Running, tool.Description)
+		if i18n.Chinese.Text(tool.Running) == "" || i18n.English.Text(tool.Running) == "" || tool.Description == "" {
+			t.Errorf("%s: running %d, description %q", n, tool.Running, tool.Description)
 		}
 		if tool.Artifact() {
 			t.Errorf("%s is a data tool, yet declares an artifact part: %v", n, tool.Emits)

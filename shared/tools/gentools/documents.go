@@ -102,37 +102,23 @@ func document(tool, title, kind, subject, grade string, sections []SectionArg) (
 		return office.Document{}, argError(tool, "every section is empty")
 	}
 	doc.Lang = office.Lang("", doc.Title, docText(doc))
-	zh := i18n.IsChineseTag(doc.Lang)
+	l := i18n.Of(doc.Lang)
 	var sub []string
-	for _, s := range []string{subject, grade, kindLabel(kind, zh)} {
+	for _, s := range []string{subject, grade, l.Text(kindLabels[kind])} {
 		if s = office.Line(s); s != "" {
 			sub = append(sub, s)
 		}
 	}
 	doc.Subtitle = strings.Join(sub, " · ")
 	if kind == KindHomework {
-		doc.Fields = []string{"Name", "Class", "Date"}
-		if zh {
-			doc.Fields = []string{"姓名", "班级", "日期"}
-		}
+		doc.Fields = []string{l.Text(i18n.FieldName), l.Text(i18n.FieldClass), l.Text(i18n.FieldDate)}
 	}
 	return doc, nil
 }
 
-func kindLabel(kind string, zh bool) string {
-	labels := map[string][2]string{
-		KindLessonPlan:   {"教案", "Lesson plan"},
-		KindLectureNotes: {"讲稿", "Lecture notes"},
-		KindHomework:     {"课后作业", "Homework"},
-	}
-	l, ok := labels[kind]
-	if !ok {
-		return ""
-	}
-	if zh {
-		return l[0]
-	}
-	return l[1]
+// kindLabels name the kinds of document in a document's subtitle.
+var kindLabels = map[string]i18n.Msg{
+	KindLessonPlan: i18n.KindLessonPlan, KindLectureNotes: i18n.KindLectureNotes, KindHomework: i18n.KindHomework,
 }
 
 func docText(d office.Document) string {
@@ -214,7 +200,7 @@ func (p *pack) documentFile(ctx context.Context, c tools.Call, args any, tool, t
 	l := teacherLang(c, doc.Lang)
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: l.Pick("文件已生成："+d.obj.Filename(), "File ready: "+d.obj.Filename()),
+		Message: l.Text(i18n.FileReady, d.obj.Filename()),
 		Output: map[string]any{
 			"status": "ready", "type": typ, "filename": d.obj.Filename(), "size": d.obj.Size,
 			"sections": len(doc.Sections),

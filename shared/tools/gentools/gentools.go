@@ -42,6 +42,21 @@ const (
 	GenerateInteractiveHTML   = "generate_interactive_html"
 )
 
+// descriptions tell the model what each tool makes and when to call it.
+var descriptions = map[string]string{
+	ProposePptxOutline: "Show the teacher a slide outline (titles and key points) to confirm before a deck is made. " +
+		"After calling it, end the turn and ask the teacher to confirm or change the outline; call generate_pptx only after they confirm.",
+	GeneratePptx: "Make a PowerPoint deck (.pptx): a title slide, then one slide per item with its bullet points and speaker notes. " +
+		"Use the outline the teacher confirmed. The teacher gets a download card.",
+	GenerateDocx: "Write a Word document (.docx): a lesson plan, lecture notes or a homework sheet, in sections with headings, paragraphs, lists and tables. " +
+		"The teacher gets a download card.",
+	RenderPDF: "Make a PDF of a document (same arguments as generate_docx), for printing or sharing. The teacher gets a download card.",
+	RequestInteractiveContent: "Make an interactive web page from a built-in template: flashcards (front/back), a self-check quiz with instant feedback " +
+		"(question/options/answer/explanation) or a step-by-step explainer (heading/body). Prefer this over generate_interactive_html.",
+	GenerateInteractiveHTML: "Make a simple interactive web page from HTML you write: the body only, with inline <style> and <script>. " +
+		"External scripts, styles, fonts, images and frames are removed. Use request_interactive_content when a template fits.",
+}
+
 // PDFRenderer renders a document as PDF; *pdf.Writer is one. Make it once
 // per process: it holds the font.
 type PDFRenderer interface {
@@ -88,30 +103,19 @@ func New(d Deps) []tools.Tool {
 		p.now = time.Now
 	}
 	return []tools.Tool{
-		tools.Define(ProposePptxOutline,
-			"Show the teacher a slide outline (titles and key points) to confirm before a deck is made. "+
-				"After calling it, end the turn and ask the teacher to confirm or change the outline; call generate_pptx only after they confirm.",
-			tools.Generation, i18n.Pair{ZH: "正在拟定课件提纲…", EN: "Drafting the outline…"}, p.proposeOutline).Emitting(protocol.DataPptxOutline).Naming(i18n.Pair{ZH: "课件提纲", EN: "The slide outline"}),
-		tools.Define(GeneratePptx,
-			"Make a PowerPoint deck (.pptx): a title slide, then one slide per item with its bullet points and speaker notes. "+
-				"Use the outline the teacher confirmed. The teacher gets a download card.",
-			tools.Generation, i18n.Pair{ZH: "正在生成课件…", EN: "Making the slides…"}, p.generatePptx).Emitting(protocol.DataFileReady).Naming(i18n.Pair{ZH: "课件生成", EN: "Making slides"}),
-		tools.Define(GenerateDocx,
-			"Write a Word document (.docx): a lesson plan, lecture notes or a homework sheet, in sections with headings, paragraphs, lists and tables. "+
-				"The teacher gets a download card.",
-			tools.Generation, i18n.Pair{ZH: "正在撰写文稿…", EN: "Writing the document…"}, p.generateDocx).Emitting(protocol.DataFileReady).Naming(i18n.Pair{ZH: "Word 文档生成", EN: "Making Word documents"}),
-		tools.Define(RenderPDF,
-			"Make a PDF of a document (same arguments as generate_docx), for printing or sharing. The teacher gets a download card.",
-			tools.Generation, i18n.Pair{ZH: "正在生成 PDF…", EN: "Making the PDF…"}, p.renderPDF).Emitting(protocol.DataFileReady).Naming(i18n.Pair{ZH: "PDF 导出", EN: "PDF export"}),
-		tools.Define(RequestInteractiveContent,
-			"Make an interactive web page from a built-in template: flashcards (front/back), a self-check quiz with instant feedback "+
-				"(question/options/answer/explanation) or a step-by-step explainer (heading/body). Prefer this over generate_interactive_html.",
-			tools.Generation, i18n.Pair{ZH: "正在制作互动网页…", EN: "Making the interactive page…"}, p.requestInteractive).Emitting(protocol.DataInteractiveContent).Naming(i18n.Pair{ZH: "互动网页制作", EN: "Making interactive pages"}),
-		tools.Define(GenerateInteractiveHTML,
-			"Make a simple interactive web page from HTML you write: the body only, with inline <style> and <script>. "+
-				"External scripts, styles, fonts, images and frames are removed. Use request_interactive_content when a template fits.",
-			tools.Generation, i18n.Pair{ZH: "正在制作网页…", EN: "Making the page…"}, p.generateHTML).Emitting(protocol.DataInteractiveContent).Naming(i18n.Pair{ZH: "网页制作", EN: "Making web pages"}),
+		generation(ProposePptxOutline, i18n.OutlineRunning, i18n.OutlineThing, p.proposeOutline, protocol.DataPptxOutline),
+		generation(GeneratePptx, i18n.SlidesRunning, i18n.SlidesThing, p.generatePptx, protocol.DataFileReady),
+		generation(GenerateDocx, i18n.DocxRunning, i18n.DocxThing, p.generateDocx, protocol.DataFileReady),
+		generation(RenderPDF, i18n.PDFRunning, i18n.PDFThing, p.renderPDF, protocol.DataFileReady),
+		generation(RequestInteractiveContent, i18n.InteractiveRunning, i18n.InteractiveThing, p.requestInteractive, protocol.DataInteractiveContent),
+		generation(GenerateInteractiveHTML, i18n.HTMLRunning, i18n.HTMLThing, p.generateHTML, protocol.DataInteractiveContent),
 	}
+}
+
+// generation defines a generation tool: its progress line, what it does
+// for the teacher, and the data part it emits when it succeeds.
+func generation[In any](name string, running, thing i18n.Msg, fn func(context.Context, tools.Call, In) (tools.Result, error), emits string) tools.Tool {
+	return tools.Define(name, descriptions[name], tools.Generation, running, fn).Emitting(emits).Naming(thing)
 }
 
 // FileReady is the payload of data-file-ready.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/htmlpage"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -147,7 +148,7 @@ func (p *pack) page(ctx context.Context, c tools.Call, args any, tool, title, te
 	l := teacherLang(c, content)
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: l.Pick("互动网页已生成："+payload.Title, "Interactive page ready: "+payload.Title),
+		Message: l.Text(i18n.InteractiveReady, payload.Title),
 		Output: map[string]any{
 			"status": "ready", "template": template, "filename": d.obj.Filename(), "items": items,
 			"next": "The teacher sees the page in a card and can open it; do not repeat the link. Tell them briefly how to use it in class.",

@@ -3,9 +3,9 @@ package gentools
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/pptx"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -80,7 +80,7 @@ func (p *pack) proposeOutline(ctx context.Context, c tools.Call, a OutlineArgs) 
 	l := teacherLang(c, office.Lang("", deck.Title))
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: l.Pick(fmt.Sprintf("提纲已生成（%d 页），请确认", len(out.Slides)), fmt.Sprintf("Outline ready (%d slides): please confirm", len(out.Slides))),
+		Message: l.Text(i18n.OutlineReady, len(out.Slides)),
 		Output: map[string]any{
 			"status": "awaiting_confirmation",
 			"slides": len(out.Slides),
@@ -121,7 +121,7 @@ func (p *pack) generatePptx(ctx context.Context, c tools.Call, a PptxArgs) (tool
 	l := teacherLang(c, content)
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: l.Pick("课件已生成："+d.obj.Filename(), "Slides ready: "+d.obj.Filename()),
+		Message: l.Text(i18n.SlidesReady, d.obj.Filename()),
 		Output: map[string]any{
 			"status": "ready", "type": "pptx", "filename": d.obj.Filename(), "size": d.obj.Size,
 			"slides": len(deck.Slides) + 1,

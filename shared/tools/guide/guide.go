@@ -36,7 +36,7 @@ func Tool() tools.Tool {
 	return tools.Define(prompts.GuideUserTool,
 		"Guide the teacher: show what you can do for them, the facts their request lacks, and 2-4 suggested next requests. "+
 			"Use it for greetings, open or off-topic questions, and requests a data or generation tool cannot act on yet.",
-		tools.Guidance, i18n.Pair{ZH: "正在整理建议…", EN: "Preparing suggestions…"}, run).
+		tools.Guidance, i18n.GuideRunning, run).
 		Emitting(protocol.DataGuide)
 }
 

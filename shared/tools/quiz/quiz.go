@@ -59,10 +59,10 @@ type spec struct {
 func New(m Model) tools.Tool {
 	return tools.Define("generate_quiz_questions",
 		"Write quiz questions on a topic; the teacher sees each question as it is ready.",
-		tools.Generation, i18n.Pair{ZH: "正在出题…", EN: "Writing questions…"},
+		tools.Generation, i18n.QuizRunning,
 		func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
 			return run(ctx, m, c, a)
-		}).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete).Naming(i18n.Pair{ZH: "出题", EN: "Writing questions"})
+		}).Emitting(protocol.DataQuizQuestion, protocol.DataQuizComplete).Naming(i18n.QuizThing)
 }
 
 func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, error) {
@@ -122,7 +122,7 @@ func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, erro
 	}
 	return tools.Result{
 		Status:  protocol.ToolSuccess,
-		Message: i18n.Of(s.Language, s.Topic).Pick(fmt.Sprintf("已生成 %d 道题", len(qs)), fmt.Sprintf("%d questions ready", len(qs))),
+		Message: i18n.Of(s.Language, s.Topic).Text(i18n.QuizReady, len(qs)),
 		Output:  summary(s, qs),
 		Memory:  memory(s, qs),
 	}, nil
@@ -174,8 +174,9 @@ func specOf(a Args, lang string) (spec, error) {
 		s.Language = lang
 	}
 	if s.Language == "" {
+		// The topic's language, by the one rule (the topic is never empty).
 		s.Language = "en"
-		if i18n.HasHan(s.Topic) {
+		if i18n.Of("", s.Topic) == i18n.Chinese {
 			s.Language = "zh-CN"
 		}
 	}
