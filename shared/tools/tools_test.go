@@ -260,10 +260,10 @@ func TestDuplicateNamePanics(t *testing.T) {
 }
 
 func TestDefinitions(t *testing.T) {
-	a := tools.Define("b_tool", "Second by name.", tools.Base, i18n.Pair{}, func(context.Context, tools.Call, lessonArgs) (tools.Result, error) {
+	a := tools.Define("b_tool", "Second by name.", tools.Base, i18n.None, func(context.Context, tools.Call, lessonArgs) (tools.Result, error) {
 		return tools.Result{}, nil
 	})
-	b := tools.Define("a_tool", "First by name.", tools.Generation, i18n.Pair{}, func(context.Context, tools.Call, lessonArgs) (tools.Result, error) {
+	b := tools.Define("a_tool", "First by name.", tools.Generation, i18n.None, func(context.Context, tools.Call, lessonArgs) (tools.Result, error) {
 		return tools.Result{}, nil
 	})
 	defs := tools.Definitions([]tools.Tool{a, b})
@@ -280,7 +280,7 @@ func TestDefinitions(t *testing.T) {
 }
 
 func TestRegistryRun(t *testing.T) {
-	r := tools.NewRegistry(tools.Define("echo", "", tools.Base, i18n.Pair{}, func(_ context.Context, c tools.Call, in lessonArgs) (tools.Result, error) {
+	r := tools.NewRegistry(tools.Define("echo", "", tools.Base, i18n.None, func(_ context.Context, c tools.Call, in lessonArgs) (tools.Result, error) {
 		return tools.Result{Output: c.CallID + ":" + in.Topic}, nil
 	}))
 	cases := []struct {
