@@ -199,18 +199,11 @@ func (s *contentScenario) argsFor(c *call, tool string) map[string]any {
 			v = simulationPage(l, s.topic, s.sim)
 		}
 	}
-	args := toArgs(v)
-	// A schema other than the product's may ask for more: fill what it
-	// declares from the request, then keep only what it declares.
-	sc := c.tools[tool]
+	// A schema other than the product's may ask for more: it is filled
+	// from the request, the material's topic and title first.
 	hints := c.argHints()
 	hints["topic"], hints["title"] = s.topic, m.title
-	for k, v := range fillArgs(sc, hints) {
-		if _, ok := args[k]; !ok {
-			args[k] = v
-		}
-	}
-	return sc.keep(args)
+	return c.argsFor(tool, toArgs(v), hints)
 }
 
 func (s *contentScenario) material(l lang) material {

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/prompts"
 )
-
-const finalResultTool = prompts.FinalResultTool
 
 // call is one chat-completions request, read the way the scenarios need it.
 type call struct {
@@ -259,7 +256,7 @@ func (c *call) forcedArgs(name string, r reply) string {
 			return mustJSON(cs.argsFor(c, name))
 		}
 	}
-	return mustJSON(fillArgs(c.tools[name], c.argHints()))
+	return mustJSON(c.argsFor(name, nil, nil))
 }
 
 // textOfCall is what a tool call becomes when tools are not allowed.
@@ -271,26 +268,6 @@ func textOfCall(c *call, tc replyCall) string {
 		}
 	}
 	return c.lang.pick("我需要先调用工具 "+tc.name+" 才能完成这个请求。", "I would need to call the tool "+tc.name+" to do this.")
-}
-
-// argHints are values for arguments named like these, used to fill the
-// schema of a tool no scenario knows.
-func (c *call) argHints() map[string]any {
-	topic := topicOf(c.lang, c.user)
-	if topic == "" {
-		topic = c.user
-	}
-	n := questionCount(c.user)
-	if n == 0 {
-		n = 5
-	}
-	return map[string]any{
-		"topic": topic, "title": topic, "subject": subjectOf(c.lang, c.user), "grade": gradeMention(c.user),
-		"language": c.lang.code(), "classid": classMention(c.user), "query": c.user, "prompt": c.user,
-		"request": c.user, "description": c.user, "requirements": c.user, "instructions": c.user,
-		"content": c.user, "count": n, "slidecount": 8, "numslides": 8, "difficulty": difficulty(c.user),
-		"questiontype": questionType(c.user),
-	}
 }
 
 func isJSONObject(s string) bool {
@@ -308,124 +285,4 @@ func mustJSON(v any) string {
 		panic("offlinemodel: encode: " + err.Error())
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-// schema is as much of a JSON schema as filling arguments needs.
-type schema struct {
-	Type       json.RawMessage    `json:"type"`
-	Properties map[string]*schema `json:"properties"`
-	Required   []string           `json:"required"`
-	Items      *schema            `json:"items"`
-	Enum       []any              `json:"enum"`
-	Minimum    *float64           `json:"minimum"`
-}
-
-func (s *schema) typ() string {
-	if s == nil {
-		return ""
-	}
-	var one string
-	if json.Unmarshal(s.Type, &one) == nil {
-		return one
-	}
-	var many []string
-	if json.Unmarshal(s.Type, &many) == nil {
-		for _, t := range many {
-			if t != "null" {
-				return t
-			}
-		}
-	}
-	if s.Properties != nil {
-		return "object"
-	}
-	return ""
-}
-
-// keep drops the arguments the schema does not declare, when it declares
-// any, so that a strict tool never sees an unknown field.
-func (s *schema) keep(args map[string]any) map[string]any {
-	if s == nil || len(s.Properties) == 0 {
-		return args
-	}
-	for k := range args {
-		if _, ok := s.Properties[k]; !ok {
-			delete(args, k)
-		}
-	}
-	return args
-}
-
-// fillArgs builds arguments for a schema: each property gets the hint named
-// like it (case and underscores ignored) or a plain value of its type. Depth
-// is bounded, so a recursive schema cannot loop.
-func fillArgs(s *schema, hints map[string]any) map[string]any {
-	out := map[string]any{}
-	if s == nil {
-		return out
-	}
-	names := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		v := fillValue(k, s.Properties[k], hints, 0)
-		if v == nil || (v == "" && !slices.Contains(s.Required, k)) {
-			continue
-		}
-		out[k] = v
-	}
-	return out
-}
-
-func fillValue(name string, s *schema, hints map[string]any, depth int) any {
-	key := strings.ToLower(strings.ReplaceAll(name, "_", ""))
-	if s != nil && len(s.Enum) > 0 {
-		if h, ok := hints[key]; ok && slices.Contains(s.Enum, h) {
-			return h
-		}
-		return s.Enum[0]
-	}
-	hint, hasHint := hints[key]
-	switch s.typ() {
-	case "string", "":
-		if hasHint {
-			if str, ok := hint.(string); ok {
-				return str
-			}
-		}
-		return ""
-	case "integer", "number":
-		if n, ok := hint.(int); ok && hasHint {
-			return n
-		}
-		if s.Minimum != nil {
-			return *s.Minimum
-		}
-		return 1
-	case "boolean":
-		return false
-	case "array":
-		if depth > 3 {
-			return []any{}
-		}
-		item := fillValue(strings.TrimSuffix(name, "s"), s.Items, hints, depth+1)
-		if item == nil || item == "" {
-			return []any{}
-		}
-		return []any{item}
-	case "object":
-		if depth > 3 {
-			return map[string]any{}
-		}
-		obj := map[string]any{}
-		for k, p := range s.Properties {
-			if v := fillValue(k, p, hints, depth+1); v != nil && v != "" {
-				obj[k] = v
-			}
-		}
-		return obj
-	}
-	return nil
 }

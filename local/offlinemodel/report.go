@@ -131,12 +131,12 @@ func reportPlannerReply(c *call) reply {
 		}
 		return "", false
 	}
-	if _, ok := called("list_local_dir"); !ok {
-		return callReply("list_local_dir", `{"path":"datasets"}`)
+	if _, ok := called(toolListDir); !ok {
+		return callReply(toolListDir, `{"path":"datasets"}`)
 	}
-	tree, ok := called("split_markdown_tree")
+	tree, ok := called(toolSplitTree)
 	if !ok {
-		return callReply("split_markdown_tree", mustJSON(map[string]string{"path": in.Template}))
+		return callReply(toolSplitTree, mustJSON(map[string]string{"path": in.Template}))
 	}
 	var doc struct {
 		Title  string `json:"title"`
@@ -230,7 +230,7 @@ func reportSolverReply(c *call, firstAttempt bool) reply {
 	calls, results, _ := toolTurns(c)
 	read := map[string]string{}
 	for _, k := range calls {
-		if k.name != "read_local_file" {
+		if k.name != toolReadFile {
 			continue
 		}
 		var a struct{ Path string }
@@ -239,7 +239,7 @@ func reportSolverReply(c *call, firstAttempt bool) reply {
 	}
 	for _, p := range t.RequiredInputs {
 		if _, ok := read[p]; !ok {
-			return callReply("read_local_file", mustJSON(map[string]string{"path": p}))
+			return callReply(toolReadFile, mustJSON(map[string]string{"path": p}))
 		}
 	}
 	if strings.Contains(t.Notes, string(MarkerSolverFailsOnce)) && firstAttempt {
