@@ -106,33 +106,27 @@ func historyIn(content string) string {
 // kindOf recognises the kind of call by the first line of the system prompt.
 func kindOf(system string) Kind {
 	first, _, _ := strings.Cut(strings.TrimSpace(system), "\n")
-	switch strings.TrimSpace(first) {
-	case prompts.RouterHeader:
-		return KindRouter
-	case prompts.AgentHeader:
-		return KindAgent
-	case prompts.ChatHeader:
-		return KindChat
-	case prompts.QuizHeader:
-		return KindQuiz
-	case prompts.PlannerHeader:
-		return KindPlanner
-	case prompts.WriterHeader:
-		return KindWriter
-	case prompts.EditorHeader:
-		return KindEditor
-	case prompts.ProposalHeader:
-		return KindProposal
-	case prompts.MilestoneHeader:
-		return KindMilestone
-	case prompts.ReportPlannerHeader:
-		return KindReportPlanner
-	case prompts.ReportSolverHeader:
-		return KindReportSolver
-	case prompts.ReportAggregatorHeader:
-		return KindReportEditor
+	if k, ok := kindByHeader[strings.TrimSpace(first)]; ok {
+		return k
 	}
 	return KindUnknown
+}
+
+// kindByHeader is the kind of call each of the product's prompt headers
+// starts.
+var kindByHeader = map[string]Kind{
+	prompts.RouterHeader:           KindRouter,
+	prompts.AgentHeader:            KindAgent,
+	prompts.ChatHeader:             KindChat,
+	prompts.QuizHeader:             KindQuiz,
+	prompts.PlannerHeader:          KindPlanner,
+	prompts.WriterHeader:           KindWriter,
+	prompts.EditorHeader:           KindEditor,
+	prompts.ProposalHeader:         KindProposal,
+	prompts.MilestoneHeader:        KindMilestone,
+	prompts.ReportPlannerHeader:    KindReportPlanner,
+	prompts.ReportSolverHeader:     KindReportSolver,
+	prompts.ReportAggregatorHeader: KindReportEditor,
 }
 
 // stripMarkers removes every [[offline:…]] marker, known or not, so that
@@ -177,38 +171,34 @@ func (c *call) conversationHash() [32]byte {
 // respond plays the scenario of the call's kind, then makes the reply obey
 // tool_choice and JSON mode.
 func respond(c *call) reply {
-	var r reply
-	switch c.kind {
-	case KindRouter:
-		r = routerReply(c)
-	case KindAgent:
-		r = agentReply(c)
-	case KindChat:
-		r = chatReply(c)
-	case KindQuiz:
-		r = quizReply(c)
-	case KindPlanner:
-		r = plannerReply(c)
-	case KindWriter:
-		r = writerReply(c)
-	case KindEditor:
-		r = editorReply(c)
-	case KindProposal:
-		r = proposalReply(c)
-	case KindMilestone:
-		r = milestoneReply(c)
-	case KindReportPlanner:
-		r = reportPlannerReply(c)
-	case KindReportSolver:
-		r = reportSolverReply(c, c.firstAttempt)
-	case KindReportEditor:
-		r = reportEditorReply(c)
-	default:
-		r = textReply(c.lang.pick(
-			"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",
-			"Hello! I'm the offline stand-in model and didn't recognise this kind of call, so this is only a short reply. Please check the first line of the system prompt."))
+	play, ok := scenarios[c.kind]
+	if !ok {
+		play = unknownReply
 	}
+	r := play(c)
 	return c.reason(c.conform(r))
+}
+
+// scenarios are the scenario each kind of call plays.
+var scenarios = map[Kind]func(*call) reply{
+	KindRouter:        routerReply,
+	KindAgent:         agentReply,
+	KindChat:          chatReply,
+	KindQuiz:          quizReply,
+	KindPlanner:       plannerReply,
+	KindWriter:        writerReply,
+	KindEditor:        editorReply,
+	KindProposal:      proposalReply,
+	KindMilestone:     milestoneReply,
+	KindReportPlanner: reportPlannerReply,
+	KindReportSolver:  func(c *call) reply { return reportSolverReply(c, c.firstAttempt) },
+	KindReportEditor:  reportEditorReply,
+}
+
+func unknownReply(c *call) reply {
+	return textReply(c.lang.pick(
+		"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",
+		"Hello! I'm the offline stand-in model and didn't recognise this kind of call, so this is only a short reply. Please check the first line of the system prompt."))
 }
 
 // conform makes a reply obey tool_choice and response_format, whatever the

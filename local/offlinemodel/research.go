@@ -44,7 +44,7 @@ const inventedURL = "https://www.history-of-science.example/timeline"
 
 func proposalReply(c *call) reply {
 	l := detectLang(c.user)
-	if strings.Contains(c.system, "The teacher's language: en") {
+	if strings.Contains(c.system, prompts.LanguageLine+"en") {
 		l = en
 	}
 	t, ok := researchdata.Find(c.user)
