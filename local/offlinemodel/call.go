@@ -44,10 +44,10 @@ func newCall(req *chatRequest, choice toolChoice) *call {
 				c.kind = kindOf(content)
 				c.mode = modeOf(content)
 			}
-			if h := historyIn(content); h != "" {
+			if h := sectionIn(content, prompts.HistoryHeader); h != "" {
 				c.history = h
 			}
-			if p := pageIn(content); p != "" {
+			if p := sectionIn(content, prompts.PageHeader); p != "" {
 				c.page = p
 			}
 		case "user":
@@ -90,14 +90,15 @@ func modeOf(system string) string {
 
 func (c *call) strict() bool { return c.mode == "strict" }
 
-// historyIn finds the earlier-turns summary in a system message: the whole
-// message when it starts with the header, or the part from the header on.
-func historyIn(content string) string {
+// sectionIn finds the section a header starts in a system message (the
+// earlier-turns summary, the page a follow-up is about): the whole message
+// when it starts with the header, or the part from the header on.
+func sectionIn(content, header string) string {
 	content = strings.TrimSpace(content)
-	if strings.HasPrefix(content, prompts.HistoryHeader) {
+	if strings.HasPrefix(content, header) {
 		return content
 	}
-	if i := strings.Index(content, "\n"+prompts.HistoryHeader); i >= 0 {
+	if i := strings.Index(content, "\n"+header); i >= 0 {
 		return content[i+1:]
 	}
 	return ""

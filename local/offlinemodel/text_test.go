@@ -1,6 +1,10 @@
 package offlinemodel
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/insightedge/insightedge/shared/prompts"
+)
 
 func TestReadingTheTeacher(t *testing.T) {
 	tests := []struct {
@@ -82,8 +86,8 @@ func TestHistoryIn(t *testing.T) {
 		"# Insight Edge · chat\nrules\n## Earlier in this conversation\n- b": "## Earlier in this conversation\n- b",
 		"# Insight Edge · chat\nno history":                                  "",
 	} {
-		if got := historyIn(content); got != want {
-			t.Errorf("historyIn(%q) = %q", content, got)
+		if got := sectionIn(content, prompts.HistoryHeader); got != want {
+			t.Errorf("sectionIn(%q) = %q", content, got)
 		}
 	}
 }
