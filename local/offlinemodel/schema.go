@@ -105,6 +105,12 @@ func (c *call) argsFor(name string, scripted, hints map[string]any) map[string]a
 	return args
 }
 
+// toolCall is a reply that calls the request's tool name with arguments
+// from its schema (argsFor).
+func (c *call) toolCall(name string, scripted map[string]any) reply {
+	return callReply(name, mustJSON(c.argsFor(name, scripted, nil)))
+}
+
 func hintKey(name string) string { return strings.ToLower(strings.ReplaceAll(name, "_", "")) }
 
 // fillValue is a value for a property: the hint named like it, an enum's
