@@ -121,7 +121,7 @@ func numberWord(s string) (int, bool) {
 func questionCount(s string) int {
 	patterns := []string{
 		`(\d+|[一二两三四五六七八九十几]+)\s*(?:道|题|个(?:题|小题|问题))`,
-		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a few|several)\s+(?:more\s+)?(?:[a-z/-]+\s+){0,3}(?:questions?|items?|mcqs?|problems?)\b`,
+		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a few|several)[\s-]+(?:more\s+)?(?:[a-z/-]+\s+){0,3}(?:questions?|items?|mcqs?|problems?|exercises?)\b`,
 		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+more\b`,
 		`(?i)\banother\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b`,
 	}

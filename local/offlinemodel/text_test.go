@@ -25,6 +25,8 @@ func TestReadingTheTeacher(t *testing.T) {
 		{msg: "给初二出两道勾股定理填空题", count: 2, topic: "勾股定理", qtype: fillBlank, grade: "初二", lang: zh, quiz: true},
 		{msg: "Create 3 multiple-choice questions about photosynthesis", count: 3, topic: "photosynthesis", qtype: singleChoice, quiz: true},
 		{msg: "Give me five true/false questions on the water cycle for Year 7", count: 5, topic: "water cycle", qtype: trueFalse, grade: "Year 7", quiz: true},
+		{msg: "Make a 3-question quiz about photosynthesis", count: 3, topic: "photosynthesis", qtype: singleChoice, quiz: true},
+		{msg: "Design 3 exercises on the Pythagorean theorem", count: 3, topic: "the Pythagorean theorem", qtype: singleChoice, quiz: true},
 		{msg: "make a worksheet for my class", qtype: singleChoice, quiz: true},
 		{msg: "帮我给班上出一份练习", qtype: singleChoice, lang: zh, quiz: true},
 		{msg: "1A 班哪些学生语法最弱？", class: "1A", qtype: singleChoice, lang: zh, data: true},
