@@ -397,7 +397,7 @@ func isConfirmation(s string) bool {
 		return false
 	}
 	return containsAny(low, "确认", "就这样", "生成吧", "开始生成", "没问题", "可以", "好的", "按这个", "就按", "同意") ||
-		matches(`(?i)\b(yes|yeah|yep|ok|okay|sure|go ahead|looks good|sounds good|confirm(ed)?|generate it|build it|make it|do it)\b`, low)
+		matches(`(?i)\b(yes|yeah|yep|ok|okay|sure|go ahead|looks good|sounds good|fine|confirm(ed)?|(generate|build|make|do) (it|the deck|the slides))\b`, low)
 }
 
 // awaitsOutline reports whether the last turn proposed an outline: its

@@ -492,7 +492,7 @@ func TestRouterOffersGenerationTools(t *testing.T) {
 
 func TestReadingContentRequests(t *testing.T) {
 	for s, want := range map[string]bool{
-		"可以，就按这个提纲生成": true, "确认，生成吧": true, "yes, go ahead": true, "Looks good": true, "ok": true,
+		"可以，就按这个提纲生成": true, "确认，生成吧": true, "yes, go ahead": true, "Looks good": true, "ok": true, "Fine, generate the deck": true,
 		"可以再加两页吗": false, "不行，换一个": false, "no, change slide 3": false, "yes but add a slide on respiration": false,
 		"Can you look at my book?": false,
 	} {

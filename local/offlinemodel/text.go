@@ -399,7 +399,8 @@ func wantsAnalysis(s string) bool {
 }
 
 func isDataQuestion(s string) bool {
-	low := strings.ToLower(s)
+	// Students as the audience of an explanation are no data to look up.
+	low := strings.NewReplacer("给学生", "", "向学生", "", "跟学生", "", "to students", "", "to my students", "").Replace(strings.ToLower(s))
 	return classMention(s) != "" || containsAny(low, "我的班", "哪些班", "几个班", "班级", "学生", "成绩", "分数", "作业", "提交",
 		"平均分", "考试", "评分标准", "my class", "classes", "student", "grades", "score", "marks", "assignment", "submission",
 		"homework", "rubric", "my documents", "my files", "我的文档", "我的资料")
