@@ -330,6 +330,12 @@ func isFollowUpMore(s string) bool {
 		matches(`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+more\b|\bmore questions\b|\banother\s+\w+`, s)
 }
 
+// refersBack is a request about what the conversation was about: "make 3
+// questions on it".
+func refersBack(s string) bool {
+	return matches(`(?i)\b(on|about|for) (it|this|that|this topic|that topic)\b|(关于|针对)(它|这个|这个知识点)`, s)
+}
+
 func wantsSimpler(s string) bool {
 	low := strings.ToLower(s)
 	return containsAny(low, "简单", "通俗", "听不懂", "没懂", "不明白", "simpler", "simply", "easier", "eli5", "plain words", "don't understand")
@@ -385,7 +391,8 @@ func wantsContent(c *call) bool {
 	zhNoun := matches(`(?i)ppt|课件|幻灯片|演示文稿|教案|讲稿|讲义|学案|文档|互动|网页|动画|小游戏|闪卡|pdf`, s)
 	zhVerb := matches(`做|出|生成|制作|准备|设计|写|弄|帮我|导出|转成|转为|存为`, s)
 	enNoun := matches(`(?i)\b(slides?|slide deck|decks?|presentation|powerpoint|pptx?|outline|lesson plan|lecture notes|handout|document|docx|pdf|interactive|web ?page|html|flashcards?|simulation|animation)\b`, s)
-	enVerb := matches(`(?i)\b(create|make|generate|write|prepare|design|draft|build|turn|export|convert|save)\b`, s)
+	// "Then an interactive page on …" goes on from the last request.
+	enVerb := matches(`(?i)\b(create|make|generate|write|prepare|design|draft|build|turn|export|convert|save)\b|^\s*(then|and|also|next|plus)\b`, s)
 	confirm := isConfirmation(s) && awaitsOutline(c.history)
 	return (zhNoun && zhVerb) || (enNoun && enVerb) || confirm
 }

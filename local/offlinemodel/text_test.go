@@ -34,6 +34,7 @@ func TestReadingTheTeacher(t *testing.T) {
 		{msg: "how is class 2c doing?", class: "2C", qtype: singleChoice, data: true},
 		{msg: "solve 2x + 3 = 7", qtype: singleChoice},
 		{msg: "用简单的话给学生解释光合作用", topic: "光合作用", qtype: singleChoice, lang: zh},
+		{msg: "Then an interactive web page on Newton's first law", topic: "Newton's first law", qtype: singleChoice, content: true},
 		{msg: "帮我做一个光合作用的 PPT", topic: "光合作用", qtype: singleChoice, lang: zh, content: true},
 		{msg: "帮我弄一下", qtype: singleChoice, lang: zh, vague: true},
 		{msg: "Help me with that.", qtype: singleChoice, vague: true},
