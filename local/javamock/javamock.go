@@ -46,7 +46,7 @@ func New(load func() *mockdata.Dataset, opts Options) *Server {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	s.admin.HandleFunc("GET /__mock/requests", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.Requests())
+		standin.WriteJSON(w, http.StatusOK, s.Requests())
 	})
 	return s
 }
@@ -77,7 +77,7 @@ type faultJSON struct {
 func (s *Server) getFault(w http.ResponseWriter, _ *http.Request) {
 	f, on := s.Fault()
 	if !on {
-		writeJSON(w, http.StatusOK, struct{}{})
+		standin.WriteJSON(w, http.StatusOK, struct{}{})
 		return
 	}
 	out := faultJSON{Status: f.Status, Code: f.Code, Message: f.Message, Malformed: f.Malformed,
@@ -88,7 +88,7 @@ func (s *Server) getFault(w http.ResponseWriter, _ *http.Request) {
 	if f.Jitter > 0 {
 		out.Jitter = f.Jitter.String()
 	}
-	writeJSON(w, http.StatusOK, out)
+	standin.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
@@ -96,7 +96,7 @@ func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
 	}
 	f := mockserver.Fault{Status: in.Status, Code: in.Code, Message: in.Message, Malformed: in.Malformed,
@@ -111,7 +111,7 @@ func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 		}
 		v, err := time.ParseDuration(d.in)
 		if err != nil || v < 0 {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("%s %q: want a duration such as 300ms", d.name, d.in)})
+			standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("%s %q: want a duration such as 300ms", d.name, d.in)})
 			return
 		}
 		*d.dst = v
@@ -120,19 +120,9 @@ func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 // Start serves s on addr ("127.0.0.1:0" picks a free port) until ctx ends,
 // and returns the base URL to give the client as JAVA_API_BASE_URL. done
 // is closed once the server has stopped.
 func (s *Server) Start(ctx context.Context, addr string) (baseURL string, done <-chan struct{}, err error) {
-	baseURL, done, err = standin.Serve(ctx, addr, s)
-	if err != nil {
-		return "", nil, fmt.Errorf("javamock: %w", err)
-	}
-	return baseURL, done, nil
+	return standin.Serve(ctx, addr, s)
 }

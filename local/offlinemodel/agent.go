@@ -14,23 +14,6 @@ import (
 // tool calls and results since that message, so a retried attempt, which
 // carries the same turn's history, picks up where the last one stopped.
 
-// Tools the scenarios call (seed 000 §7.2).
-const (
-	toolClasses     = "get_teacher_classes"
-	toolClassDetail = "get_class_detail"
-	toolSubmissions = "get_assignment_submissions"
-	toolWeakness    = "analyze_student_weakness"
-	toolDocuments   = "search_teacher_documents"
-	toolRubrics     = "list_available_rubrics"
-	toolQuiz        = "generate_quiz_questions"
-	toolOutline     = "propose_pptx_outline"
-	toolPptx        = "generate_pptx"
-	toolDocx        = "generate_docx"
-	toolPDF         = "render_pdf"
-	toolInteractive = "request_interactive_content"
-	toolHTML        = "generate_interactive_html"
-)
-
 // FinalResult statuses.
 const (
 	statusAnswer   = "answer_ready"
@@ -56,7 +39,7 @@ type action struct {
 }
 
 func callTool(c *call, name string, args map[string]any) action {
-	return action{tool: name, args: mustJSON(c.tools[name].keep(args))}
+	return action{tool: name, args: mustJSON(c.argsFor(name, args, nil))}
 }
 
 func finish(fr finalResult) action { return action{final: &fr} }
@@ -366,7 +349,7 @@ func (q *quizScenario) argsJSON(c *call, count int) string {
 	if len(q.spec.Avoid) > 0 {
 		args["avoid"] = q.spec.Avoid
 	}
-	return mustJSON(c.tools[toolQuiz].keep(args))
+	return mustJSON(c.argsFor(toolQuiz, args, nil))
 }
 
 func (q *quizScenario) next(st *agentState) action {

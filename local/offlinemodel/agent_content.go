@@ -199,18 +199,11 @@ func (s *contentScenario) argsFor(c *call, tool string) map[string]any {
 			v = simulationPage(l, s.topic, s.sim)
 		}
 	}
-	args := toArgs(v)
-	// A schema other than the product's may ask for more: fill what it
-	// declares from the request, then keep only what it declares.
-	sc := c.tools[tool]
+	// A schema other than the product's may ask for more: it is filled
+	// from the request, the material's topic and title first.
 	hints := c.argHints()
 	hints["topic"], hints["title"] = s.topic, m.title
-	for k, v := range fillArgs(sc, hints) {
-		if _, ok := args[k]; !ok {
-			args[k] = v
-		}
-	}
-	return sc.keep(args)
+	return c.argsFor(tool, toArgs(v), hints)
 }
 
 func (s *contentScenario) material(l lang) material {
@@ -404,7 +397,7 @@ func isConfirmation(s string) bool {
 		return false
 	}
 	return containsAny(low, "确认", "就这样", "生成吧", "开始生成", "没问题", "可以", "好的", "按这个", "就按", "同意") ||
-		matches(`(?i)\b(yes|yeah|yep|ok|okay|sure|go ahead|looks good|sounds good|confirm(ed)?|generate it|build it|make it|do it)\b`, low)
+		matches(`(?i)\b(yes|yeah|yep|ok|okay|sure|go ahead|looks good|sounds good|fine|confirm(ed)?|(generate|build|make|do) (it|the deck|the slides))\b`, low)
 }
 
 // awaitsOutline reports whether the last turn proposed an outline: its

@@ -152,15 +152,23 @@ func TestAgentScenarios(t *testing.T) {
 	}
 }
 
+// afterFirstCall asks the agent about msg and answers its first tool call
+// with result: the conversation so far.
+func afterFirstCall(t *testing.T, c *openai.Client, msg string, result func(openai.ToolCall) string) []openai.ChatCompletionMessage {
+	t.Helper()
+	msgs := []openai.ChatCompletionMessage{system(prompts.AgentHeader, ""), user(msg)}
+	first := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t)
+	return append(msgs,
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: result(first)})
+}
+
 func TestAgentExplainsAToolError(t *testing.T) {
 	_, c := start(t, Options{})
-	msgs := []openai.ChatCompletionMessage{
-		system(prompts.AgentHeader, ""), user("出 5 道牛顿第一定律的选择题"),
-	}
-	first := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t)
-	msgs = append(msgs,
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: `{"error":"quiz service unavailable","teacherMessage":"出题暂不可用，请稍后再试。"}`})
+	msgs := afterFirstCall(t, c, "出 5 道牛顿第一定律的选择题",
+		func(openai.ToolCall) string {
+			return `{"error":"quiz service unavailable","teacherMessage":"出题暂不可用，请稍后再试。"}`
+		})
 	final := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, true).call(t)
 	if final.Function.Name != prompts.FinalResultTool {
 		t.Fatalf("called %s, want final_result", final.Function.Name)
@@ -177,11 +185,8 @@ func TestAgentExplainsAToolError(t *testing.T) {
 
 func TestAgentExplainsADataToolError(t *testing.T) {
 	_, c := start(t, Options{})
-	msgs := []openai.ChatCompletionMessage{system(prompts.AgentHeader, ""), user("which students in 1A are weakest in grammar?")}
-	first := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t)
-	msgs = append(msgs,
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: `{"error":"class 1A not found"}`})
+	msgs := afterFirstCall(t, c, "which students in 1A are weakest in grammar?",
+		func(openai.ToolCall) string { return `{"error":"class 1A not found"}` })
 	args := argsOf(t, complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t))
 	// Without the product's words for the teacher, a plain apology: no
 	// tool name, no error text.
@@ -264,11 +269,8 @@ func TestAgentToolChoice(t *testing.T) {
 
 func TestAgentFinishForcedAfterTools(t *testing.T) {
 	_, c := start(t, Options{})
-	msgs := []openai.ChatCompletionMessage{system(prompts.AgentHeader, ""), user("How did 1A do on the latest assignment?")}
-	first := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools()}, false).call(t)
-	msgs = append(msgs,
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{first}},
-		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.ID, Content: fakeTool(first.Function.Name, first.Function.Arguments)})
+	msgs := afterFirstCall(t, c, "How did 1A do on the latest assignment?",
+		func(tc openai.ToolCall) string { return fakeTool(tc.Function.Name, tc.Function.Arguments) })
 	forced := openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: prompts.FinalResultTool}}
 	r := complete(t, c, openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: agentTools(), ToolChoice: forced}, true)
 	args := argsOf(t, r.call(t))

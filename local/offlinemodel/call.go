@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/prompts"
 )
-
-const finalResultTool = prompts.FinalResultTool
 
 // call is one chat-completions request, read the way the scenarios need it.
 type call struct {
@@ -47,10 +44,10 @@ func newCall(req *chatRequest, choice toolChoice) *call {
 				c.kind = kindOf(content)
 				c.mode = modeOf(content)
 			}
-			if h := historyIn(content); h != "" {
+			if h := sectionIn(content, prompts.HistoryHeader); h != "" {
 				c.history = h
 			}
-			if p := pageIn(content); p != "" {
+			if p := sectionIn(content, prompts.PageHeader); p != "" {
 				c.page = p
 			}
 		case "user":
@@ -93,14 +90,15 @@ func modeOf(system string) string {
 
 func (c *call) strict() bool { return c.mode == "strict" }
 
-// historyIn finds the earlier-turns summary in a system message: the whole
-// message when it starts with the header, or the part from the header on.
-func historyIn(content string) string {
+// sectionIn finds the section a header starts in a system message (the
+// earlier-turns summary, the page a follow-up is about): the whole message
+// when it starts with the header, or the part from the header on.
+func sectionIn(content, header string) string {
 	content = strings.TrimSpace(content)
-	if strings.HasPrefix(content, prompts.HistoryHeader) {
+	if strings.HasPrefix(content, header) {
 		return content
 	}
-	if i := strings.Index(content, "\n"+prompts.HistoryHeader); i >= 0 {
+	if i := strings.Index(content, "\n"+header); i >= 0 {
 		return content[i+1:]
 	}
 	return ""
@@ -109,33 +107,27 @@ func historyIn(content string) string {
 // kindOf recognises the kind of call by the first line of the system prompt.
 func kindOf(system string) Kind {
 	first, _, _ := strings.Cut(strings.TrimSpace(system), "\n")
-	switch strings.TrimSpace(first) {
-	case prompts.RouterHeader:
-		return KindRouter
-	case prompts.AgentHeader:
-		return KindAgent
-	case prompts.ChatHeader:
-		return KindChat
-	case prompts.QuizHeader:
-		return KindQuiz
-	case prompts.PlannerHeader:
-		return KindPlanner
-	case prompts.WriterHeader:
-		return KindWriter
-	case prompts.EditorHeader:
-		return KindEditor
-	case prompts.ProposalHeader:
-		return KindProposal
-	case prompts.MilestoneHeader:
-		return KindMilestone
-	case prompts.ReportPlannerHeader:
-		return KindReportPlanner
-	case prompts.ReportSolverHeader:
-		return KindReportSolver
-	case prompts.ReportAggregatorHeader:
-		return KindReportEditor
+	if k, ok := kindByHeader[strings.TrimSpace(first)]; ok {
+		return k
 	}
 	return KindUnknown
+}
+
+// kindByHeader is the kind of call each of the product's prompt headers
+// starts.
+var kindByHeader = map[string]Kind{
+	prompts.RouterHeader:           KindRouter,
+	prompts.AgentHeader:            KindAgent,
+	prompts.ChatHeader:             KindChat,
+	prompts.QuizHeader:             KindQuiz,
+	prompts.PlannerHeader:          KindPlanner,
+	prompts.WriterHeader:           KindWriter,
+	prompts.EditorHeader:           KindEditor,
+	prompts.ProposalHeader:         KindProposal,
+	prompts.MilestoneHeader:        KindMilestone,
+	prompts.ReportPlannerHeader:    KindReportPlanner,
+	prompts.ReportSolverHeader:     KindReportSolver,
+	prompts.ReportAggregatorHeader: KindReportEditor,
 }
 
 // stripMarkers removes every [[offline:…]] marker, known or not, so that
@@ -180,38 +172,34 @@ func (c *call) conversationHash() [32]byte {
 // respond plays the scenario of the call's kind, then makes the reply obey
 // tool_choice and JSON mode.
 func respond(c *call) reply {
-	var r reply
-	switch c.kind {
-	case KindRouter:
-		r = routerReply(c)
-	case KindAgent:
-		r = agentReply(c)
-	case KindChat:
-		r = chatReply(c)
-	case KindQuiz:
-		r = quizReply(c)
-	case KindPlanner:
-		r = plannerReply(c)
-	case KindWriter:
-		r = writerReply(c)
-	case KindEditor:
-		r = editorReply(c)
-	case KindProposal:
-		r = proposalReply(c)
-	case KindMilestone:
-		r = milestoneReply(c)
-	case KindReportPlanner:
-		r = reportPlannerReply(c)
-	case KindReportSolver:
-		r = reportSolverReply(c, c.firstAttempt)
-	case KindReportEditor:
-		r = reportEditorReply(c)
-	default:
-		r = textReply(c.lang.pick(
-			"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",
-			"Hello! I'm the offline stand-in model and didn't recognise this kind of call, so this is only a short reply. Please check the first line of the system prompt."))
+	play, ok := scenarios[c.kind]
+	if !ok {
+		play = unknownReply
 	}
+	r := play(c)
 	return c.reason(c.conform(r))
+}
+
+// scenarios are the scenario each kind of call plays.
+var scenarios = map[Kind]func(*call) reply{
+	KindRouter:        routerReply,
+	KindAgent:         agentReply,
+	KindChat:          chatReply,
+	KindQuiz:          quizReply,
+	KindPlanner:       plannerReply,
+	KindWriter:        writerReply,
+	KindEditor:        editorReply,
+	KindProposal:      proposalReply,
+	KindMilestone:     milestoneReply,
+	KindReportPlanner: reportPlannerReply,
+	KindReportSolver:  func(c *call) reply { return reportSolverReply(c, c.firstAttempt) },
+	KindReportEditor:  reportEditorReply,
+}
+
+func unknownReply(c *call) reply {
+	return textReply(c.lang.pick(
+		"你好！我是离线演示用的替身模型，没认出这次调用的类型，所以只能简单回复。请检查系统提示的第一行。",
+		"Hello! I'm the offline stand-in model and didn't recognise this kind of call, so this is only a short reply. Please check the first line of the system prompt."))
 }
 
 // conform makes a reply obey tool_choice and response_format, whatever the
@@ -259,7 +247,7 @@ func (c *call) forcedArgs(name string, r reply) string {
 			return mustJSON(cs.argsFor(c, name))
 		}
 	}
-	return mustJSON(fillArgs(c.tools[name], c.argHints()))
+	return mustJSON(c.argsFor(name, nil, nil))
 }
 
 // textOfCall is what a tool call becomes when tools are not allowed.
@@ -271,26 +259,6 @@ func textOfCall(c *call, tc replyCall) string {
 		}
 	}
 	return c.lang.pick("我需要先调用工具 "+tc.name+" 才能完成这个请求。", "I would need to call the tool "+tc.name+" to do this.")
-}
-
-// argHints are values for arguments named like these, used to fill the
-// schema of a tool no scenario knows.
-func (c *call) argHints() map[string]any {
-	topic := topicOf(c.lang, c.user)
-	if topic == "" {
-		topic = c.user
-	}
-	n := questionCount(c.user)
-	if n == 0 {
-		n = 5
-	}
-	return map[string]any{
-		"topic": topic, "title": topic, "subject": subjectOf(c.lang, c.user), "grade": gradeMention(c.user),
-		"language": c.lang.code(), "classid": classMention(c.user), "query": c.user, "prompt": c.user,
-		"request": c.user, "description": c.user, "requirements": c.user, "instructions": c.user,
-		"content": c.user, "count": n, "slidecount": 8, "numslides": 8, "difficulty": difficulty(c.user),
-		"questiontype": questionType(c.user),
-	}
 }
 
 func isJSONObject(s string) bool {
@@ -308,124 +276,4 @@ func mustJSON(v any) string {
 		panic("offlinemodel: encode: " + err.Error())
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
-}
-
-// schema is as much of a JSON schema as filling arguments needs.
-type schema struct {
-	Type       json.RawMessage    `json:"type"`
-	Properties map[string]*schema `json:"properties"`
-	Required   []string           `json:"required"`
-	Items      *schema            `json:"items"`
-	Enum       []any              `json:"enum"`
-	Minimum    *float64           `json:"minimum"`
-}
-
-func (s *schema) typ() string {
-	if s == nil {
-		return ""
-	}
-	var one string
-	if json.Unmarshal(s.Type, &one) == nil {
-		return one
-	}
-	var many []string
-	if json.Unmarshal(s.Type, &many) == nil {
-		for _, t := range many {
-			if t != "null" {
-				return t
-			}
-		}
-	}
-	if s.Properties != nil {
-		return "object"
-	}
-	return ""
-}
-
-// keep drops the arguments the schema does not declare, when it declares
-// any, so that a strict tool never sees an unknown field.
-func (s *schema) keep(args map[string]any) map[string]any {
-	if s == nil || len(s.Properties) == 0 {
-		return args
-	}
-	for k := range args {
-		if _, ok := s.Properties[k]; !ok {
-			delete(args, k)
-		}
-	}
-	return args
-}
-
-// fillArgs builds arguments for a schema: each property gets the hint named
-// like it (case and underscores ignored) or a plain value of its type. Depth
-// is bounded, so a recursive schema cannot loop.
-func fillArgs(s *schema, hints map[string]any) map[string]any {
-	out := map[string]any{}
-	if s == nil {
-		return out
-	}
-	names := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		v := fillValue(k, s.Properties[k], hints, 0)
-		if v == nil || (v == "" && !slices.Contains(s.Required, k)) {
-			continue
-		}
-		out[k] = v
-	}
-	return out
-}
-
-func fillValue(name string, s *schema, hints map[string]any, depth int) any {
-	key := strings.ToLower(strings.ReplaceAll(name, "_", ""))
-	if s != nil && len(s.Enum) > 0 {
-		if h, ok := hints[key]; ok && slices.Contains(s.Enum, h) {
-			return h
-		}
-		return s.Enum[0]
-	}
-	hint, hasHint := hints[key]
-	switch s.typ() {
-	case "string", "":
-		if hasHint {
-			if str, ok := hint.(string); ok {
-				return str
-			}
-		}
-		return ""
-	case "integer", "number":
-		if n, ok := hint.(int); ok && hasHint {
-			return n
-		}
-		if s.Minimum != nil {
-			return *s.Minimum
-		}
-		return 1
-	case "boolean":
-		return false
-	case "array":
-		if depth > 3 {
-			return []any{}
-		}
-		item := fillValue(strings.TrimSuffix(name, "s"), s.Items, hints, depth+1)
-		if item == nil || item == "" {
-			return []any{}
-		}
-		return []any{item}
-	case "object":
-		if depth > 3 {
-			return map[string]any{}
-		}
-		obj := map[string]any{}
-		for k, p := range s.Properties {
-			if v := fillValue(k, p, hints, depth+1); v != nil && v != "" {
-				obj[k] = v
-			}
-		}
-		return obj
-	}
-	return nil
 }

@@ -22,6 +22,7 @@ func TestChat(t *testing.T) {
 		{"thanks", nil, "谢谢", []string{"不客气"}, nil},
 		{"newton zh", nil, "什么是牛顿第一定律？", []string{"惯性", "匀速直线运动"}, nil},
 		{"photosynthesis en", nil, "Can you explain photosynthesis?", []string{"chlorophyll", "glucose", "oxygen"}, nil},
+		{"newton by its effect", nil, "Why do objects keep moving in space?", []string{"inertia"}, nil},
 		{"present perfect", nil, "How do I teach the present perfect?", []string{"have/has", "yesterday"}, nil},
 		{"pythagoras zh", nil, "讲讲勾股定理", []string{"a² + b² = c²", "斜边"}, nil},
 		{"simpler follow-up", []string{"- 老师：什么是光合作用？", "- 助手：光合作用是绿色植物利用光能……"}, "再说简单一点",

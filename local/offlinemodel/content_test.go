@@ -94,6 +94,17 @@ func (ct contentTurn) summary(msg string) []string {
 // other tools are answered by fakeTool, and final_result is checked the way
 // validate_terminal_state checks it (artifact_ready needs an artifact event
 // in the attempt), with one retry after a refusal.
+// playOneTool plays msg and requires one call of tool, then final_result,
+// with no error.
+func playOneTool(t *testing.T, c *openai.Client, gen map[string]tools.Tool, msg, tool string) contentTurn {
+	t.Helper()
+	ct := playContent(t, c, gen, msg, nil)
+	if !slices.Equal(ct.names(), []string{tool, "final_result"}) || len(ct.errs) > 0 {
+		t.Fatalf("calls %v errors %v", ct.names(), ct.errs)
+	}
+	return ct
+}
+
 func playContent(t *testing.T, c *openai.Client, gen map[string]tools.Tool, msg string, history []string) contentTurn {
 	t.Helper()
 	msgs := []openai.ChatCompletionMessage{system(prompts.AgentHeader, "End every turn with final_result.")}
@@ -345,10 +356,7 @@ func TestInteractivePages(t *testing.T) {
 	gen := generation(t)
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
-			ct := playContent(t, c, gen, tt.msg, nil)
-			if !slices.Equal(ct.names(), []string{tt.tool, "final_result"}) || len(ct.errs) > 0 {
-				t.Fatalf("calls %v errors %v", ct.names(), ct.errs)
-			}
+			ct := playOneTool(t, c, gen, tt.msg, tt.tool)
 			if len(ct.pages) != 1 || ct.pages[0].Template != tt.template || ct.pages[0].Items < tt.minItems {
 				t.Fatalf("pages %+v, want template %s with at least %d items", ct.pages, tt.template, tt.minItems)
 			}
@@ -388,10 +396,7 @@ func TestDocumentKinds(t *testing.T) {
 	gen := generation(t)
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
-			ct := playContent(t, c, gen, tt.msg, nil)
-			if !slices.Equal(ct.names(), []string{tt.tool, "final_result"}) || len(ct.errs) > 0 {
-				t.Fatalf("calls %v errors %v", ct.names(), ct.errs)
-			}
+			ct := playOneTool(t, c, gen, tt.msg, tt.tool)
 			d := decode[documentArgs](t, ct.args[tt.tool])
 			if d.Kind != tt.kind || len(d.Sections) < tt.minSections || len(ct.files) != 1 {
 				t.Fatalf("kind %q, %d sections, files %+v", d.Kind, len(d.Sections), ct.files)
@@ -487,7 +492,7 @@ func TestRouterOffersGenerationTools(t *testing.T) {
 
 func TestReadingContentRequests(t *testing.T) {
 	for s, want := range map[string]bool{
-		"可以，就按这个提纲生成": true, "确认，生成吧": true, "yes, go ahead": true, "Looks good": true, "ok": true,
+		"可以，就按这个提纲生成": true, "确认，生成吧": true, "yes, go ahead": true, "Looks good": true, "ok": true, "Fine, generate the deck": true,
 		"可以再加两页吗": false, "不行，换一个": false, "no, change slide 3": false, "yes but add a slide on respiration": false,
 		"Can you look at my book?": false,
 	} {

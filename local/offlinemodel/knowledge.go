@@ -17,7 +17,7 @@ func knowledgeBase() []topic {
 	return []topic{
 		{
 			zh: "牛顿第一定律", en: "Newton's first law",
-			aliases:   []string{"牛顿第一定律", "惯性定律", "newton's first law", "newton’s first law", "newtons first law", "first law of motion", "law of inertia"},
+			aliases:   []string{"牛顿第一定律", "惯性定律", "newton's first law", "newton’s first law", "newtons first law", "first law of motion", "law of inertia", "keep moving"},
 			subjectZh: "物理", subjectEn: "Physics",
 			explainZh: "**牛顿第一定律**（又叫惯性定律）说的是：一切物体在没有受到力的作用时，总保持**静止状态**或**匀速直线运动状态**。\n\n" +
 				"可以从三点来理解：\n\n" +

@@ -22,18 +22,6 @@ import (
 // KindEditor is the page editor's call.
 const KindEditor Kind = "editor"
 
-// pageIn finds the page section in a system message.
-func pageIn(content string) string {
-	content = strings.TrimSpace(content)
-	if strings.HasPrefix(content, prompts.PageHeader) {
-		return content
-	}
-	if i := strings.Index(content, "\n"+prompts.PageHeader); i >= 0 {
-		return content[i+1:]
-	}
-	return ""
-}
-
 // Words of structural changes and of changes to what is there.
 var (
 	addWords    = []string{"加一个", "加个", "加一张", "再加", "添加", "增加", "新增", "加上", "add ", "add a", "include a", "insert"}

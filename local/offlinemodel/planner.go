@@ -91,9 +91,9 @@ func plannedBlueprint(l lang, msg string) blueprint.Blueprint {
 		DataContract: blueprint.DataContract{
 			Inputs: []blueprint.Input{in},
 			Bindings: []blueprint.Binding{
-				{ID: "classInfo", ToolName: "get_class_detail", Args: map[string]string{"classId": "$input.class"},
+				{ID: "classInfo", ToolName: toolClassDetail, Args: map[string]string{"classId": "$input.class"},
 					Description: l.pick("班级、学生与作业", "The class, its students and assignments")},
-				{ID: "submissions", ToolName: "get_assignment_submissions", Args: map[string]string{"assignmentId": "$item.assignmentId"},
+				{ID: "submissions", ToolName: toolSubmissions, Args: map[string]string{"assignmentId": "$item.assignmentId"},
 					ForEach: "$data.classInfo.assignments", Description: l.pick("每项作业的提交", "Each assignment's submissions")},
 			},
 		},

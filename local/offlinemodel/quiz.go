@@ -109,7 +109,7 @@ func quizSpecFrom(c *call) quizSpec {
 	l, text := c.lang, c.user
 	topic, line := topicOf(l, text), text
 	earlier, hasEarlier := earlierQuiz(c.history)
-	if topic == "" && c.history != "" && isFollowUpMore(text) {
+	if topic == "" && c.history != "" && (isFollowUpMore(text) || refersBack(text)) {
 		if hasEarlier && earlier.Topic != "" {
 			topic, line = earlier.Topic, earlier.Grade
 		} else {

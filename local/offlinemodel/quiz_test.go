@@ -169,3 +169,11 @@ func TestQuizWriterAvoidsEarlierQuestions(t *testing.T) {
 		}
 	}
 }
+
+func TestQuizOnWhatTheConversationWasAbout(t *testing.T) {
+	history := prompts.HistoryHeader + "\n- teacher: What is photosynthesis?\n- assistant: Photosynthesis is how green plants make glucose from light."
+	c := &call{user: "Now make 3 questions on it", lang: en, history: history, tools: map[string]*schema{}}
+	if spec := quizSpecFrom(c); spec.Topic != "photosynthesis" || spec.Count != 3 {
+		t.Errorf("quiz spec %+v, want 3 questions on photosynthesis", spec)
+	}
+}

@@ -58,17 +58,20 @@ func (c *call) thought(r reply) string {
 // toolThing says what a tool does, in the teacher's words: a reasoning
 // shown to the teacher never names a tool.
 func toolThing(l lang, tool string) string {
-	switch tool {
-	case toolQuiz:
-		return l.pick("出题", "write the questions")
-	case toolOutline:
-		return l.pick("拟一份课件提纲", "draft a slide outline")
-	case toolPptx:
-		return l.pick("生成课件", "make the slides")
-	case toolDocx, toolPDF:
-		return l.pick("写好文档", "write the document")
-	case toolInteractive, toolHTML:
-		return l.pick("做好互动网页", "make the interactive page")
+	thing, ok := toolThings[tool]
+	if !ok {
+		thing = [2]string{"查一下相关数据", "look up the data"}
 	}
-	return l.pick("查一下相关数据", "look up the data")
+	return l.pick(thing[0], thing[1])
+}
+
+// toolThings are the generation tools' toolThing, in Chinese and English.
+var toolThings = map[string][2]string{
+	toolQuiz:        {"出题", "write the questions"},
+	toolOutline:     {"拟一份课件提纲", "draft a slide outline"},
+	toolPptx:        {"生成课件", "make the slides"},
+	toolDocx:        {"写好文档", "write the document"},
+	toolPDF:         {"写好文档", "write the document"},
+	toolInteractive: {"做好互动网页", "make the interactive page"},
+	toolHTML:        {"做好互动网页", "make the interactive page"},
 }

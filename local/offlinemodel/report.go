@@ -131,12 +131,12 @@ func reportPlannerReply(c *call) reply {
 		}
 		return "", false
 	}
-	if _, ok := called("list_local_dir"); !ok {
-		return callReply("list_local_dir", `{"path":"datasets"}`)
+	if _, ok := called(toolListDir); !ok {
+		return c.toolCall(toolListDir, map[string]any{"path": "datasets"})
 	}
-	tree, ok := called("split_markdown_tree")
+	tree, ok := called(toolSplitTree)
 	if !ok {
-		return callReply("split_markdown_tree", mustJSON(map[string]string{"path": in.Template}))
+		return c.toolCall(toolSplitTree, map[string]any{"path": in.Template})
 	}
 	var doc struct {
 		Title  string `json:"title"`
@@ -175,7 +175,7 @@ func reportPlannerReply(c *call) reply {
 	}
 	summary := l.pick(fmt.Sprintf("按模板《%s》的 %d 个最小章节逐节撰写，数据取自知识库的 %d 个文件。", doc.Title, len(doc.Leaves), len(in.Datasets)),
 		fmt.Sprintf("Write the %d sections of %q one by one from the %d files of the knowledge base.", len(doc.Leaves), doc.Title, len(in.Datasets)))
-	return callReply(prompts.SubmitPlanTool, mustJSON(map[string]any{"tasks": tasks, "plan_summary": summary}))
+	return c.toolCall(prompts.SubmitPlanTool, map[string]any{"tasks": tasks, "plan_summary": summary})
 }
 
 func hintFor(l lang, k sectionKind) string {
@@ -230,7 +230,7 @@ func reportSolverReply(c *call, firstAttempt bool) reply {
 	calls, results, _ := toolTurns(c)
 	read := map[string]string{}
 	for _, k := range calls {
-		if k.name != "read_local_file" {
+		if k.name != toolReadFile {
 			continue
 		}
 		var a struct{ Path string }
@@ -239,7 +239,7 @@ func reportSolverReply(c *call, firstAttempt bool) reply {
 	}
 	for _, p := range t.RequiredInputs {
 		if _, ok := read[p]; !ok {
-			return callReply("read_local_file", mustJSON(map[string]string{"path": p}))
+			return c.toolCall(toolReadFile, map[string]any{"path": p})
 		}
 	}
 	if strings.Contains(t.Notes, string(MarkerSolverFailsOnce)) && firstAttempt {

@@ -44,7 +44,7 @@ const inventedURL = "https://www.history-of-science.example/timeline"
 
 func proposalReply(c *call) reply {
 	l := detectLang(c.user)
-	if strings.Contains(c.system, "The teacher's language: en") {
+	if strings.Contains(c.system, prompts.LanguageLine+"en") {
 		l = en
 	}
 	t, ok := researchdata.Find(c.user)
@@ -166,23 +166,23 @@ func milestoneReply(c *call) reply {
 		if st.searches >= len(queries) {
 			q += fmt.Sprintf(" %d", st.searches/len(queries)+1)
 		}
-		return searchReply("", q)
+		return searchReply(c, "", q)
 	}
 	if st.searches < len(queries) {
 		draft := ""
 		if st.searches == 0 && known {
 			draft = memoryDraft(st.lang, t)
 		}
-		return searchReply(draft, queries[st.searches])
+		return searchReply(c, draft, queries[st.searches])
 	}
 	if !known {
-		return callReply(prompts.FinalResultTool, mustJSON(map[string]any{"milestones": []any{}}))
+		return c.toolCall(prompts.FinalResultTool, map[string]any{"milestones": []any{}})
 	}
-	return callReply(prompts.FinalResultTool, mustJSON(map[string]any{"milestones": finalMilestones(c, st, t)}))
+	return c.toolCall(prompts.FinalResultTool, map[string]any{"milestones": finalMilestones(c, st, t)})
 }
 
-func searchReply(content, query string) reply {
-	r := callReply(prompts.WebSearchTool, mustJSON(map[string]string{"query": query}))
+func searchReply(c *call, content, query string) reply {
+	r := c.toolCall(prompts.WebSearchTool, map[string]any{"query": query})
 	r.content = content
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -37,8 +38,8 @@ func routerReply(c *call) reply {
 	var rc routeCase
 	cases := routeCases()
 	// Refine and rebuild only when the prompt offers them (the product
-	// does when it has the page's blueprint).
-	if c.page != "" && strings.Contains(c.system, "- refine:") {
+	// adds prompts.RouterFollowup when it has the page's blueprint).
+	if c.page != "" && strings.Contains(c.system, prompts.RouterFollowup) {
 		switch followUpIntent(c) {
 		case workflow.IntentRefine:
 			cases = []routeCase{{workflow.IntentRefine, nil, workflow.ExpectArtifact, "standard", "change the page's blocks in place with a patch plan"}}

@@ -10,7 +10,11 @@
 // chat.go, quiz.go. The agent's content requests (decks, documents, PDFs,
 // interactive pages) are in agent_content.go, with the teaching material they
 // are written from in lessons.go; a follow-up reuses what an earlier turn
-// made from the "Produced:" notes of the history summary. It reads the
+// made from the "Produced:" notes of the history summary. The tools it calls
+// are the request's: a scenario names a tool as the product's package names
+// it (tools.go), calls it only when the request offers it (answering in text
+// otherwise), and writes its arguments from the schema the request gives
+// (schema.go), scripting only what matters to the teacher. It reads the
 // user's words with keyword heuristics; that is
 // allowed here only, because this is a stand-in: the product itself never
 // routes by keywords.

@@ -3,8 +3,6 @@ package offlinemodel
 import (
 	"encoding/json"
 	"strings"
-
-	"github.com/insightedge/insightedge/shared/prompts"
 )
 
 // How the stand-in plays the chat modes' agent (seed 003). In strict mode a
@@ -13,8 +11,6 @@ import (
 // in a line that points at the guidance; and when the last lookup found
 // nothing or failed, the stand-in has nothing grounded to say and leaves the
 // message empty, which the orchestrator's strict reply replaces (§4.3).
-
-const toolGuide = prompts.GuideUserTool
 
 // strictTurn adjusts the agent's next action for strict mode.
 func strictTurn(st *agentState, a action) action {

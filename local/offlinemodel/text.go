@@ -121,7 +121,7 @@ func numberWord(s string) (int, bool) {
 func questionCount(s string) int {
 	patterns := []string{
 		`(\d+|[一二两三四五六七八九十几]+)\s*(?:道|题|个(?:题|小题|问题))`,
-		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a few|several)\s+(?:more\s+)?(?:[a-z/-]+\s+){0,3}(?:questions?|items?|mcqs?|problems?)\b`,
+		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a few|several)[\s-]+(?:more\s+)?(?:[a-z/-]+\s+){0,3}(?:questions?|items?|mcqs?|problems?|exercises?)\b`,
 		`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+more\b`,
 		`(?i)\banother\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b`,
 	}
@@ -330,6 +330,22 @@ func isFollowUpMore(s string) bool {
 		matches(`(?i)\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+more\b|\bmore questions\b|\banother\s+\w+`, s)
 }
 
+// teacherWords is what the teacher asks, without the material they quote:
+// a block between "---" lines, and a source named as such ("根据这份讲义",
+// "based on this handout"). Words inside quoted material are no request,
+// whatever they say.
+func teacherWords(s string) string {
+	s = compiled(`(?s)(^|\n)\s*-{3,}\s*\n.*?(\n\s*-{3,}\s*(\n|$)|$)`).ReplaceAllString(s, "\n")
+	s = compiled(`根据(这份|这篇|这个|下面的?|以下的?)?(讲义|文档|资料|课件|教案|材料|文章)`).ReplaceAllString(s, "")
+	return compiled(`(?i)\b(based on|from|using) (this|these|the following|my) (handout|document|notes|text|material)s?\b`).ReplaceAllString(s, "")
+}
+
+// refersBack is a request about what the conversation was about: "make 3
+// questions on it".
+func refersBack(s string) bool {
+	return matches(`(?i)\b(on|about|for) (it|this|that|this topic|that topic)\b|(关于|针对)(它|这个|这个知识点)`, s)
+}
+
 func wantsSimpler(s string) bool {
 	low := strings.ToLower(s)
 	return containsAny(low, "简单", "通俗", "听不懂", "没懂", "不明白", "simpler", "simply", "easier", "eli5", "plain words", "don't understand")
@@ -355,7 +371,7 @@ func historyTopic(l lang, history string) (string, string) {
 // Requests the scenarios tell apart.
 
 func wantsQuiz(c *call) bool {
-	s := c.user
+	s := teacherWords(c.user)
 	zhVerb := matches(`出|生成|编|准备|设计|布置|来几|做一|制作|弄一`, s)
 	zhNoun := matches(`选择题|判断题|填空题|简答题|问答题|练习题|习题|题目|测验|小测|练习|试卷|道题|(\d+|[一二两三四五六七八九十几]+)\s*道`, s)
 	enVerb := matches(`(?i)\b(create|make|generate|write|give me|prepare|design|set|draft|build)\b`, s)
@@ -381,11 +397,12 @@ func namesContentFormat(s string) bool {
 }
 
 func wantsContent(c *call) bool {
-	s := c.user
+	s := teacherWords(c.user)
 	zhNoun := matches(`(?i)ppt|课件|幻灯片|演示文稿|教案|讲稿|讲义|学案|文档|互动|网页|动画|小游戏|闪卡|pdf`, s)
 	zhVerb := matches(`做|出|生成|制作|准备|设计|写|弄|帮我|导出|转成|转为|存为`, s)
 	enNoun := matches(`(?i)\b(slides?|slide deck|decks?|presentation|powerpoint|pptx?|outline|lesson plan|lecture notes|handout|document|docx|pdf|interactive|web ?page|html|flashcards?|simulation|animation)\b`, s)
-	enVerb := matches(`(?i)\b(create|make|generate|write|prepare|design|draft|build|turn|export|convert|save)\b`, s)
+	// "Then an interactive page on …" goes on from the last request.
+	enVerb := matches(`(?i)\b(create|make|generate|write|prepare|design|draft|build|turn|export|convert|save)\b|^\s*(then|and|also|next|plus)\b`, s)
 	confirm := isConfirmation(s) && awaitsOutline(c.history)
 	return (zhNoun && zhVerb) || (enNoun && enVerb) || confirm
 }
@@ -399,7 +416,8 @@ func wantsAnalysis(s string) bool {
 }
 
 func isDataQuestion(s string) bool {
-	low := strings.ToLower(s)
+	// Students as the audience of an explanation are no data to look up.
+	low := strings.NewReplacer("给学生", "", "向学生", "", "跟学生", "", "to students", "", "to my students", "").Replace(strings.ToLower(teacherWords(s)))
 	return classMention(s) != "" || containsAny(low, "我的班", "哪些班", "几个班", "班级", "学生", "成绩", "分数", "作业", "提交",
 		"平均分", "考试", "评分标准", "my class", "classes", "student", "grades", "score", "marks", "assignment", "submission",
 		"homework", "rubric", "my documents", "my files", "我的文档", "我的资料")

@@ -85,10 +85,10 @@ func New(key string) *Server {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.fault == nil {
-			writeJSON(w, http.StatusOK, struct{}{})
+			standin.WriteJSON(w, http.StatusOK, struct{}{})
 			return
 		}
-		writeJSON(w, http.StatusOK, s.fault)
+		standin.WriteJSON(w, http.StatusOK, s.fault)
 	})
 	s.mux.HandleFunc("PUT /__search/fault", s.putFault)
 	s.mux.HandleFunc("DELETE /__search/fault", func(w http.ResponseWriter, _ *http.Request) {
@@ -96,7 +96,7 @@ func New(key string) *Server {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	s.mux.HandleFunc("GET /__search/requests", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.Requests())
+		standin.WriteJSON(w, http.StatusOK, s.Requests())
 	})
 	return s
 }
@@ -134,11 +134,11 @@ func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
 	}
 	if err := s.SetFault(&f); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -164,12 +164,12 @@ func (s *Server) take() (status int, latency time.Duration) {
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	if s.key != "" && r.Header.Get("Authorization") != "Bearer "+s.key {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"detail": map[string]string{"error": "Unauthorized: missing or invalid API key."}})
+		standin.WriteJSON(w, http.StatusUnauthorized, map[string]any{"detail": map[string]string{"error": "Unauthorized: missing or invalid API key."}})
 		return
 	}
 	var req Request
 	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&req); err != nil || strings.TrimSpace(req.Query) == "" {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"detail": map[string]string{"error": "query is required"}})
+		standin.WriteJSON(w, http.StatusBadRequest, map[string]any{"detail": map[string]string{"error": "query is required"}})
 		return
 	}
 	s.mu.Lock()
@@ -190,12 +190,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		if status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", "0")
 		}
-		writeJSON(w, status, map[string]any{"detail": map[string]string{"error": http.StatusText(status)}})
+		standin.WriteJSON(w, status, map[string]any{"detail": map[string]string{"error": http.StatusText(status)}})
 		return
 	}
 	resp := Search(req)
 	resp.ResponseTime = float64(time.Since(start).Milliseconds()) / 1000
-	writeJSON(w, http.StatusOK, resp)
+	standin.WriteJSON(w, http.StatusOK, resp)
 }
 
 // Search answers one request from the corpus.
@@ -253,18 +253,8 @@ func hasHan(s string) bool {
 	return false
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 // Start serves s on addr ("127.0.0.1:0" picks a port) until ctx ends and
 // returns its base URL; done is closed once it has stopped.
 func (s *Server) Start(ctx context.Context, addr string) (baseURL string, done <-chan struct{}, err error) {
-	baseURL, done, err = standin.Serve(ctx, addr, s)
-	if err != nil {
-		return "", nil, fmt.Errorf("searchsvc: %w", err)
-	}
-	return baseURL, done, nil
+	return standin.Serve(ctx, addr, s)
 }

@@ -4,6 +4,7 @@ package standin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,7 +16,7 @@ import (
 func Serve(ctx context.Context, addr string, h http.Handler) (baseURL string, done <-chan struct{}, err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return "", nil, fmt.Errorf("listen %s: %w", addr, err)
+		return "", nil, fmt.Errorf("stand-in: listen %s: %w", addr, err)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	stopped := make(chan struct{})
@@ -34,4 +35,11 @@ func Serve(ctx context.Context, addr string, h http.Handler) (baseURL string, do
 		}
 	}()
 	return "http://" + ln.Addr().String(), stopped, nil
+}
+
+// WriteJSON writes v as a JSON response with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
 }

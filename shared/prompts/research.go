@@ -12,6 +12,9 @@ const (
 	// final_result whose milestones did not pass the product's checks; the
 	// reasons follow.
 	MilestoneRefusedPrefix = "final_result refused, fix these problems and call final_result again:"
+	// LanguageLine starts the line the proposal's prompt ends with when the
+	// teacher's language is known; the language tag follows.
+	LanguageLine = "The teacher's language: "
 )
 
 // Proposal is the proposal writer's system prompt. The user message is the

@@ -159,7 +159,7 @@ func (f *Flow) proposal(ctx context.Context, topic, language string) (Proposal, 
 		{Role: llm.RoleUser, Content: topic},
 	}
 	if language != "" {
-		msgs[0].Content += "The teacher's language: " + language + "\n"
+		msgs[0].Content += prompts.LanguageLine + language + "\n"
 	}
 	var last error
 	for range 2 {

@@ -55,9 +55,12 @@ type spec struct {
 	Avoid []string `json:"avoid,omitempty"`
 }
 
+// Name is the quiz tool's name.
+const Name = "generate_quiz_questions"
+
 // New returns the generate_quiz_questions tool.
 func New(m Model) tools.Tool {
-	return tools.Define("generate_quiz_questions",
+	return tools.Define(Name,
 		"Write quiz questions on a topic; the teacher sees each question as it is ready.",
 		tools.Generation, i18n.QuizRunning,
 		func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
