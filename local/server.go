@@ -26,6 +26,7 @@ import (
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/office/pdf"
+	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -139,7 +140,7 @@ func start(ctx context.Context, o options) (s *localServer, err error) {
 	store := claimcheck.Wrap(s.db.Sessions(), s.Files, 0)
 	s.metrics = obs.NewEMF(metrics, "InsightEdge")
 	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.db.Events(), Tools: append(data, files...),
-		Research: s.db.Research(), Metrics: s.metrics, Logger: o.Logger, Files: s.Files})
+		Research: research.NewStore(s.db), Metrics: s.metrics, Logger: o.Logger, Files: s.Files})
 	if err != nil {
 		return s, err
 	}

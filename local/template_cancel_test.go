@@ -48,7 +48,7 @@ func checkStoppedInAggregate(t *testing.T, s testServer, sid string, relayed []f
 		t.Fatal("the aggregator's model call was not abandoned: the execution did not stop")
 	}
 	ctx := context.Background()
-	sess, err := s.db.Reports().GetSession(ctx, sid)
+	sess, err := report.NewStore(s.db).GetSession(ctx, sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func checkStoppedInAggregate(t *testing.T, s testServer, sid string, relayed []f
 	case <-time.After(30 * time.Second):
 		t.Fatalf("execution %s still running", sess.Execution)
 	}
-	if sess, _ = s.db.Reports().GetSession(ctx, sid); sess.Status != report.StatusCancelled {
+	if sess, _ = report.NewStore(s.db).GetSession(ctx, sid); sess.Status != report.StatusCancelled {
 		t.Errorf("session status %s, want cancelled", sess.Status)
 	}
 	evs, err := s.db.Events().Read(ctx, report.StreamName(sid), 0, 10_000)

@@ -32,7 +32,7 @@ func TestTemplateSignedStateAndReconnect(t *testing.T) {
 	a.close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		sess, err := s.db.Reports().GetSession(t.Context(), sid)
+		sess, err := report.NewStore(s.db).GetSession(t.Context(), sid)
 		if err == nil && sess.Status == report.StatusClosed {
 			break
 		}

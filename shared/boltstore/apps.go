@@ -57,7 +57,7 @@ func (s *AppStore) PutApp(ctx context.Context, a apps.App) error {
 // GetApp implements apps.Store.
 func (s *AppStore) GetApp(ctx context.Context, id string) (apps.App, error) {
 	var a apps.App
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketApps))
 		if b == nil || id == "" {
 			return apps.ErrNotFound
@@ -103,7 +103,7 @@ func (s *AppStore) DueApps(ctx context.Context, now time.Time, limit int) ([]app
 
 func (s *AppStore) scan(ctx context.Context, keep func(apps.App) bool) ([]apps.App, error) {
 	out := []apps.App{}
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketApps))
 		if b == nil {
 			return nil
@@ -173,7 +173,7 @@ func (s *AppStore) PutSnapshot(ctx context.Context, snap apps.Snapshot) error {
 // GetSnapshot implements apps.Store.
 func (s *AppStore) GetSnapshot(ctx context.Context, appID, runID string) (apps.Snapshot, error) {
 	var snap apps.Snapshot
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := snapshots(tx, appID)
 		if b == nil || runID == "" {
 			return apps.ErrNotFound
@@ -193,7 +193,7 @@ func (s *AppStore) GetSnapshot(ctx context.Context, appID, runID string) (apps.S
 // ListSnapshots implements apps.Store.
 func (s *AppStore) ListSnapshots(ctx context.Context, appID string) ([]apps.Snapshot, error) {
 	out := []apps.Snapshot{}
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := snapshots(tx, appID)
 		if b == nil {
 			return nil
@@ -222,11 +222,4 @@ func snapshots(tx *bbolt.Tx, appID string) *bbolt.Bucket {
 		return nil
 	}
 	return root.Bucket([]byte(appID))
-}
-
-func (s *AppStore) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return s.db.bolt.View(fn)
 }

@@ -98,6 +98,14 @@ func (d *DB) update(fn func(*bbolt.Tx) error) error {
 	return d.bolt.Update(fn)
 }
 
+// view runs fn in a read transaction, unless ctx is done.
+func (d *DB) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return d.bolt.View(fn)
+}
+
 // DB is an open store file.
 type DB struct {
 	bolt   *bbolt.DB

@@ -34,7 +34,7 @@ func (s *SessionStore) HoldLease(ctx context.Context, l session.Lease) error {
 // GetLease implements session.Leases.
 func (s *SessionStore) GetLease(ctx context.Context, kind session.LeaseKind, id string) (session.Lease, error) {
 	var l session.Lease
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		v := tx.Bucket([]byte(bucketLeases)).Get(leaseKey(kind, id))
 		if v == nil {
 			return session.ErrNotFound
@@ -65,7 +65,7 @@ func (s *SessionStore) DropLease(ctx context.Context, kind session.LeaseKind, id
 // running work only, so a scan of it is short.
 func (s *SessionStore) ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]session.Lease, error) {
 	var out []session.Lease
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		return tx.Bucket([]byte(bucketLeases)).ForEach(func(_, v []byte) error {
 			var l session.Lease
 			if err := json.Unmarshal(v, &l); err != nil {
@@ -89,7 +89,7 @@ func (s *SessionStore) ExpiredLeases(ctx context.Context, now time.Time, limit i
 func (s *SessionStore) LiveLeases(ctx context.Context, kind session.LeaseKind, idPrefix string, now time.Time, limit int) ([]session.Lease, error) {
 	var out []session.Lease
 	prefix := leaseKey(kind, idPrefix)
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		c := tx.Bucket([]byte(bucketLeases)).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Next() {
 			var l session.Lease

@@ -51,7 +51,7 @@ func (s *SessionStore) CreateSession(ctx context.Context, sess session.Session) 
 // GetSession implements session.Store.
 func (s *SessionStore) GetSession(ctx context.Context, id string) (session.Session, error) {
 	var sess session.Session
-	err := s.view(ctx, func(tx *bbolt.Tx) (err error) {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) (err error) {
 		sess, err = getSession(tx, id)
 		return err
 	})
@@ -160,7 +160,7 @@ func (s *SessionStore) EndTurn(ctx context.Context, sessionID, turnID string, st
 // GetTurn implements session.Store.
 func (s *SessionStore) GetTurn(ctx context.Context, sessionID, turnID string) (session.Turn, error) {
 	var t session.Turn
-	err := s.view(ctx, func(tx *bbolt.Tx) (err error) {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) (err error) {
 		_, t, err = getTurn(tx, sessionID, turnID)
 		return err
 	})
@@ -173,7 +173,7 @@ func (s *SessionStore) GetTurn(ctx context.Context, sessionID, turnID string) (s
 // ListTurns implements session.Store. An unknown session has no turns.
 func (s *SessionStore) ListTurns(ctx context.Context, sessionID string) ([]session.Turn, error) {
 	var turns []session.Turn
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketTurns)).Bucket([]byte(sessionID))
 		if b == nil {
 			return nil
@@ -203,7 +203,7 @@ func (s *SessionStore) PageTurns(ctx context.Context, sessionID string, before, 
 		turns []session.Turn
 		more  bool
 	)
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketTurns)).Bucket([]byte(sessionID))
 		if b == nil {
 			return nil
@@ -268,7 +268,7 @@ func (s *SessionStore) PutRecord(ctx context.Context, sessionID, key string, val
 // GetRecord implements session.Records.
 func (s *SessionStore) GetRecord(ctx context.Context, sessionID, key string) ([]byte, error) {
 	var value []byte
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketRecords)).Bucket([]byte(sessionID))
 		if b == nil {
 			return session.ErrNotFound
@@ -294,7 +294,7 @@ func (s *SessionStore) GetRecord(ctx context.Context, sessionID, key string) ([]
 // ListRecords implements session.Records.
 func (s *SessionStore) ListRecords(ctx context.Context, sessionID, prefix string) ([]session.Record, error) {
 	var recs []session.Record
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketRecords)).Bucket([]byte(sessionID))
 		if b == nil {
 			return nil
@@ -313,13 +313,6 @@ func (s *SessionStore) ListRecords(ctx context.Context, sessionID, prefix string
 }
 
 // view runs fn in a read transaction unless ctx has ended.
-func (s *SessionStore) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return s.db.bolt.View(fn)
-}
-
 func getSession(tx *bbolt.Tx, id string) (session.Session, error) {
 	v := tx.Bucket([]byte(bucketSessions)).Get([]byte(id))
 	if v == nil {

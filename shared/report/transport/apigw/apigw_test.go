@@ -66,13 +66,13 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 	}
 	defer db.Close()
 	st := &sfnStub{}
-	svc, err := control.New(db.Reports(), db.Events(), st, st, backend.NewResolver(backend.Options{Default: "http://127.0.0.1:1"}),
+	svc, err := control.New(report.NewStore(db), db.Events(), st, st, backend.NewResolver(backend.Options{Default: "http://127.0.0.1:1"}),
 		control.Options{Settings: pipeline.DefaultSettings(), Secret: []byte("0123456789abcdef")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &posts{got: map[string][]report.Envelope{}, gone: map[string]bool{}}
-	gw := apigw.New(svc, db.Reports(), db.Events(), auth.Dev{Default: "t-001"}, p, nil)
+	gw := apigw.New(svc, report.NewStore(db), db.Events(), auth.Dev{Default: "t-001"}, p, nil)
 	route := func(key, conn, body string, headers map[string]string) events.APIGatewayProxyResponse {
 		t.Helper()
 		resp, err := gw.Route(ctx, events.APIGatewayWebsocketProxyRequest{Body: body, Headers: headers,
@@ -95,7 +95,7 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 		!strings.Contains(string(got[1].Content), "not a JSON object") {
 		t.Fatalf("direct answers %+v", got)
 	}
-	conn, err := db.Reports().GetConnection(ctx, "c1")
+	conn, err := report.NewStore(db).GetConnection(ctx, "c1")
 	if err != nil || len(conn.Sessions) != 1 || conn.TeacherID != "t-001" {
 		t.Fatalf("connection %+v %v", conn, err)
 	}
@@ -131,13 +131,13 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 	if err := gw.Relay(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := db.Reports().GetSession(ctx, sid); s.Status != report.StatusClosed {
+	if s, _ := report.NewStore(db).GetSession(ctx, sid); s.Status != report.StatusClosed {
 		t.Fatalf("session after its connection went: %s", s.Status)
 	}
 	if r := route("$disconnect", "c1", "", nil); r.StatusCode != 200 {
 		t.Fatalf("disconnect %d", r.StatusCode)
 	}
-	if _, err := db.Reports().GetConnection(ctx, "c1"); !errors.Is(err, report.ErrNotFound) {
+	if _, err := report.NewStore(db).GetConnection(ctx, "c1"); !errors.Is(err, report.ErrNotFound) {
 		t.Fatalf("connection kept: %v", err)
 	}
 	if r := route("$default", "c1", `{"event":"user.create_session"}`, nil); r.StatusCode != http.StatusGone {

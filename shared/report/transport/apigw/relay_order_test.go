@@ -32,7 +32,7 @@ func TestRelayDeliversInSeqOrder(t *testing.T) {
 	srv := dynamotest.Start(t)
 	table := srv.NewTable(t)
 	log := dynamostore.New(srv.Client, table, dynamostore.Options{}).Events()
-	store := dynamostore.NewReportStore(srv.Client, table, dynamostore.Options{})
+	store := report.NewStore(dynamostore.NewRecords(srv.Client, table, dynamostore.Options{}))
 	st := &sfnStub{}
 	svc, err := control.New(store, log, st, st, backend.NewResolver(backend.Options{Default: "http://127.0.0.1:1"}),
 		control.Options{Settings: pipeline.DefaultSettings(), Secret: []byte("0123456789abcdef")})

@@ -1,6 +1,4 @@
-// Package reporttest is the contract suite of report.Store: every
-// implementation runs it.
-package reporttest
+package report_test
 
 import (
 	"context"
@@ -10,11 +8,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/records"
 	"github.com/insightedge/insightedge/shared/report"
 )
 
-// Run runs the suite against stores made by newStore (a fresh one per test).
-func Run(t *testing.T, newStore func(t *testing.T) report.Store) {
+// TestStore holds the Store's own rules (versions, times, connections) on
+// records in memory; the backends pass recordstest.
+func TestStore(t *testing.T) {
+	newStore := func(*testing.T) report.Store { return report.NewStore(records.NewMemory()) }
 	t.Run("SessionLifecycle", func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore(t)

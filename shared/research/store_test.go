@@ -1,8 +1,4 @@
-// Package researchtest is the contract suite of research.Store: every
-// implementation (the embedded bbolt store, the DynamoDB table) runs it, so
-// that the lifecycle and the single-stream rule behave the same locally and
-// in AWS.
-package researchtest
+package research_test
 
 import (
 	"context"
@@ -13,11 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/records"
 	"github.com/insightedge/insightedge/shared/research"
 )
 
-// Run runs the suite; newStore returns an empty store for each case.
-func Run(t *testing.T, newStore func(t *testing.T) research.Store) {
+// TestStore holds the lifecycle and the single-stream rule on records in
+// memory; the backends pass recordstest, so they behave the same locally
+// and in AWS.
+func TestStore(t *testing.T) {
+	newStore := func(*testing.T) research.Store { return research.NewStore(records.NewMemory()) }
 	cases := []struct {
 		name string
 		fn   func(t *testing.T, s research.Store)
