@@ -28,7 +28,7 @@ func TestRecordsContract(t *testing.T) {
 // The records as the stores before shared/records wrote them (captured from
 // that code): one bucket a kind, the value's JSON under its id.
 var oldRecords = map[string][2]string{
-	"report-sessions": {"s-old", `{"id":"s-old","teacher_id":"t-001","connection_id":"c-old","status":"confirming","run":2,"message":{"question":"写报告","template_name":"学期教学工作总结"},"task_state":{"1":"running"},"version":2,"created_at":"2026-11-28T16:31:17.617364481Z","updated_at":"2026-11-28T16:31:17.618351101Z","expires_at":"2026-11-27T09:00:00Z"}`},
+	"report-sessions":    {"s-old", `{"id":"s-old","teacher_id":"t-001","connection_id":"c-old","status":"confirming","run":2,"message":{"question":"写报告","template_name":"学期教学工作总结"},"task_state":{"1":"running"},"version":2,"created_at":"2026-11-28T16:31:17.617364481Z","updated_at":"2026-11-28T16:31:17.618351101Z","expires_at":"2026-11-27T09:00:00Z"}`},
 	"report-connections": {"c-old", `{"id":"c-old","teacher_id":"t-001","sessions":["s-old"],"created_at":"2026-11-27T08:00:00Z"}`},
 	"research":           {"r-old", `{"id":"r-old","teacherId":"t-001","topic":"DNA","language":"en","status":"Executing","proposal":{"topic":"DNA","time_range":"","focus_points":null,"expected_milestones":0,"search_plan":null,"language":"en"},"attached":"h","attachedUntil":"2026-11-27T08:01:00Z","version":3,"createdAt":"2026-11-27T08:00:00Z","updatedAt":"2026-11-27T08:00:00Z","startedAt":"2026-11-27T08:00:00Z","expiresAt":"2026-11-27T09:00:00Z"}`},
 }

@@ -60,17 +60,9 @@ func (s memoryItems) Create(ctx context.Context, key string, it Item) error {
 	return nil
 }
 
+// Get is an update that changes nothing.
 func (s memoryItems) Get(ctx context.Context, key string) (Item, error) {
-	items, err := s.lock(ctx)
-	if err != nil {
-		return Item{}, err
-	}
-	defer s.m.mu.Unlock()
-	it, ok := items[key]
-	if !ok {
-		return Item{}, fmt.Errorf("records: get %s %s: %w", s.kind, key, ErrNotFound)
-	}
-	return clone(it), nil
+	return s.Update(ctx, key, func(*Item) error { return nil })
 }
 
 func (s memoryItems) Update(ctx context.Context, key string, fn func(*Item) error) (Item, error) {
@@ -81,7 +73,7 @@ func (s memoryItems) Update(ctx context.Context, key string, fn func(*Item) erro
 	defer s.m.mu.Unlock()
 	it, ok := items[key]
 	if !ok {
-		return Item{}, fmt.Errorf("records: update %s %s: %w", s.kind, key, ErrNotFound)
+		return Item{}, fmt.Errorf("records: %s %s: %w", s.kind, key, ErrNotFound)
 	}
 	it = clone(it)
 	if err := fn(&it); err != nil {
