@@ -13,18 +13,9 @@ import (
 
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
-	"github.com/insightedge/insightedge/shared/records"
-	"github.com/insightedge/insightedge/shared/records/recordstest"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/research"
 )
-
-func TestRecordsContract(t *testing.T) {
-	srv := dynamotest.Start(t)
-	recordstest.Run(t, func(t *testing.T) records.Backend {
-		return dynamostore.NewRecords(srv.Client, srv.NewTable(t), dynamostore.Options{})
-	})
-}
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
