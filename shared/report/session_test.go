@@ -15,10 +15,9 @@ import (
 // TestStore holds the Store's own rules (versions, times, connections) on
 // records in memory; the backends pass recordstest.
 func TestStore(t *testing.T) {
-	newStore := func(*testing.T) report.Store { return report.NewStore(records.NewMemory()) }
 	t.Run("SessionLifecycle", func(t *testing.T) {
 		ctx := context.Background()
-		s := newStore(t)
+		s := report.NewStore(records.NewMemory())
 		in := report.Session{ID: "s-1", TeacherID: "t-001", ConnectionID: "c-1", Status: report.StatusIdle,
 			Message: report.Message{Question: "写报告", TemplateName: "学期教学工作总结"}}
 		if err := s.CreateSession(ctx, in); err != nil {
@@ -60,7 +59,7 @@ func TestStore(t *testing.T) {
 	})
 	t.Run("ConcurrentUpdatesAreNotLost", func(t *testing.T) {
 		ctx := context.Background()
-		s := newStore(t)
+		s := report.NewStore(records.NewMemory())
 		if err := s.CreateSession(ctx, report.Session{ID: "s-2", TeacherID: "t"}); err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +92,7 @@ func TestStore(t *testing.T) {
 	})
 	t.Run("Connections", func(t *testing.T) {
 		ctx := context.Background()
-		s := newStore(t)
+		s := report.NewStore(records.NewMemory())
 		if err := s.PutConnection(ctx, report.Connection{ID: "c-1", TeacherID: "t-001"}); err != nil {
 			t.Fatal(err)
 		}

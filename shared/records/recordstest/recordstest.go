@@ -17,22 +17,17 @@ import (
 
 // Run runs the suite; newBackend returns an empty backend for each case.
 func Run(t *testing.T, newBackend func(t *testing.T) records.Backend) {
-	cases := []struct {
-		name string
-		fn   func(t *testing.T, b records.Backend)
-	}{
-		{"CreateGet", testCreateGet},
-		{"Missing", testMissing},
-		{"Update", testUpdate},
-		{"FailedUpdateWritesNothing", testFailedUpdate},
-		{"NoLostUpdates", testNoLostUpdates},
-		{"Delete", testDelete},
-		{"KindsApart", testKindsApart},
-		{"List", testList},
+	run := func(name string, test func(*testing.T, records.Backend)) {
+		t.Run(name, func(t *testing.T) { test(t, newBackend(t)) })
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.fn(t, newBackend(t)) })
-	}
+	run("CreateGet", testCreateGet)
+	run("Missing", testMissing)
+	run("Update", testUpdate)
+	run("FailedUpdateWritesNothing", testFailedUpdate)
+	run("NoLostUpdates", testNoLostUpdates)
+	run("Delete", testDelete)
+	run("KindsApart", testKindsApart)
+	run("List", testList)
 }
 
 // note is the value the suite keeps.
