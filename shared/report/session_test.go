@@ -3,7 +3,6 @@ package report_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -96,8 +95,8 @@ func TestStore(t *testing.T) {
 		if err := s.PutConnection(ctx, report.Connection{ID: "c-1", TeacherID: "t-001"}); err != nil {
 			t.Fatal(err)
 		}
-		for i := range 3 {
-			if err := s.AddSession(ctx, "c-1", fmt.Sprintf("s-%d", i%2)); err != nil {
+		for _, id := range []string{"s-0", "s-1", "s-0"} { // a second add of s-0 keeps one
+			if err := s.AddSession(ctx, "c-1", id); err != nil {
 				t.Fatal(err)
 			}
 		}
