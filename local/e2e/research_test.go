@@ -277,7 +277,7 @@ func TestResearchFlow(t *testing.T) {
 			if int(done["total_nodes"].(float64)) != len(nodes) || done["duration_seconds"].(float64) > time.Since(start).Seconds()+0.01 {
 				t.Errorf("complete %v", done)
 			}
-			got, err := s.DB.Research().GetResearch(context.Background(), p.SessionID)
+			got, err := research.NewStore(s.DB).GetResearch(context.Background(), p.SessionID)
 			if err != nil || got.Status != research.Completed {
 				t.Errorf("session %+v %v", got.Status, err)
 			}
@@ -344,7 +344,7 @@ func TestResearchStreamRules(t *testing.T) {
 	first := make(chan researchStream, 1)
 	go func() { first <- openResearch(t, url(p.SessionID), 4) }() // the 4th event ends the first search
 	waitFor(t, func() bool {
-		got, _ := s.DB.Research().GetResearch(context.Background(), p.SessionID)
+		got, _ := research.NewStore(s.DB).GetResearch(context.Background(), p.SessionID)
 		return got.Attached != ""
 	})
 	if rs := openResearch(t, url(p.SessionID), 0); rs.Status != 409 || !strings.Contains(rs.Body, "CONFLICT") {
@@ -431,7 +431,7 @@ func TestResearchMisbehaviours(t *testing.T) {
 			if finals != tt.finals {
 				t.Errorf("%d final_result calls, want %d", finals, tt.finals)
 			}
-			got, _ := s.DB.Research().GetResearch(context.Background(), p.SessionID)
+			got, _ := research.NewStore(s.DB).GetResearch(context.Background(), p.SessionID)
 			if tt.errCode != "" {
 				e := rs.last().Data
 				if e["error"] != tt.errCode || e["message"] == "" || got.Status != research.Failed {
@@ -506,11 +506,11 @@ func TestResearchRestart(t *testing.T) {
 	}
 	now := time.Now()
 	killed := research.Session{ID: "research-killed", TeacherID: "t-001", Topic: "DNA", Status: research.Created, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(time.Hour)}
-	if err := db.Research().CreateResearch(context.Background(), killed); err != nil {
+	if err := research.NewStore(db).CreateResearch(context.Background(), killed); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = research.ReadyProposal(context.Background(), db.Research(), killed.ID, research.Proposal{Topic: "DNA", Language: "en"}, now)
-	if _, _, err := research.Attach(context.Background(), db.Research(), killed.ID, "dead-edge", now, now.Add(time.Hour)); err != nil {
+	_, _ = research.ReadyProposal(context.Background(), research.NewStore(db), killed.ID, research.Proposal{Topic: "DNA", Language: "en"}, now)
+	if _, _, err := research.Attach(context.Background(), research.NewStore(db), killed.ID, "dead-edge", now, now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := protocol.MarshalResearchEvent(protocol.ResearchProgress{Phase: "skeleton", Message: "Building…", Percent: 5})
@@ -524,7 +524,7 @@ func TestResearchRestart(t *testing.T) {
 	s2 := newLocalIn(t, dir, nil)
 	for _, id := range []string{p.SessionID, killed.ID} {
 		t.Run(id, func(t *testing.T) {
-			got, err := s2.DB.Research().GetResearch(context.Background(), id)
+			got, err := research.NewStore(s2.DB).GetResearch(context.Background(), id)
 			if err != nil || !got.Status.Ended() {
 				t.Fatalf("after the restart the session is %s (%v)", got.Status, err)
 			}
@@ -565,7 +565,7 @@ func TestResearchLeaseRenewed(t *testing.T) {
 	first := make(chan researchStream, 1)
 	go func() { first <- openResearch(t, url, 0) }()
 	waitFor(t, func() bool {
-		got, _ := s.DB.Research().GetResearch(context.Background(), p.SessionID)
+		got, _ := research.NewStore(s.DB).GetResearch(context.Background(), p.SessionID)
 		return got.Attached != ""
 	})
 	time.Sleep(300 * time.Millisecond) // over twice the first lease (120 ms)

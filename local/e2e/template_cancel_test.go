@@ -48,7 +48,7 @@ func checkStoppedInAggregate(t *testing.T, s Local, sid string, relayed []frame)
 		t.Fatal("the aggregator's model call was not abandoned: the execution did not stop")
 	}
 	ctx := context.Background()
-	sess, err := s.DB.Reports().GetSession(ctx, sid)
+	sess, err := report.NewStore(s.DB).GetSession(ctx, sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func checkStoppedInAggregate(t *testing.T, s Local, sid string, relayed []frame)
 	case <-time.After(30 * time.Second):
 		t.Fatalf("execution %s still running", sess.Execution)
 	}
-	if sess, _ = s.DB.Reports().GetSession(ctx, sid); sess.Status != report.StatusCancelled {
+	if sess, _ = report.NewStore(s.DB).GetSession(ctx, sid); sess.Status != report.StatusCancelled {
 		t.Errorf("session status %s, want cancelled", sess.Status)
 	}
 	evs, err := s.DB.Events().Read(ctx, report.StreamName(sid), 0, 10_000)

@@ -30,7 +30,7 @@ func TestTemplateSignedStateAndReconnect(t *testing.T) {
 	a.close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		sess, err := s.DB.Reports().GetSession(t.Context(), sid)
+		sess, err := report.NewStore(s.DB).GetSession(t.Context(), sid)
 		if err == nil && sess.Status == report.StatusClosed {
 			break
 		}

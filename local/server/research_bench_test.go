@@ -94,7 +94,7 @@ func BenchmarkResearchRunOverhead(b *testing.B) {
 	}
 	defer db.Close()
 	model, searcher := benchFixtures()
-	flow := research.New(model, searcher, db.Research(), db.Events(), research.Options{})
+	flow := research.New(model, searcher, research.NewStore(db), db.Events(), research.Options{})
 	app := &wire.App{Research: flow, Log: db.Events(), Logger: slog.New(slog.DiscardHandler)}
 	r, err := newRunner(infra.ResearchASL, app.ResearchTasks(), time.Minute, slog.New(slog.DiscardHandler))
 	if err != nil {

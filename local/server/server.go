@@ -32,6 +32,7 @@ import (
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/office/pdf"
+	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -146,7 +147,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	store := claimcheck.Wrap(s.DB.Sessions(), s.Files, 0)
 	s.metrics = obs.NewEMF(metrics, "InsightEdge")
 	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.DB.Events(), Tools: append(data, files...),
-		Research: s.DB.Research(), Metrics: s.metrics, Logger: o.Logger, Files: s.Files})
+		Research: research.NewStore(s.DB), Metrics: s.metrics, Logger: o.Logger, Files: s.Files})
 	if err != nil {
 		return s, err
 	}

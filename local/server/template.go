@@ -15,6 +15,7 @@ import (
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/local/templatebackend"
+	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
 	"github.com/insightedge/insightedge/shared/wire"
 )
@@ -75,7 +76,7 @@ func (s *Server) startTemplate(o Options, env *envOverlay) error {
 	}
 	tokens := asl.NewTokens()
 	var r *runner
-	s.Template, err = s.App.NewTemplate(tc, wire.TemplateBackends{Store: s.DB.Reports(), Blobs: s.Files,
+	s.Template, err = s.App.NewTemplate(tc, wire.TemplateBackends{Store: report.NewStore(s.DB), Blobs: s.Files,
 		Start: rawStarter{func() *runner { return r }}, Tokens: tokenSender{tokens}, PDF: s.reportPDF()})
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package boltstore
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -57,16 +56,8 @@ func (s *AppStore) PutApp(ctx context.Context, a apps.App) error {
 // GetApp implements apps.Store.
 func (s *AppStore) GetApp(ctx context.Context, id string) (apps.App, error) {
 	var a apps.App
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(bucketApps))
-		if b == nil || id == "" {
-			return apps.ErrNotFound
-		}
-		v := b.Get([]byte(id))
-		if v == nil {
-			return apps.ErrNotFound
-		}
-		return json.Unmarshal(v, &a)
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
+		return getJSON(tx.Bucket([]byte(bucketApps)), []byte(id), &a, apps.ErrNotFound)
 	})
 	if err != nil {
 		return apps.App{}, fmt.Errorf("boltstore: get app %s: %w", id, err)
@@ -103,21 +94,9 @@ func (s *AppStore) DueApps(ctx context.Context, now time.Time, limit int) ([]app
 
 func (s *AppStore) scan(ctx context.Context, keep func(apps.App) bool) ([]apps.App, error) {
 	out := []apps.App{}
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(bucketApps))
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, v []byte) error {
-			var a apps.App
-			if err := json.Unmarshal(v, &a); err != nil {
-				return fmt.Errorf("decode app %s: %w", k, err)
-			}
-			if keep(a) {
-				out = append(out, a)
-			}
-			return nil
-		})
+	err := s.db.view(ctx, func(tx *bbolt.Tx) (err error) {
+		out, err = decodeAll(tx.Bucket([]byte(bucketApps)), out, keep)
+		return err
 	})
 	return out, err
 }
@@ -173,16 +152,8 @@ func (s *AppStore) PutSnapshot(ctx context.Context, snap apps.Snapshot) error {
 // GetSnapshot implements apps.Store.
 func (s *AppStore) GetSnapshot(ctx context.Context, appID, runID string) (apps.Snapshot, error) {
 	var snap apps.Snapshot
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		b := snapshots(tx, appID)
-		if b == nil || runID == "" {
-			return apps.ErrNotFound
-		}
-		v := b.Get([]byte(runID))
-		if v == nil {
-			return apps.ErrNotFound
-		}
-		return json.Unmarshal(v, &snap)
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
+		return getJSON(snapshots(tx, appID), []byte(runID), &snap, apps.ErrNotFound)
 	})
 	if err != nil {
 		return apps.Snapshot{}, fmt.Errorf("boltstore: get snapshot %s/%s: %w", appID, runID, err)
@@ -193,19 +164,9 @@ func (s *AppStore) GetSnapshot(ctx context.Context, appID, runID string) (apps.S
 // ListSnapshots implements apps.Store.
 func (s *AppStore) ListSnapshots(ctx context.Context, appID string) ([]apps.Snapshot, error) {
 	out := []apps.Snapshot{}
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		b := snapshots(tx, appID)
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, v []byte) error {
-			var snap apps.Snapshot
-			if err := json.Unmarshal(v, &snap); err != nil {
-				return fmt.Errorf("decode snapshot %s: %w", k, err)
-			}
-			out = append(out, snap)
-			return nil
-		})
+	err := s.db.view(ctx, func(tx *bbolt.Tx) (err error) {
+		out, err = decodeAll(snapshots(tx, appID), out, nil)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: list snapshots %s: %w", appID, err)
@@ -222,11 +183,4 @@ func snapshots(tx *bbolt.Tx, appID string) *bbolt.Bucket {
 		return nil
 	}
 	return root.Bucket([]byte(appID))
-}
-
-func (s *AppStore) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return s.db.bolt.View(fn)
 }

@@ -1,6 +1,7 @@
-// Package boltstore is the embedded store of the local run: the session Store
-// and the event log in one bbolt file, so that sessions, turns and streams
-// survive a restart of `go run ./local`.
+// Package boltstore is the embedded store of the local run: the session Store,
+// the event log, the saved apps and the records (records.Backend) in one
+// bbolt file, so that sessions, turns and streams survive a restart of
+// `go run ./local`.
 //
 // bbolt runs one read-write transaction at a time, so every conditional write
 // of the contracts (one active turn, a turn ends once, nothing after a
@@ -15,6 +16,7 @@
 //	records/<session id>   record key → value as given
 //	streams                stream name → streamMeta (last seq, closed, expiry)
 //	events/<stream>        8-byte big-endian seq → flags byte + data
+//	<kind>                 records of a kind: key → the value's JSON (records.go)
 //
 // A name/ entry is a nested bucket, which plays the part of a DynamoDB
 // partition: a session's turns or a stream's events are one ordered range
@@ -96,6 +98,14 @@ func (d *DB) update(fn func(*bbolt.Tx) error) error {
 		return err
 	}
 	return d.bolt.Update(fn)
+}
+
+// view runs fn in a read transaction, unless ctx is done.
+func (d *DB) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return d.bolt.View(fn)
 }
 
 // DB is an open store file.

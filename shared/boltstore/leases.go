@@ -34,12 +34,8 @@ func (s *SessionStore) HoldLease(ctx context.Context, l session.Lease) error {
 // GetLease implements session.Leases.
 func (s *SessionStore) GetLease(ctx context.Context, kind session.LeaseKind, id string) (session.Lease, error) {
 	var l session.Lease
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		v := tx.Bucket([]byte(bucketLeases)).Get(leaseKey(kind, id))
-		if v == nil {
-			return session.ErrNotFound
-		}
-		return json.Unmarshal(v, &l)
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
+		return getJSON(tx.Bucket([]byte(bucketLeases)), leaseKey(kind, id), &l, session.ErrNotFound)
 	})
 	if err != nil {
 		return session.Lease{}, fmt.Errorf("boltstore: get lease %s %s: %w", kind, id, err)
@@ -65,17 +61,9 @@ func (s *SessionStore) DropLease(ctx context.Context, kind session.LeaseKind, id
 // running work only, so a scan of it is short.
 func (s *SessionStore) ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]session.Lease, error) {
 	var out []session.Lease
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		return tx.Bucket([]byte(bucketLeases)).ForEach(func(_, v []byte) error {
-			var l session.Lease
-			if err := json.Unmarshal(v, &l); err != nil {
-				return err
-			}
-			if l.Expired(now) {
-				out = append(out, l)
-			}
-			return nil
-		})
+	err := s.db.view(ctx, func(tx *bbolt.Tx) (err error) {
+		out, err = decodeAll(tx.Bucket([]byte(bucketLeases)), out, func(l session.Lease) bool { return l.Expired(now) })
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: expired leases: %w", err)
@@ -89,7 +77,7 @@ func (s *SessionStore) ExpiredLeases(ctx context.Context, now time.Time, limit i
 func (s *SessionStore) LiveLeases(ctx context.Context, kind session.LeaseKind, idPrefix string, now time.Time, limit int) ([]session.Lease, error) {
 	var out []session.Lease
 	prefix := leaseKey(kind, idPrefix)
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		c := tx.Bucket([]byte(bucketLeases)).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Next() {
 			var l session.Lease

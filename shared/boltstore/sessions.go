@@ -51,7 +51,7 @@ func (s *SessionStore) CreateSession(ctx context.Context, sess session.Session) 
 // GetSession implements session.Store.
 func (s *SessionStore) GetSession(ctx context.Context, id string) (session.Session, error) {
 	var sess session.Session
-	err := s.view(ctx, func(tx *bbolt.Tx) (err error) {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) (err error) {
 		sess, err = getSession(tx, id)
 		return err
 	})
@@ -160,7 +160,7 @@ func (s *SessionStore) EndTurn(ctx context.Context, sessionID, turnID string, st
 // GetTurn implements session.Store.
 func (s *SessionStore) GetTurn(ctx context.Context, sessionID, turnID string) (session.Turn, error) {
 	var t session.Turn
-	err := s.view(ctx, func(tx *bbolt.Tx) (err error) {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) (err error) {
 		_, t, err = getTurn(tx, sessionID, turnID)
 		return err
 	})
@@ -173,19 +173,9 @@ func (s *SessionStore) GetTurn(ctx context.Context, sessionID, turnID string) (s
 // ListTurns implements session.Store. An unknown session has no turns.
 func (s *SessionStore) ListTurns(ctx context.Context, sessionID string) ([]session.Turn, error) {
 	var turns []session.Turn
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(bucketTurns)).Bucket([]byte(sessionID))
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, v []byte) error {
-			var t session.Turn
-			if err := json.Unmarshal(v, &t); err != nil {
-				return fmt.Errorf("turn %x: %w", k, err)
-			}
-			turns = append(turns, t)
-			return nil
-		})
+	err := s.db.view(ctx, func(tx *bbolt.Tx) (err error) {
+		turns, err = decodeAll(tx.Bucket([]byte(bucketTurns)).Bucket([]byte(sessionID)), turns, nil)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: list turns %s: %w", sessionID, err)
@@ -203,7 +193,7 @@ func (s *SessionStore) PageTurns(ctx context.Context, sessionID string, before, 
 		turns []session.Turn
 		more  bool
 	)
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketTurns)).Bucket([]byte(sessionID))
 		if b == nil {
 			return nil
@@ -268,7 +258,7 @@ func (s *SessionStore) PutRecord(ctx context.Context, sessionID, key string, val
 // GetRecord implements session.Records.
 func (s *SessionStore) GetRecord(ctx context.Context, sessionID, key string) ([]byte, error) {
 	var value []byte
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketRecords)).Bucket([]byte(sessionID))
 		if b == nil {
 			return session.ErrNotFound
@@ -294,7 +284,7 @@ func (s *SessionStore) GetRecord(ctx context.Context, sessionID, key string) ([]
 // ListRecords implements session.Records.
 func (s *SessionStore) ListRecords(ctx context.Context, sessionID, prefix string) ([]session.Record, error) {
 	var recs []session.Record
-	err := s.view(ctx, func(tx *bbolt.Tx) error {
+	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketRecords)).Bucket([]byte(sessionID))
 		if b == nil {
 			return nil
@@ -312,24 +302,10 @@ func (s *SessionStore) ListRecords(ctx context.Context, sessionID, prefix string
 	return recs, nil
 }
 
-// view runs fn in a read transaction unless ctx has ended.
-func (s *SessionStore) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return s.db.bolt.View(fn)
-}
-
 func getSession(tx *bbolt.Tx, id string) (session.Session, error) {
-	v := tx.Bucket([]byte(bucketSessions)).Get([]byte(id))
-	if v == nil {
-		return session.Session{}, session.ErrNotFound
-	}
 	var sess session.Session
-	if err := json.Unmarshal(v, &sess); err != nil {
-		return session.Session{}, fmt.Errorf("decode session: %w", err)
-	}
-	return sess, nil
+	err := getJSON(tx.Bucket([]byte(bucketSessions)), []byte(id), &sess, session.ErrNotFound)
+	return sess, err
 }
 
 // getTurn returns a turn and its key in the session's turns bucket.
@@ -360,6 +336,38 @@ func putJSON(b *bbolt.Bucket, key []byte, v any) error {
 		return err
 	}
 	return b.Put(key, data)
+}
+
+// getJSON decodes the value of key in b into v; notFound when b (nil) or
+// key has none.
+func getJSON(b *bbolt.Bucket, key []byte, v any, notFound error) error {
+	if b == nil || len(key) == 0 {
+		return notFound
+	}
+	data := b.Get(key)
+	if data == nil {
+		return notFound
+	}
+	return json.Unmarshal(data, v)
+}
+
+// decodeAll appends the values of b (nil: none), decoded in key order, to
+// out, those that keep accepts (nil: all).
+func decodeAll[T any](b *bbolt.Bucket, out []T, keep func(T) bool) ([]T, error) {
+	if b == nil {
+		return out, nil
+	}
+	err := b.ForEach(func(k, v []byte) error {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return fmt.Errorf("decode %x: %w", k, err)
+		}
+		if keep == nil || keep(x) {
+			out = append(out, x)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // check returns ctx's error, or an error naming the first empty value of

@@ -13,17 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/insightedge/insightedge/shared/apps"
-	"github.com/insightedge/insightedge/shared/apps/appstest"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 )
-
-func TestAppsContract(t *testing.T) {
-	srv := dynamotest.Start(t)
-	appstest.Run(t, func(t *testing.T) appstest.Store {
-		return dynamostore.NewAppStore(srv.Client, srv.NewTable(t), dynamostore.Options{})
-	})
-}
 
 // TestAppStore runs the app store's own cases on one server: the items it
 // writes, and the pointers left by a process that died between writes.

@@ -1,5 +1,5 @@
 // Package dynamostore is the AWS implementation of session.Store,
-// eventlog.Log and apps.Store: one DynamoDB table, keyed by PK (partition)
+// eventlog.Log, apps.Store and records.Backend: one DynamoDB table, keyed by PK (partition)
 // and SK (sort), both strings, with a TTL attribute "ttl" (epoch seconds) on
 // every session, stream and snapshot item (saved apps are kept until
 // deleted; apps.go describes their items).
@@ -13,6 +13,7 @@
 //	SESSION#<id>       REC#<key>       one record of session.Records (value: binary)
 //	STREAM#<name>      EV#<seq, 12 digits>  a block of events from that seq: one event (data: binary, name, close) or n events (evs)
 //	APP#<id>, TEACHER#<id>, APPS#DUE        saved apps, their snapshots and indexes (apps.go)
+//	TSESSION#<id>, TCONN#<id>, RESEARCH#<id>  records: report sessions and connections, research sessions (records.go)
 //
 // Turns are keyed by id, not by index: GetTurn and EndTurn address a turn
 // with one GetItem or UpdateItem and no id→index pointer item has to be kept

@@ -14,41 +14,52 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/insightedge/insightedge/shared/apps/appstest"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/eventlog/eventlogtest"
+	"github.com/insightedge/insightedge/shared/records"
+	"github.com/insightedge/insightedge/shared/records/recordstest"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/session/sessiontest"
 )
 
-// TestSessionsContract runs the contract on the store as the functions
-// use it: with large records in the blob store (the claim check; S3 in
-// AWS, a directory here).
-func TestSessionsContract(t *testing.T) {
+// TestContracts runs the contract suite of each interface the table
+// implements, each case on a fresh table of one server. The session store
+// runs as the functions use it: with large records in the blob store (the
+// claim check; S3 in AWS, a directory here).
+func TestContracts(t *testing.T) {
 	srv := dynamotest.Start(t)
-	sessiontest.Run(t, func(t *testing.T) session.Store {
-		blobs, err := blob.NewFS(blob.FSConfig{Dir: t.TempDir(), BaseURL: "http://127.0.0.1:1", Secret: []byte("sixteen-byte-key!")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return claimcheck.Wrap(dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{}).Sessions(), blobs, 0)
+	newTable := func(t *testing.T) *dynamostore.Table {
+		return dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{})
+	}
+	t.Run("Sessions", func(t *testing.T) {
+		sessiontest.Run(t, func(t *testing.T) session.Store {
+			blobs, err := blob.NewFS(blob.FSConfig{Dir: t.TempDir(), BaseURL: "http://127.0.0.1:1", Secret: []byte("sixteen-byte-key!")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return claimcheck.Wrap(newTable(t).Sessions(), blobs, 0)
+		})
 	})
-}
-
-func TestLeasesContract(t *testing.T) {
-	srv := dynamotest.Start(t)
-	sessiontest.RunLeases(t, func(t *testing.T) session.Leases {
-		return dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{}).Sessions()
+	t.Run("Leases", func(t *testing.T) {
+		sessiontest.RunLeases(t, func(t *testing.T) session.Leases { return newTable(t).Sessions() })
 	})
-}
-
-func TestEventsContract(t *testing.T) {
-	srv := dynamotest.Start(t)
-	eventlogtest.Run(t, func(t *testing.T) eventlog.Log {
-		return dynamostore.New(srv.Client, srv.NewTable(t), dynamostore.Options{}).Events()
+	t.Run("Events", func(t *testing.T) {
+		eventlogtest.Run(t, func(t *testing.T) eventlog.Log { return newTable(t).Events() })
+	})
+	t.Run("Apps", func(t *testing.T) {
+		appstest.Run(t, func(t *testing.T) appstest.Store {
+			return dynamostore.NewAppStore(srv.Client, srv.NewTable(t), dynamostore.Options{})
+		})
+	})
+	t.Run("Records", func(t *testing.T) {
+		recordstest.Run(t, func(t *testing.T) records.Backend {
+			return dynamostore.NewRecords(srv.Client, srv.NewTable(t), dynamostore.Options{})
+		})
 	})
 }
 

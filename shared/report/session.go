@@ -3,7 +3,11 @@ package report
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/records"
 )
 
 // Session statuses.
@@ -95,14 +99,14 @@ type Connection struct {
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 }
 
-// Store errors.
+// Store errors: the records' own, so that errors.Is holds through the layers.
 var (
-	ErrNotFound = errors.New("report: not found")
-	ErrExists   = errors.New("report: already exists")
+	ErrNotFound = records.ErrNotFound
+	ErrExists   = records.ErrExists
 )
 
-// Store keeps sessions and connections. Implementations: shared/boltstore
-// (local) and shared/dynamostore (AWS); both pass reporttest.Run.
+// Store keeps sessions and connections. NewStore builds it on a
+// records.Backend (shared/boltstore locally, shared/dynamostore in AWS).
 type Store interface {
 	// CreateSession stores a new session; ErrExists if its id is taken.
 	CreateSession(ctx context.Context, s Session) error
@@ -120,6 +124,78 @@ type Store interface {
 	AddSession(ctx context.Context, connID, sessionID string) error
 	// DeleteConnection removes a connection; removing a missing one is not an error.
 	DeleteConnection(ctx context.Context, id string) error
+}
+
+// The kinds of the report records, named as the stores have kept them
+// (bbolt buckets; DynamoDB TSESSION#<id> and TCONN#<id> items).
+var (
+	sessionKind = records.Kind[Session]{Name: "report-sessions",
+		Expires: func(s Session) time.Time { return s.ExpiresAt }}
+	connectionKind = records.Kind[Connection]{Name: "report-connections",
+		Expires: func(c Connection) time.Time { return c.ExpiresAt }}
+)
+
+// NewStore returns the Store of the report records in b.
+func NewStore(b records.Backend) Store {
+	return &store{sessions: records.Open(b, sessionKind), conns: records.Open(b, connectionKind)}
+}
+
+// store is the Store on records: the session's version and times are set
+// here, the atomicity is the records'.
+type store struct {
+	sessions records.Store[Session]
+	conns    records.Store[Connection]
+}
+
+func (s *store) CreateSession(ctx context.Context, sess Session) error {
+	now := time.Now().UTC()
+	sess.Version, sess.CreatedAt, sess.UpdatedAt = 1, now, now
+	return s.sessions.Create(ctx, sess.ID, sess)
+}
+
+func (s *store) GetSession(ctx context.Context, id string) (Session, error) {
+	return s.sessions.Get(ctx, id)
+}
+
+func (s *store) UpdateSession(ctx context.Context, id string, fn func(*Session) error) (Session, error) {
+	return s.sessions.Update(ctx, id, func(sess *Session) error {
+		if err := fn(sess); err != nil {
+			return err
+		}
+		sess.ID, sess.UpdatedAt = id, time.Now().UTC()
+		sess.Version++
+		return nil
+	})
+}
+
+// PutConnection creates the connection, or replaces the one of its id.
+func (s *store) PutConnection(ctx context.Context, c Connection) error {
+	err := s.conns.Create(ctx, c.ID, c)
+	if errors.Is(err, ErrExists) {
+		_, err = s.conns.Update(ctx, c.ID, func(old *Connection) error { *old = c; return nil })
+	}
+	return err
+}
+
+func (s *store) GetConnection(ctx context.Context, id string) (Connection, error) {
+	return s.conns.Get(ctx, id)
+}
+
+func (s *store) AddSession(ctx context.Context, connID, sessionID string) error {
+	if sessionID == "" {
+		return fmt.Errorf("report: add a session to %s: empty session id", connID)
+	}
+	_, err := s.conns.Update(ctx, connID, func(c *Connection) error {
+		if !slices.Contains(c.Sessions, sessionID) {
+			c.Sessions = append(c.Sessions, sessionID)
+		}
+		return nil
+	})
+	return err
+}
+
+func (s *store) DeleteConnection(ctx context.Context, id string) error {
+	return s.conns.Delete(ctx, id)
 }
 
 // StreamName is the event-log stream of a session.

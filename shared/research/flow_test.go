@@ -92,13 +92,13 @@ func newFixture(t testing.TB, s search.Searcher, limit int, script ...func(llm.R
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	m := &scripted{script: script}
-	f := research.New(m, s, db.Research(), db.Events(), research.Options{RequestLimit: limit})
+	f := research.New(m, s, research.NewStore(db), db.Events(), research.Options{RequestLimit: limit})
 	sess, err := f.Propose(context.Background(), "t-001", "the history of mechanics", "en")
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if _, _, err := research.Attach(context.Background(), db.Research(), sess.ID, "h", now, now.Add(time.Minute)); err != nil {
+	if _, _, err := research.Attach(context.Background(), research.NewStore(db), sess.ID, "h", now, now.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	return fixture{flow: f, db: db, model: m, id: sess.ID}
@@ -169,7 +169,7 @@ func TestMilestones(t *testing.T) {
 				t.Fatal(err)
 			}
 			names, last := fx.events(t)
-			sess, _ := fx.db.Research().GetResearch(context.Background(), fx.id)
+			sess, _ := research.NewStore(fx.db).GetResearch(context.Background(), fx.id)
 			if tt.status == workflow.ResearchOK {
 				if names[len(names)-2] != "skeleton" || names[len(names)-1] != "complete" || sess.Status != research.Completed {
 					t.Fatalf("events %v, session %s", names, sess.Status)
@@ -238,7 +238,7 @@ func BenchmarkMilestonesAndFinish(b *testing.B) {
 			b.Fatal(err)
 		}
 		now := time.Now()
-		if _, _, err := research.Attach(ctx, fx.db.Research(), sess.ID, "h", now, now.Add(time.Minute)); err != nil {
+		if _, _, err := research.Attach(ctx, research.NewStore(fx.db), sess.ID, "h", now, now.Add(time.Minute)); err != nil {
 			b.Fatal(err)
 		}
 		in := workflow.ResearchStepInput{Research: workflow.Research{SessionID: sess.ID, TeacherID: "t-001"}}

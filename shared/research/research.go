@@ -25,9 +25,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/records"
 )
 
 // Status is a session's place in its lifecycle (seed 001 §3).
@@ -45,14 +47,16 @@ const (
 // Ended reports whether s is final.
 func (s Status) Ended() bool { return s == Completed || s == Failed }
 
-// Errors of the Store contract and of the transitions.
+// Errors of the Store contract and of the transitions: the records' own, so
+// that errors.Is holds through the layers.
 var (
-	ErrNotFound = errors.New("research: session not found")
-	ErrExists   = errors.New("research: session already exists")
+	ErrNotFound = records.ErrNotFound
+	ErrExists   = records.ErrExists
 	// ErrConflict is a transition the session's state does not allow: a
 	// second stream while one is attached, a proposal for a session that
-	// has one, a session that has already ended.
-	ErrConflict = errors.New("research: conflicting state change")
+	// has one, a session that has already ended; and an update that lost
+	// to other writers too many times in a row.
+	ErrConflict = records.ErrConflict
 )
 
 // Proposal is what the teacher confirms before the research runs: the topic
@@ -119,6 +123,59 @@ type Store interface {
 // embedded store; a local restart fails the runs it interrupted).
 type Lister interface {
 	ListResearch(ctx context.Context, status Status) ([]Session, error)
+}
+
+// sessionKind is the research sessions' kind of record, named as the stores
+// have kept them (the bbolt bucket; DynamoDB RESEARCH#<id> items, with
+// status and teacherId copied out for an operator's queries).
+var sessionKind = records.Kind[Session]{Name: "research",
+	Expires: func(s Session) time.Time { return s.ExpiresAt },
+	Attrs: func(s Session) map[string]string {
+		return map[string]string{"status": string(s.Status), "teacherId": s.TeacherID}
+	}}
+
+// NewStore returns the Store of the research sessions in b; it is also a
+// Lister when b's records can be listed.
+func NewStore(b records.Backend) Store {
+	s := store{sessions: records.Open(b, sessionKind)}
+	if s.sessions.CanList() {
+		return listingStore{s}
+	}
+	return s
+}
+
+// store is the Store on records: the version is counted here, the
+// atomicity is the records'.
+type store struct{ sessions *records.JSON[Session] }
+
+func (s store) CreateResearch(ctx context.Context, r Session) error {
+	r.Version = 1
+	return s.sessions.Create(ctx, r.ID, r)
+}
+
+func (s store) GetResearch(ctx context.Context, id string) (Session, error) {
+	return s.sessions.Get(ctx, id)
+}
+
+func (s store) UpdateResearch(ctx context.Context, id string, fn func(*Session) error) (Session, error) {
+	return s.sessions.Update(ctx, id, func(r *Session) error {
+		if err := fn(r); err != nil {
+			return err
+		}
+		r.Version++
+		return nil
+	})
+}
+
+type listingStore struct{ store }
+
+// ListResearch implements Lister, in id order.
+func (s listingStore) ListResearch(ctx context.Context, status Status) ([]Session, error) {
+	all, err := s.sessions.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(r Session) bool { return r.Status != status }), nil
 }
 
 // ReadyProposal records the proposal: Created → ProposalReady.

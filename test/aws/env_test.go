@@ -502,7 +502,7 @@ func TestTemplatePolicies(t *testing.T) {
 				want["states:StartExecution"] = append(want["states:StartExecution"], m)
 				want["states:SendTaskSuccess"] = []string{m}
 				want["states:StopExecution"] = []string{"sub:arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${TemplateStateMachine.Name}:*"}
-				for _, a := range actions[dynamostore.ReportsAPI]("dynamodb") { // the connections are deleted
+				for _, a := range actions[dynamostore.RecordsAPI]("dynamodb") { // the connections are deleted
 					if _, ok := want[a]; !ok {
 						want[a] = []string{"getatt:Table.Arn"}
 					}

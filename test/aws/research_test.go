@@ -53,9 +53,9 @@ func (s *suite) researchEnv(t *testing.T, table, ssmURL, searchURL string) map[s
 // seedResearch does what the edge does before a run starts: the session
 // with its proposal, attached by a stream (Executing). It returns the
 // Research workflow's execution input.
-func seedResearch(t *testing.T, tbl *dynamostore.Table, id, topic string) workflow.ResearchState {
+func seedResearch(t *testing.T, st research.Store, id, topic string) workflow.ResearchState {
 	t.Helper()
-	ctx, st, now := context.Background(), tbl.Research(), time.Now()
+	ctx, now := context.Background(), time.Now()
 	if err := st.CreateResearch(ctx, research.Session{ID: id, TeacherID: "t-001", Topic: topic, Status: research.Created,
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
@@ -110,8 +110,9 @@ func (s *suite) testResearchFunction(t *testing.T) {
 	dyn := s.dynalite(t)
 	table := dyn.NewTable(t)
 	tbl := dynamostore.New(dyn.Client, table, dynamostore.Options{})
+	st := research.NewStore(dynamostore.NewRecords(dyn.Client, table, dynamostore.Options{}))
 	ssmURL := fakeSSM(t, testSecrets())
-	state := seedResearch(t, tbl, sampleResearchID, "牛顿力学的发展")
+	state := seedResearch(t, st, sampleResearchID, "牛顿力学的发展")
 
 	fn := emulate(t, rie, filepath.Join(bins, "research"), s.researchEnv(t, table, ssmURL, searchService(t)))
 	var got workflow.ResearchResult
@@ -134,7 +135,7 @@ func (s *suite) testResearchFunction(t *testing.T) {
 	if !slices.Equal(names, []string{"progress", "skeleton", "complete"}) || !evs[len(evs)-1].(map[string]any)["close"].(bool) {
 		t.Fatalf("the run's stream: %v", names)
 	}
-	sess, err := tbl.Research().GetResearch(context.Background(), sampleResearchID)
+	sess, err := st.GetResearch(context.Background(), sampleResearchID)
 	if err != nil || sess.Status != research.Completed || len(sess.Skeleton) != got.Nodes {
 		t.Fatalf("session after Finish: %s, %d nodes, %v", sess.Status, len(sess.Skeleton), err)
 	}
@@ -155,7 +156,7 @@ func (s *suite) testResearchWorkflowEquivalence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		input, _ := json.Marshal(seedResearch(t, app.Table, id, topic))
+		input, _ := json.Marshal(seedResearch(t, research.NewStore(app.Records), id, topic))
 		r := interpret(app, input)
 		r.Events = researchEvents(t, app.Table, id)
 		return r
@@ -255,7 +256,7 @@ func (s *suite) testResearchStream(t *testing.T) {
 	if len(starts) != 1 {
 		t.Errorf("%d research executions started, want 1", len(starts))
 	}
-	sess, err := dynamostore.New(s.dynalite(t).Client, rig.table, dynamostore.Options{}).Research().GetResearch(ctx, p.SessionID)
+	sess, err := research.NewStore(dynamostore.NewRecords(s.dynalite(t).Client, rig.table, dynamostore.Options{})).GetResearch(ctx, p.SessionID)
 	if err != nil || sess.Status != research.Completed || sess.Attached != "" {
 		t.Fatalf("session %s attached %q: %v", sess.Status, sess.Attached, err)
 	}

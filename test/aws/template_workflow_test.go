@@ -44,7 +44,7 @@ func (s *suite) testTemplateWorkflowEquivalence(t *testing.T) {
 		t.Helper()
 		table := s.dynalite(t).NewTable(t)
 		dyn := s.dynalite(t).Client
-		store := dynamostore.NewReportStore(dyn, table, dynamostore.Options{})
+		store := report.NewStore(dynamostore.NewRecords(dyn, table, dynamostore.Options{}))
 		log := dynamostore.New(dyn, table, dynamostore.Options{}).Events()
 		blobs, err := blob.NewFS(blob.FSConfig{Dir: t.TempDir(), BaseURL: "http://127.0.0.1:1", Secret: []byte("0123456789abcdef")})
 		if err != nil {

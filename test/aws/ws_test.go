@@ -60,7 +60,7 @@ func (s *suite) testSocket(t *testing.T) {
 	bins := s.binaries(t)[runtime.GOARCH]
 	dyn := s.dynalite(t)
 	table := dyn.NewTable(t)
-	store := dynamostore.NewReportStore(dyn.Client, table, dynamostore.Options{})
+	store := report.NewStore(dynamostore.NewRecords(dyn.Client, table, dynamostore.Options{}))
 	mgmt := &managementAPI{posts: map[string][]report.Envelope{}}
 	api := httptest.NewServer(mgmt)
 	defer api.Close()

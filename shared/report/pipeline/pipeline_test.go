@@ -112,8 +112,8 @@ func newFixture(tb testing.TB, leaves int) fixture {
 	set := pipeline.DefaultSettings()
 	set.RequireConfirm = false
 	res := backend.NewResolver(backend.Options{Default: srv.URL})
-	p := pipeline.New(pipeline.Deps{Store: db.Reports(), Log: db.Events(), Blobs: blobs, Model: m, Settings: set, Backends: res})
-	return fixture{p: p, store: db.Reports(), log: db.Events(), model: m, blobs: blobs, backends: res}
+	p := pipeline.New(pipeline.Deps{Store: report.NewStore(db), Log: db.Events(), Blobs: blobs, Model: m, Settings: set, Backends: res})
+	return fixture{p: p, store: report.NewStore(db), log: db.Events(), model: m, blobs: blobs, backends: res}
 }
 
 // run drives one session's run through the steps in the workflow's order.

@@ -11,6 +11,7 @@ import (
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
 	"github.com/insightedge/insightedge/shared/report/transport"
 )
@@ -25,7 +26,7 @@ func TestRoutesThroughTheEdgeMiddleware(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	// No run starts here: the service needs no workflow.
-	svc, err := control.New(db.Reports(), db.Events(), nil, nil, nil, control.Options{Secret: []byte("0123456789abcdef")})
+	svc, err := control.New(report.NewStore(db), db.Events(), nil, nil, nil, control.Options{Secret: []byte("0123456789abcdef")})
 	if err != nil {
 		t.Fatal(err)
 	}

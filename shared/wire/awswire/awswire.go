@@ -44,6 +44,7 @@ import (
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/sfnstart"
 	"github.com/insightedge/insightedge/shared/tools"
@@ -213,8 +214,10 @@ type App struct {
 	AWS aws.Config
 	// Table is the DynamoDB store and event log.
 	Table *dynamostore.Table
-	// DynamoDB is the table's client (the template agent's store uses it).
+	// DynamoDB is the table's client.
 	DynamoDB *dynamodb.Client
+	// Records are the table's records (report and research sessions).
+	Records *dynamostore.Records
 	// Env is the environment with the secrets read from SSM.
 	Env func(string) string
 	// sfnOptions are the Step Functions client's options (tests' endpoints).
@@ -298,7 +301,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 
 	db := dynamodb.NewFromConfig(awsCfg, o.DynamoDB...)
 	table := dynamostore.New(db, cc.Table, dynamostore.Options{})
-	c := &App{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, Env: env, sfnOptions: o.StepFunctions, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
+	c := &App{Cloud: cc, AWS: awsCfg, Table: table, DynamoDB: db, Records: dynamostore.NewRecords(db, cc.Table, dynamostore.Options{}), Env: env, sfnOptions: o.StepFunctions, AppStore: dynamostore.NewAppStore(db, cc.Table, dynamostore.Options{})}
 	// Outgoing HTTP (the model, the data service) gets X-Ray subsegments too.
 	out := wire.Outbound().Transport
 	httpClient := &http.Client{Transport: tracedTransport{traced: xray.RoundTripper(out), plain: out}}
@@ -314,7 +317,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 	emf := obs.NewEMF(o.Output, "InsightEdge")
 	c.Metrics = emf
 	b := wire.Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient,
-		Research: table.Research()}
+		Research: research.NewStore(c.Records)}
 	if cc.FileLinks != "" {
 		b.Files = s3blob.New(s3c, cc.FileLinks)
 	}

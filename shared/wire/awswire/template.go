@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/office/pdf"
+	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
 	"github.com/insightedge/insightedge/shared/report/transport/apigw"
@@ -48,7 +48,7 @@ func (c *App) cloudTemplate() (*wire.Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wire: %s: %w", EnvTemplateMachine, err)
 	}
-	return c.NewTemplate(tc, wire.TemplateBackends{Store: dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
+	return c.NewTemplate(tc, wire.TemplateBackends{Store: report.NewStore(c.Records),
 		Blobs: c.Blob, Start: st, Tokens: sfnTokens{states}})
 }
 
@@ -62,7 +62,7 @@ func (c *App) ReportStep() (wire.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := pipeline.New(pipeline.Deps{Store: dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
+	p := pipeline.New(pipeline.Deps{Store: report.NewStore(c.Records),
 		Log: c.Log, Blobs: c.Blob, Backends: backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed}),
 		Model: c.Model, Settings: tc.Settings, Logger: c.Logger, PDF: pdfRenderer(c), FileTTL: c.Config.FileLinkTTL})
 	return wire.TemplateStep(p), nil
@@ -79,7 +79,7 @@ func (c *App) TemplateWSHandler() (func(context.Context, json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	gw := apigw.New(t.Control, dynamostore.NewReportStore(c.DynamoDB, c.Cloud.Table, dynamostore.Options{}),
+	gw := apigw.New(t.Control, report.NewStore(c.Records),
 		c.Table.Events(), c.Authenticator(), apigw.ConnectionPoster{Endpoint: endpoint, Region: c.AWS.Region, Credentials: c.AWS.Credentials},
 		c.Logger)
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {

@@ -79,7 +79,7 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	gw, p := newGateway(t, db.Reports(), db.Events())
+	gw, p := newGateway(t, report.NewStore(db), db.Events())
 	route := func(key, conn, body string, headers map[string]string) events.APIGatewayProxyResponse {
 		t.Helper()
 		resp, err := gw.Route(ctx, events.APIGatewayWebsocketProxyRequest{Body: body, Headers: headers,
@@ -100,7 +100,7 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 		RequestContext: events.APIGatewayWebsocketProxyRequestContext{RouteKey: "$connect", ConnectionID: "c2"}}); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := db.Reports().GetConnection(ctx, "c2"); err != nil || c.TeacherID != "t-002" {
+	if c, err := report.NewStore(db).GetConnection(ctx, "c2"); err != nil || c.TeacherID != "t-002" {
 		t.Fatalf("the query token's connection: %+v %v", c, err)
 	}
 	route("$default", "c1", `{"event":"user.create_session"}`, nil)
@@ -110,7 +110,7 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 		!strings.Contains(string(got[1].Content), "not a JSON object") {
 		t.Fatalf("direct answers %+v", got)
 	}
-	conn, err := db.Reports().GetConnection(ctx, "c1")
+	conn, err := report.NewStore(db).GetConnection(ctx, "c1")
 	if err != nil || len(conn.Sessions) != 1 || conn.TeacherID != "t-001" {
 		t.Fatalf("connection %+v %v", conn, err)
 	}
@@ -146,13 +146,13 @@ func TestAPIGatewayRoutesAndRelay(t *testing.T) {
 	if err := gw.Relay(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := db.Reports().GetSession(ctx, sid); s.Status != report.StatusClosed {
+	if s, _ := report.NewStore(db).GetSession(ctx, sid); s.Status != report.StatusClosed {
 		t.Fatalf("session after its connection went: %s", s.Status)
 	}
 	if r := route("$disconnect", "c1", "", nil); r.StatusCode != 200 {
 		t.Fatalf("disconnect %d", r.StatusCode)
 	}
-	if _, err := db.Reports().GetConnection(ctx, "c1"); !errors.Is(err, report.ErrNotFound) {
+	if _, err := report.NewStore(db).GetConnection(ctx, "c1"); !errors.Is(err, report.ErrNotFound) {
 		t.Fatalf("connection kept: %v", err)
 	}
 	if r := route("$default", "c1", `{"event":"user.create_session"}`, nil); r.StatusCode != http.StatusGone {

@@ -27,7 +27,7 @@ func TestRelayDeliversInSeqOrder(t *testing.T) {
 	srv := dynamotest.Start(t)
 	table := srv.NewTable(t)
 	log := dynamostore.New(srv.Client, table, dynamostore.Options{}).Events()
-	store := dynamostore.NewReportStore(srv.Client, table, dynamostore.Options{})
+	store := report.NewStore(dynamostore.NewRecords(srv.Client, table, dynamostore.Options{}))
 	gw, p := newGateway(t, store, log)
 	if _, err := gw.Route(ctx, wsRequest("$connect", "c1", "")); err != nil {
 		t.Fatal(err)
