@@ -25,11 +25,14 @@ var Layers = []Layer{
 	// The AWS clients that awswire assembles live beside it.
 	{"wiring", []string{"shared/wire", "shared/wire/awswire", "shared/appschedule", "shared/sfnstart"}},
 	{"flows", []string{"shared/agent", "shared/blueprint/plan", "shared/blueprint/build", "shared/blueprint/compute",
-		"shared/blueprint/launch", "shared/apps", "shared/research", "shared/recovery", "shared/report"}},
+		"shared/blueprint/launch", "shared/apps", "shared/research", "shared/recovery", "shared/report/pipeline",
+		"shared/report/control"}},
 	{"edge", []string{"shared/edge", "shared/report/transport"}},
 	{"tools", []string{"shared/tools", "shared/report/vfs"}},
+	// shared/report is the report wing's vocabulary and its sessions' typed
+	// store, as shared/session is the conversation's.
 	{"stores", []string{"shared/eventlog", "shared/session", "shared/records", "shared/boltstore", "shared/dynamostore",
-		"shared/blob", "shared/claimcheck"}},
+		"shared/blob", "shared/claimcheck", "shared/report"}},
 	{"leaves", []string{"shared/protocol", "shared/llm", "shared/search", "shared/javaapi", "shared/office", "shared/auth",
 		"shared/obs", "shared/workflow", "shared/apperr", "shared/i18n", "shared/prompts", "shared/blueprint",
 		"shared/report/backend", "shared/report/mdtree", "shared/report/export", "infra"}},
