@@ -91,16 +91,9 @@ type Spec struct {
 // not nil, is added at FontPath (the tool and buildstep functions write
 // PDFs).
 func Function(name, arch string, bootstrap File, font *File) (v1.Image, error) {
-	bootstrap.Path, bootstrap.Mode = Bootstrap, 0o755
-	files := []File{bootstrap}
-	if font != nil {
-		f := *font
-		f.Path, f.Mode = FontPath, 0o644
-		files = append(files, f)
-	}
 	return Build(Spec{
 		Arch:       arch,
-		Files:      files,
+		Files:      withFont(bootstrap, Bootstrap, font),
 		Dirs:       []string{TaskRoot, "/tmp"},
 		Entrypoint: []string{Bootstrap},
 		Env: []string{
@@ -121,16 +114,9 @@ func Function(name, arch string, bootstrap File, font *File) (v1.Image, error) {
 // server with its embedded store in ProductData, listening on all
 // interfaces of the container at ProductPort.
 func Product(arch string, binary File, font *File) (v1.Image, error) {
-	binary.Path, binary.Mode = ProductBinary, 0o755
-	files := []File{binary}
-	if font != nil {
-		f := *font
-		f.Path, f.Mode = FontPath, 0o644
-		files = append(files, f)
-	}
 	return Build(Spec{
 		Arch:       arch,
-		Files:      files,
+		Files:      withFont(binary, ProductBinary, font),
 		Dirs:       []string{ProductData, "/tmp"},
 		Entrypoint: []string{ProductBinary},
 		Cmd:        []string{"serve"},
@@ -148,6 +134,19 @@ func Product(arch string, binary File, font *File) (v1.Image, error) {
 			"org.opencontainers.image.description": "Insight Edge, the whole product on one machine (go run ./local)",
 		},
 	})
+}
+
+// withFont is an image's files: the executable at path, and the font at
+// FontPath when font is not nil.
+func withFont(exe File, path string, font *File) []File {
+	exe.Path, exe.Mode = path, 0o755
+	files := []File{exe}
+	if font != nil {
+		f := *font
+		f.Path, f.Mode = FontPath, 0o644
+		files = append(files, f)
+	}
+	return files
 }
 
 // Build makes the image of s: one OCI layer of its files, an OCI config

@@ -214,7 +214,7 @@ func crashMidGroupCommit(t *testing.T, rig *crashRig) {
 	convs := []string{conv, "", ""}
 	seen := make([][]sseEvent, len(convs))
 	var cancels []context.CancelFunc
-	var readers []*bufio.Reader
+	var readers []*sseReader
 	for i, c := range convs {
 		body := `{"message":"出 5 道牛顿第一定律的选择题 [[offline:slow]]"}`
 		if c != "" {
@@ -318,7 +318,7 @@ func crashMidBuild(t *testing.T, rig *crashRig) {
 		t.Fatalf("generate: %v", err)
 	}
 	build := resp.Header.Get("X-Build-Id")
-	seen := readEvents(t, bufio.NewReader(resp.Body), 2) // PHASE data, TOOL_CALL: the data call hangs
+	seen := readEvents(t, newSSEReader(resp.Body), 2) // PHASE data, TOOL_CALL: the data call hangs
 	p.kill()
 	resp.Body.Close()
 	rig.java.ClearFault()
@@ -405,7 +405,7 @@ func firstTurn(t *testing.T, base string) string {
 }
 
 // readUntil reads events up to and including the first of type typ.
-func readUntil(t *testing.T, r *bufio.Reader, typ string) []sseEvent {
+func readUntil(t *testing.T, r *sseReader, typ string) []sseEvent {
 	t.Helper()
 	var out []sseEvent
 	for range 100 {

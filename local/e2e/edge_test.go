@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,45 +16,21 @@ import (
 )
 
 // openStream starts a turn and returns the live response, for tests that cut
-// or stop it half-way.
-func openStream(t *testing.T, base, body string) (*http.Response, *bufio.Reader, context.CancelFunc) {
+// or stop it half-way; the test's end cancels and closes it.
+func openStream(t *testing.T, base, body string) (*http.Response, *sseReader, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/conversation/stream", strings.NewReader(body))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
+	resp := doLive(t, req, cancel)
 	if resp.StatusCode != http.StatusOK {
 		cancel()
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	return resp, bufio.NewReader(resp.Body), cancel
-}
-
-// readEvents reads n events (comments skipped).
-func readEvents(t *testing.T, r *bufio.Reader, n int) []sseEvent {
-	t.Helper()
-	var out []sseEvent
-	var cur sseEvent
-	for len(out) < n {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("after %d events: %v", len(out), err)
-		}
-		line = strings.TrimRight(line, "\n")
-		switch {
-		case line == "" && cur.Data != "":
-			out = append(out, cur)
-			cur = sseEvent{}
-		case strings.HasPrefix(line, "id: "):
-			cur.ID, _ = strconv.ParseInt(line[4:], 10, 64)
-		case strings.HasPrefix(line, "data: "):
-			cur.Data = line[6:]
-		}
-	}
-	return out
+	t.Cleanup(func() {
+		cancel()
+		resp.Body.Close()
+	})
+	return resp, newSSEReader(resp.Body), cancel
 }
 
 func TestResumeAfterDisconnect(t *testing.T) {
@@ -120,9 +95,7 @@ func TestResumeIdle(t *testing.T) {
 
 func TestStop(t *testing.T) {
 	s := NewLocal(t, nil)
-	resp, r, cancel := openStream(t, s.URL, `{"message":"What is photosynthesis? [[offline:slow]]"}`)
-	defer cancel()
-	defer resp.Body.Close()
+	resp, r, _ := openStream(t, s.URL, `{"message":"What is photosynthesis? [[offline:slow]]"}`)
 	conv := resp.Header.Get("X-Conversation-Id")
 	for {
 		ev := readEvents(t, r, 1)[0]
@@ -247,9 +220,7 @@ func TestBadInput(t *testing.T) {
 		}
 	})
 	t.Run("second concurrent turn", func(t *testing.T) {
-		resp, _, cancel := openStream(t, s.URL, `{"message":"What is photosynthesis? [[offline:slow]]"}`)
-		defer cancel()
-		defer resp.Body.Close()
+		resp, _, _ := openStream(t, s.URL, `{"message":"What is photosynthesis? [[offline:slow]]"}`)
 		conv := resp.Header.Get("X-Conversation-Id")
 		var body struct{ Error struct{ Code string } }
 		if code := PostJSON(t, s.URL+"/api/conversation/stream", fmt.Sprintf(`{"message":"hi","conversationId":%q}`, conv), &body); code != 409 || body.Error.Code != "CONFLICT" {

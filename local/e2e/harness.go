@@ -82,6 +82,7 @@ type Local struct {
 // sseEvent is one event as the client received it.
 type sseEvent struct {
 	ID   int64
+	Name string // the event line, where the stream names its events
 	Data string
 }
 
@@ -142,36 +143,93 @@ func do(t testing.TB, req *http.Request) stream {
 	return s
 }
 
+// doLive sends req, made with a context that cancel ends, and returns the
+// answer unread, for a test that reads it as it arrives or stops it
+// half-way; a failed request cancels and fails the test.
+func doLive(t testing.TB, req *http.Request, cancel context.CancelFunc) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return resp
+}
+
 func parseSSE(t testing.TB, raw []byte) ([]sseEvent, int) {
 	t.Helper()
+	r := newSSEReader(bytes.NewReader(raw))
 	var evs []sseEvent
-	comments := 0
-	var cur sseEvent
-	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for {
+		ev, err := r.next()
+		if err == io.EOF {
+			return evs, r.comments
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// sseReader is the one SSE parser of the suite: it reads a stream's events
+// as they arrive, and counts its comments.
+type sseReader struct {
+	sc       *bufio.Scanner
+	comments int
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 8<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	return &sseReader{sc: sc}
+}
+
+// next returns the next event, skipping comments; io.EOF at the end of the
+// stream. A line that is not an SSE field, or a bad id, is an error.
+func (r *sseReader) next() (sseEvent, error) {
+	var cur sseEvent
+	for r.sc.Scan() {
+		line := r.sc.Text()
 		switch {
 		case line == "":
-			if cur.Data != "" {
-				evs = append(evs, cur)
+			if cur != (sseEvent{}) {
+				return cur, nil
 			}
-			cur = sseEvent{}
 		case strings.HasPrefix(line, ":"):
-			comments++
+			r.comments++
 		case strings.HasPrefix(line, "id: "):
 			n, err := strconv.ParseInt(line[4:], 10, 64)
 			if err != nil {
-				t.Fatalf("bad id line %q", line)
+				return cur, fmt.Errorf("bad id line %q", line)
 			}
 			cur.ID = n
+		case strings.HasPrefix(line, "event: "):
+			cur.Name = line[7:]
 		case strings.HasPrefix(line, "data: "):
 			cur.Data = line[6:]
 		default:
-			t.Fatalf("unexpected SSE line %q", line)
+			return cur, fmt.Errorf("unexpected SSE line %q", line)
 		}
 	}
-	return evs, comments
+	if err := r.sc.Err(); err != nil {
+		return cur, err
+	}
+	return cur, io.EOF
+}
+
+// readEvents reads n events.
+func readEvents(t testing.TB, r *sseReader, n int) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	for len(out) < n {
+		ev, err := r.next()
+		if err != nil {
+			t.Fatalf("after %d events: %v", len(out), err)
+		}
+		out = append(out, ev)
+	}
+	return out
 }
 
 // types returns the chunk types, consecutive text-deltas folded into one

@@ -12,19 +12,28 @@ import (
 	"time"
 )
 
-// rawRequest writes req on a fresh connection and returns the answer's
-// status line, headers and body.
-func rawRequest(t *testing.T, base, req string) (*http.Response, string) {
+// writeRaw writes req on a fresh connection to base that gives up after
+// timeout; the caller closes it.
+func writeRaw(t *testing.T, base, req string, timeout time.Duration) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(timeout))
 	if _, err := io.WriteString(conn, req); err != nil {
+		conn.Close()
 		t.Fatal(err)
 	}
+	return conn
+}
+
+// rawRequest writes req on a fresh connection and returns the answer's
+// status line, headers and body.
+func rawRequest(t *testing.T, base, req string) (*http.Response, string) {
+	t.Helper()
+	conn := writeRaw(t, base, req, 10*time.Second)
+	defer conn.Close()
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -75,17 +84,10 @@ func TestConnectionBounds(t *testing.T) {
 	s := NewLocal(t, map[string]string{"HTTP_READ_TIMEOUT": "1s", "HTTP_WRITE_TIMEOUT": "1s", "HTTP_IDLE_TIMEOUT": "1s"})
 	closed := func(name, req string) {
 		t.Helper()
-		conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := writeRaw(t, s.URL, req, 15*time.Second)
 		defer conn.Close()
-		_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
-		if _, err := io.WriteString(conn, req); err != nil {
-			t.Fatal(err)
-		}
 		// Read until the server closes: EOF (or a reset) before our deadline.
-		_, err = io.Copy(io.Discard, conn)
+		_, err := io.Copy(io.Discard, conn)
 		if ne, ok := err.(net.Error); ok && ne.Timeout() {
 			t.Errorf("%s: the server kept the connection open", name)
 		}

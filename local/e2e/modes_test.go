@@ -68,24 +68,8 @@ const allTools = "get_assignment_submissions,get_class_detail,get_student_error_
 
 // matrix[mode][situation] is what a teacher gets.
 var matrix = map[string]map[string]modeCase{
-	"natural": {
-		"greeting":                         {chatChunks, branchModel, ""},
-		"knowledge question":               {chatChunks, branchModel, ""},
-		"data question with results":       {dataChunks, branchModel, "data"},
-		"data question with empty results": {dataChunks, branchModel, "data"},
-		"failing tool":                     {dataChunks, branchModel, "data"},
-		"artifact request":                 {quizChunks, branchModel, "quiz"},
-		"off-topic request":                {chatChunks, branchSteer, ""},
-	},
-	"free": {
-		"greeting":                         {chatChunks, branchModel, ""},
-		"knowledge question":               {chatChunks, branchModel, ""},
-		"data question with results":       {dataChunks, branchModel, "all"},
-		"data question with empty results": {dataChunks, branchModel, "all"},
-		"failing tool":                     {dataChunks, branchModel, "all"},
-		"artifact request":                 {quizChunks, branchModel, "all"},
-		"off-topic request":                {chatChunks, branchNoSteer, ""},
-	},
+	"natural": modelAnswers("data", "quiz", branchSteer),
+	"free":    modelAnswers("all", "all", branchNoSteer),
 	"strict": {
 		"greeting":                         {guideChunks, branchGuide, "guide"},
 		"knowledge question":               {guideChunks, branchGuide, "guide"},
@@ -95,6 +79,21 @@ var matrix = map[string]map[string]modeCase{
 		"artifact request":                 {quizChunks, branchModel, "quiz"},
 		"off-topic request":                {guideChunks, branchGuide, "guide"},
 	},
+}
+
+// modelAnswers is the row of a mode in which the model answers every
+// situation: natural and free differ only in the tools offered for data
+// and artifact questions and in how an off-topic request ends.
+func modelAnswers(dataTools, artifactTools, offTopic string) map[string]modeCase {
+	return map[string]modeCase{
+		"greeting":                         {chatChunks, branchModel, ""},
+		"knowledge question":               {chatChunks, branchModel, ""},
+		"data question with results":       {dataChunks, branchModel, dataTools},
+		"data question with empty results": {dataChunks, branchModel, dataTools},
+		"failing tool":                     {dataChunks, branchModel, dataTools},
+		"artifact request":                 {quizChunks, branchModel, artifactTools},
+		"off-topic request":                {chatChunks, offTopic, ""},
+	}
 }
 
 func TestModeMatrix(t *testing.T) {

@@ -62,14 +62,8 @@ func protocolFlows() []protocolFlow {
 		{"error", conv("出 2 道牛顿第一定律的选择题 [[offline:claim-always]]")},
 		{"build", conv("分析 1A 班英语成绩")},
 		{"page-refine", func(c *capturer) {
-			bp := c.quietJSON("POST", "/api/workflow/generate", `{"message":"分析 1A 班英语成绩"}`)
-			var plan struct {
-				Blueprint json.RawMessage `json:"blueprint"`
-			}
-			if json.Unmarshal(bp, &plan) != nil || len(plan.Blueprint) == 0 {
-				plan.Blueprint = bp
-			}
-			c.sseShown("POST", "/api/conversation/stream", fmt.Sprintf(`{"message":"把分析总结改得更简短","blueprint":%s}`, plan.Blueprint),
+			blueprint := blueprintOf(c.quietJSON("POST", "/api/workflow/generate", `{"message":"分析 1A 班英语成绩"}`))
+			c.sseShown("POST", "/api/conversation/stream", fmt.Sprintf(`{"message":"把分析总结改得更简短","blueprint":%s}`, blueprint),
 				`{"message":"把分析总结改得更简短","blueprint": <the page's Blueprint, as /api/workflow/generate or data-blueprint gave it>}`)
 		}},
 		{"usechat-body", func(c *capturer) {
@@ -84,24 +78,12 @@ func protocolFlows() []protocolFlow {
 			c.json("POST", "/api/conversation", `{"message":"出 2 道牛顿第一定律的选择题"}`)
 		}},
 		{"page-build", func(c *capturer) {
-			bp := c.json("POST", "/api/workflow/generate", `{"message":"分析 1A 班英语成绩"}`)
-			var plan struct {
-				Blueprint json.RawMessage `json:"blueprint"`
-			}
-			if json.Unmarshal([]byte(bp), &plan) != nil || len(plan.Blueprint) == 0 {
-				plan.Blueprint = json.RawMessage(bp)
-			}
-			c.sseShown("POST", "/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, plan.Blueprint), `{"blueprint": <the "blueprint" above>}`)
+			blueprint := blueprintOf([]byte(c.json("POST", "/api/workflow/generate", `{"message":"分析 1A 班英语成绩"}`)))
+			c.sseShown("POST", "/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, blueprint), `{"blueprint": <the "blueprint" above>}`)
 		}},
 		{"page-patch", func(c *capturer) {
-			bp := c.quietJSON("POST", "/api/workflow/generate", `{"message":"分析 1A 班英语成绩"}`)
-			var plan struct {
-				Blueprint json.RawMessage `json:"blueprint"`
-			}
-			if json.Unmarshal(bp, &plan) != nil || len(plan.Blueprint) == 0 {
-				plan.Blueprint = bp
-			}
-			done := c.quietSSE("POST", "/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, plan.Blueprint))
+			blueprint := blueprintOf(c.quietJSON("POST", "/api/workflow/generate", `{"message":"分析 1A 班英语成绩"}`))
+			done := c.quietSSE("POST", "/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, blueprint))
 			var complete struct {
 				Result struct {
 					Page, DataContext, ComputeResults json.RawMessage
@@ -109,7 +91,7 @@ func protocolFlows() []protocolFlow {
 			}
 			_ = json.Unmarshal([]byte(done), &complete)
 			c.sseShown("POST", "/api/page/patch", fmt.Sprintf(`{"blueprint":%s,"page":%s,"dataContext":%s,"computeResults":%s,"patchPlan":%s}`,
-				plan.Blueprint, complete.Result.Page, complete.Result.DataContext, complete.Result.ComputeResults,
+				blueprint, complete.Result.Page, complete.Result.DataContext, complete.Result.ComputeResults,
 				`{"scope":"patch","instructions":[{"op":"restyle","blockId":"distribution","variant":"line"}]}`),
 				`{"blueprint": {…}, "page": {…}, "dataContext": {…}, "computeResults": {…}, "patchPlan": {"scope":"patch","instructions":[{"op":"restyle","blockId":"distribution","variant":"line"}]}}`+
 					"\n(page, dataContext and computeResults: the result of the build's COMPLETE event)")
@@ -249,6 +231,18 @@ type capturer struct {
 	out []string
 	ids map[string]string
 	n   int
+}
+
+// blueprintOf is the blueprint of a /api/workflow/generate answer (the
+// answer itself when it holds none).
+func blueprintOf(answer []byte) json.RawMessage {
+	var plan struct {
+		Blueprint json.RawMessage `json:"blueprint"`
+	}
+	if json.Unmarshal(answer, &plan) != nil || len(plan.Blueprint) == 0 {
+		return answer
+	}
+	return plan.Blueprint
 }
 
 func (c *capturer) record(s string) { c.out = append(c.out, s) }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -95,36 +94,23 @@ func openResearch(t *testing.T, url string, stopAfter int, headers ...string) re
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	var cur namedEvent
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			if cur.Name == "" && cur.Data == nil {
-				continue
-			}
-			if cur.ID == 0 || cur.Name == "" || cur.Data == nil {
-				t.Fatalf("incomplete event %+v", cur)
-			}
-			rs.Events = append(rs.Events, cur)
-			cur = namedEvent{}
-			if stopAfter > 0 && len(rs.Events) == stopAfter {
-				return rs
-			}
-		case strings.HasPrefix(line, ": "):
-		case strings.HasPrefix(line, "id: "):
-			cur.ID, _ = strconv.ParseInt(line[4:], 10, 64)
-		case strings.HasPrefix(line, "event: "):
-			cur.Name = line[7:]
-		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(line[6:]), &cur.Data); err != nil {
-				t.Fatalf("data is not a JSON object: %q", line)
-			}
-		default:
-			t.Fatalf("unexpected SSE line %q", line)
+	r := newSSEReader(resp.Body)
+	for stopAfter == 0 || len(rs.Events) < stopAfter {
+		ev, err := r.next()
+		if err == io.EOF {
+			break
 		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur := namedEvent{ID: ev.ID, Name: ev.Name}
+		if ev.ID == 0 || ev.Name == "" || ev.Data == "" {
+			t.Fatalf("incomplete event %+v", ev)
+		}
+		if err := json.Unmarshal([]byte(ev.Data), &cur.Data); err != nil {
+			t.Fatalf("data is not a JSON object: %q", ev.Data)
+		}
+		rs.Events = append(rs.Events, cur)
 	}
 	return rs
 }

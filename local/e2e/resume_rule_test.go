@@ -63,9 +63,7 @@ func TestResumeOfAnEndedBuildEnds(t *testing.T) {
 // event is a 400 at once (F6), and the turn still ends normally.
 func TestResumeOfARunningTurnPastItsEnd(t *testing.T) {
 	s := NewLocal(t, nil)
-	resp, r, cancel := openStream(t, s.URL, `{"message":"出 5 道牛顿第一定律的选择题 [[offline:slow]]"}`)
-	defer cancel()
-	defer resp.Body.Close()
+	resp, r, _ := openStream(t, s.URL, `{"message":"出 5 道牛顿第一定律的选择题 [[offline:slow]]"}`)
 	conv := resp.Header.Get("X-Conversation-Id")
 	first := readEvents(t, r, 1)
 	past := getWithin(t, s.URL+"/api/conversation/"+conv+"/stream", first[0].ID+10_000, 10*time.Second)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -29,11 +28,7 @@ func openTemplateStream(t testing.TB, base, sid string, header http.Header) (*ss
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
+	resp := doLive(t, req, cancel)
 	if resp.StatusCode != http.StatusOK {
 		cancel()
 		resp.Body.Close()
@@ -42,20 +37,20 @@ func openTemplateStream(t testing.TB, base, sid string, header http.Header) (*ss
 	c := &sseClient{t: t, frames: make(chan frame, 4096), ids: make(chan int64, 4096), cancel: cancel}
 	go func() {
 		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 1<<20), 8<<20)
+		r := newSSEReader(resp.Body)
 		var id int64
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, "id: "):
-				id, _ = strconv.ParseInt(line[4:], 10, 64)
-			case strings.HasPrefix(line, "data: "):
-				var f frame
-				if json.Unmarshal([]byte(line[6:]), &f) == nil {
-					c.ids <- id
-					c.frames <- f
-				}
+		for {
+			ev, err := r.next()
+			if err != nil {
+				break
+			}
+			if ev.ID != 0 {
+				id = ev.ID
+			}
+			var f frame
+			if json.Unmarshal([]byte(ev.Data), &f) == nil {
+				c.ids <- id
+				c.frames <- f
 			}
 		}
 		close(c.frames)

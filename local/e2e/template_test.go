@@ -19,13 +19,7 @@ import (
 )
 
 // frame is a server envelope as the client got it.
-type frame struct {
-	Event     string          `json:"event"`
-	SessionID string          `json:"session_id"`
-	Content   json.RawMessage `json:"content"`
-	StepID    string          `json:"step_id"`
-	Metadata  json.RawMessage `json:"metadata"`
-}
+type frame report.Envelope
 
 func (f frame) meta(t testing.TB) map[string]any {
 	t.Helper()

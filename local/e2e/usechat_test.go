@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -231,9 +230,7 @@ func TestUseChatRegenerate(t *testing.T) {
 func TestUseChatReloadAsTheTurnEnds(t *testing.T) {
 	s := NewLocal(t, nil)
 	const id = "chat-reload"
-	resp, r, cancel := openStream(t, s.URL, `{"id":"chat-reload","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"What is photosynthesis? [[offline:hold]]"}]}],"trigger":"submit-message"}`)
-	defer cancel()
-	defer resp.Body.Close()
+	_, r, _ := openStream(t, s.URL, `{"id":"chat-reload","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"What is photosynthesis? [[offline:hold]]"}]}],"trigger":"submit-message"}`)
 	for readEvents(t, r, 1)[0].typ(t) != "text-delta" { // the answer is being written
 	}
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -399,7 +396,7 @@ func TestNewMessageWhileAClientReads(t *testing.T) {
 	if err != nil || respB.StatusCode != http.StatusOK {
 		t.Fatalf("resume: %v %v", err, respB)
 	}
-	readEvents(t, bufio.NewReader(respB.Body), 1)
+	readEvents(t, newSSEReader(respB.Body), 1)
 	conflict := func(when string) {
 		t.Helper()
 		var e struct {
