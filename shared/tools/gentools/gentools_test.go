@@ -109,6 +109,18 @@ func (e *env) last(t *testing.T, wantType string, payload any) protocol.Data {
 	return d
 }
 
+// file runs an artifact tool that must succeed and returns the file it
+// announced (its last chunk, data-file-ready).
+func (e *env) file(t *testing.T, name, callID, args string) gentools.FileReady {
+	t.Helper()
+	if _, err := e.run(name, callID, args); err != nil {
+		t.Fatal(err)
+	}
+	var fr gentools.FileReady
+	e.last(t, "data-file-ready", &fr)
+	return fr
+}
+
 // download fetches a signed URL as the teacher's browser would.
 func (e *env) download(t *testing.T, url string) (*http.Response, []byte) {
 	t.Helper()
@@ -226,25 +238,15 @@ func countParts(t *testing.T, b []byte, prefix string) int {
 // call id makes a new file.
 func TestIdempotentByCallID(t *testing.T) {
 	e := newEnv(t, false)
-	var first, again, other gentools.FileReady
-	if _, err := e.run(gentools.GeneratePptx, "call_same", pptxArgs); err != nil {
-		t.Fatal(err)
-	}
-	e.last(t, "data-file-ready", &first)
-	if _, err := e.run(gentools.GeneratePptx, "call_same", pptxArgs); err != nil {
-		t.Fatal(err)
-	}
-	e.last(t, "data-file-ready", &again)
+	first := e.file(t, gentools.GeneratePptx, "call_same", pptxArgs)
+	again := e.file(t, gentools.GeneratePptx, "call_same", pptxArgs)
 	if e.store.puts != 1 {
 		t.Errorf("%d puts for one call id, want 1", e.store.puts)
 	}
 	if again.Filename != first.Filename || again.Size != first.Size || strings.Split(again.URL, "?")[0] != strings.Split(first.URL, "?")[0] {
 		t.Errorf("the re-run announced %+v, first %+v", again, first)
 	}
-	if _, err := e.run(gentools.GeneratePptx, "call_other", pptxArgs); err != nil {
-		t.Fatal(err)
-	}
-	e.last(t, "data-file-ready", &other)
+	other := e.file(t, gentools.GeneratePptx, "call_other", pptxArgs)
 	if e.store.puts != 2 || other.URL == first.URL {
 		t.Errorf("a new call id did not make a new file (%d puts)", e.store.puts)
 	}
@@ -267,11 +269,7 @@ const docxArgs = `{"title":"《勾股定理》教案","kind":"lesson_plan","subj
 
 func TestGenerateDocx(t *testing.T) {
 	e := newEnv(t, false)
-	if _, err := e.run(gentools.GenerateDocx, "call_docx", docxArgs); err != nil {
-		t.Fatal(err)
-	}
-	var fr gentools.FileReady
-	e.last(t, "data-file-ready", &fr)
+	fr := e.file(t, gentools.GenerateDocx, "call_docx", docxArgs)
 	if fr.Type != "docx" || fr.Filename != "《勾股定理》教案.docx" {
 		t.Errorf("file-ready = %+v", fr)
 	}
@@ -287,11 +285,7 @@ func TestGenerateDocx(t *testing.T) {
 func TestHomeworkFields(t *testing.T) {
 	e := newEnv(t, false)
 	args := `{"title":"Fractions homework","kind":"homework","sections":[{"heading":"Practice","numbered":["1/2 + 1/3 = ?"]}]}`
-	if _, err := e.run(gentools.GenerateDocx, "call_hw", args); err != nil {
-		t.Fatal(err)
-	}
-	var fr gentools.FileReady
-	e.last(t, "data-file-ready", &fr)
+	fr := e.file(t, gentools.GenerateDocx, "call_hw", args)
 	_, body := e.download(t, fr.URL)
 	doc := partText(t, body, "word/document.xml")
 	for _, want := range []string{"Name: ____", "Class: ____", "Homework"} {
@@ -321,11 +315,7 @@ func partText(t *testing.T, b []byte, name string) string {
 
 func TestRenderPDF(t *testing.T) {
 	e := newEnv(t, true)
-	if _, err := e.run(gentools.RenderPDF, "call_pdf", docxArgs); err != nil {
-		t.Fatal(err)
-	}
-	var fr gentools.FileReady
-	e.last(t, "data-file-ready", &fr)
+	fr := e.file(t, gentools.RenderPDF, "call_pdf", docxArgs)
 	if fr.Type != "pdf" || fr.Filename != "《勾股定理》教案.pdf" {
 		t.Errorf("file-ready = %+v", fr)
 	}
@@ -464,11 +454,7 @@ func TestArgumentErrors(t *testing.T) {
 // with a valid signature.
 func TestTeacherIsolation(t *testing.T) {
 	e := newEnv(t, false)
-	if _, err := e.run(gentools.GeneratePptx, "call_iso", pptxArgs); err != nil {
-		t.Fatal(err)
-	}
-	var fr gentools.FileReady
-	e.last(t, "data-file-ready", &fr)
+	fr := e.file(t, gentools.GeneratePptx, "call_iso", pptxArgs)
 	req, _ := http.NewRequest(http.MethodGet, fr.URL, nil)
 	req.Header.Set(blob.TeacherHeader, "teacher-2")
 	resp, err := http.DefaultClient.Do(req)
