@@ -124,17 +124,24 @@ func (e *env) file(t *testing.T, name, callID, args string) gentools.FileReady {
 // download fetches a signed URL as the teacher's browser would.
 func (e *env) download(t *testing.T, url string) (*http.Response, []byte) {
 	t.Helper()
+	resp, b := get(t, url, "teacher-1")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	return resp, b
+}
+
+// get fetches url as the browser of teacher.
+func get(t *testing.T, url, teacher string) (*http.Response, []byte) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set(blob.TeacherHeader, "teacher-1")
+	req.Header.Set(blob.TeacherHeader, teacher)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
-	}
 	return resp, b
 }
 
@@ -455,14 +462,7 @@ func TestArgumentErrors(t *testing.T) {
 func TestTeacherIsolation(t *testing.T) {
 	e := newEnv(t, false)
 	fr := e.file(t, gentools.GeneratePptx, "call_iso", pptxArgs)
-	req, _ := http.NewRequest(http.MethodGet, fr.URL, nil)
-	req.Header.Set(blob.TeacherHeader, "teacher-2")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
+	if resp, _ := get(t, fr.URL, "teacher-2"); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("another teacher got %d, want 403", resp.StatusCode)
 	}
 }
