@@ -274,13 +274,21 @@ const docxArgs = `{"title":"《勾股定理》教案","kind":"lesson_plan","subj
   "table":{"headers":["环节","时间"],"rows":[["导入","5 分钟"],["探究","15 分钟"]]}},
  {"heading":"2.1 板书设计","level":2,"paragraphs":["a²+b²=c²"]}]}`
 
-func TestGenerateDocx(t *testing.T) {
-	e := newEnv(t, false)
-	fr := e.file(t, gentools.GenerateDocx, "call_docx", docxArgs)
-	if fr.Type != "docx" || fr.Filename != "《勾股定理》教案.docx" {
+// lessonPlan makes docxArgs' lesson plan with tool and downloads it, after
+// checking that it is announced as a typ file named after the title (a
+// pdf needs the env with the PDF font).
+func lessonPlan(t *testing.T, tool, callID, typ string) (*http.Response, []byte) {
+	t.Helper()
+	e := newEnv(t, typ == "pdf")
+	fr := e.file(t, tool, callID, docxArgs)
+	if fr.Type != typ || fr.Filename != "《勾股定理》教案."+typ {
 		t.Errorf("file-ready = %+v", fr)
 	}
-	_, body := e.download(t, fr.URL)
+	return e.download(t, fr.URL)
+}
+
+func TestGenerateDocx(t *testing.T) {
+	_, body := lessonPlan(t, gentools.GenerateDocx, "call_docx", "docx")
 	doc := partText(t, body, "word/document.xml")
 	for _, want := range []string{"数学 · 八年级 · 教案", "一、教学目标", "导入：测量教室对角线。", "15 分钟", `w:val="Heading2"`} {
 		if !strings.Contains(doc, want) {
@@ -321,12 +329,7 @@ func partText(t *testing.T, b []byte, name string) string {
 }
 
 func TestRenderPDF(t *testing.T) {
-	e := newEnv(t, true)
-	fr := e.file(t, gentools.RenderPDF, "call_pdf", docxArgs)
-	if fr.Type != "pdf" || fr.Filename != "《勾股定理》教案.pdf" {
-		t.Errorf("file-ready = %+v", fr)
-	}
-	resp, body := e.download(t, fr.URL)
+	resp, body := lessonPlan(t, gentools.RenderPDF, "call_pdf", "pdf")
 	if !bytes.HasPrefix(body, []byte("%PDF-")) || resp.Header.Get("Content-Type") != "application/pdf" {
 		t.Errorf("not a PDF: %.10q %s", body, resp.Header.Get("Content-Type"))
 	}
