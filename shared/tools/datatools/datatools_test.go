@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/insightedge/insightedge/shared/tools/toolstest"
-
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/javaapi"
@@ -21,6 +19,7 @@ import (
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
+	"github.com/insightedge/insightedge/shared/tools/toolstest"
 )
 
 // newRegistry wires the tools to the real client and the mock service over

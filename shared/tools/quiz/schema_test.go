@@ -5,9 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/insightedge/insightedge/shared/tools/toolstest"
-
 	"github.com/insightedge/insightedge/shared/tools/quiz"
+	"github.com/insightedge/insightedge/shared/tools/toolstest"
 )
 
 // TestSchemaGolden pins the parameters schema the model sees for
