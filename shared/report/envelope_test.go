@@ -3,15 +3,13 @@ package report
 import (
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/insightedge/insightedge/shared/tools/toolstest"
+)
 
 func TestEncodeGolden(t *testing.T) {
 	tasks := []SectionTask{{ID: 1, Title: "班级概况", Objective: "按模板撰写「班级概况」", Template: "## 班级概况\n\n<!-- 人数、均分 -->\n", RequiredInputs: []string{"datasets/class_1A.json"}}}
@@ -50,24 +48,7 @@ func TestEncodeGolden(t *testing.T) {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	golden(t, "server_events.jsonl", b.String())
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n got: %s\nwant: %s", name, got, want)
-	}
+	toolstest.Golden(t, filepath.Join("testdata", "server_events.jsonl"), []byte(b.String()))
 }
 
 func TestDecodeClient(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/search"
+	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -402,20 +403,14 @@ func (r *run) webSearch(ctx context.Context, tc llm.ToolCall) (llm.Message, erro
 }
 
 // agentTools are web_search and final_result, with schemas from Go types.
+// The run reads their arguments itself (call), so they are signatures.
 func agentTools() []llm.Tool {
 	type searchArgs struct {
 		Query string `json:"query" description:"what to search the web for"`
 	}
-	def := func(name, desc string, v any) llm.Tool {
-		s, err := llm.SchemaFor(v)
-		if err != nil {
-			panic(fmt.Sprintf("research: schema of %s: %v", name, err)) // a programming error, caught by any test
-		}
-		return llm.Tool{Name: name, Description: desc, Parameters: s}
-	}
 	return []llm.Tool{
-		def(prompts.WebSearchTool, "Search the web. Returns a summary and results as [title](url) with a snippet.", searchArgs{}),
-		def(prompts.FinalResultTool, "Submit the final milestones of the timeline skeleton.", FinalOutput{}),
+		tools.Signature[searchArgs](prompts.WebSearchTool, "Search the web. Returns a summary and results as [title](url) with a snippet."),
+		tools.Signature[FinalOutput](prompts.FinalResultTool, "Submit the final milestones of the timeline skeleton."),
 	}
 }
 

@@ -56,23 +56,16 @@ func (f *FS) Tools() []tools.Tool {
 						out = append(out, e.Path)
 					}
 				}
-				return result(out), nil
+				return result(out, nil)
 			}),
 		tools.Define(ToolListDir, "List the files under a folder of this session's VFS (template, datasets, reports).", tools.Base, i18n.ListFilesRunning,
 			func(ctx context.Context, _ tools.Call, in dirArgs) (tools.Result, error) {
-				es, err := f.List(ctx, in.Path)
-				if err != nil {
-					return tools.Result{}, err
-				}
-				return result(es), nil
+				return result(f.List(ctx, in.Path))
 			}),
 		tools.Define(ToolReadFile, "Read a file of this session's VFS.", tools.Base, i18n.ReadFileRunning,
 			func(ctx context.Context, _ tools.Call, in fileArgs) (tools.Result, error) {
 				b, err := f.Read(ctx, in.Path)
-				if err != nil {
-					return tools.Result{}, err
-				}
-				return result(Truncate(string(b), MaxReadChars)), nil
+				return result(Truncate(string(b), MaxReadChars), err)
 			}),
 		tools.Define(ToolSplitTree, "Parse a Markdown template into its heading tree and its leaves (the smallest sections, numbered 1..N).", tools.Base, i18n.SplitTreeRunning,
 			func(ctx context.Context, _ tools.Call, in treeArgs) (tools.Result, error) {
@@ -87,16 +80,18 @@ func (f *FS) Tools() []tools.Tool {
 				if strings.TrimSpace(md) == "" {
 					return tools.Result{}, errors.New("give path or markdown")
 				}
-				d, err := mdtree.Parse(md)
-				if err != nil {
-					return tools.Result{}, err
-				}
-				return result(d), nil
+				return result(mdtree.Parse(md))
 			}),
 	}
 }
 
-func result(v any) tools.Result { return tools.Result{Status: protocol.ToolSuccess, Output: v} }
+// result is a tool's answer: v, unless err kept the tool from having it.
+func result[T any](v T, err error) (tools.Result, error) {
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return tools.Result{Status: protocol.ToolSuccess, Output: v}, nil
+}
 
 // Truncate cuts s to at most n characters, saying how much was left out.
 func Truncate(s string, n int) string {

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,9 +19,8 @@ import (
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
+	"github.com/insightedge/insightedge/shared/tools/toolstest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // newRegistry wires the tools to the real client and the mock service over
 // loopback HTTP: the only fake is the service at the edge.
@@ -123,19 +120,7 @@ func TestOutputsGolden(t *testing.T) {
 				t.Errorf("status %q message %q, want status %q", res.Status, res.Message, tt.status)
 			}
 			got := encode(t, map[string]any{"status": res.Status, "message": res.Message, "output": res.Output})
-			path := filepath.Join("testdata", tt.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s:\n%s", path, got)
-			}
+			toolstest.Golden(t, filepath.Join("testdata", tt.golden+".json"), got)
 		})
 	}
 }

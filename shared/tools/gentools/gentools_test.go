@@ -109,20 +109,39 @@ func (e *env) last(t *testing.T, wantType string, payload any) protocol.Data {
 	return d
 }
 
+// file runs an artifact tool that must succeed and returns the file it
+// announced (its last chunk, data-file-ready).
+func (e *env) file(t *testing.T, name, callID, args string) gentools.FileReady {
+	t.Helper()
+	if _, err := e.run(name, callID, args); err != nil {
+		t.Fatal(err)
+	}
+	var fr gentools.FileReady
+	e.last(t, "data-file-ready", &fr)
+	return fr
+}
+
 // download fetches a signed URL as the teacher's browser would.
 func (e *env) download(t *testing.T, url string) (*http.Response, []byte) {
 	t.Helper()
+	resp, b := get(t, url, "teacher-1")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	return resp, b
+}
+
+// get fetches url as the browser of teacher.
+func get(t *testing.T, url, teacher string) (*http.Response, []byte) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set(blob.TeacherHeader, "teacher-1")
+	req.Header.Set(blob.TeacherHeader, teacher)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
-	}
 	return resp, b
 }
 
@@ -226,25 +245,15 @@ func countParts(t *testing.T, b []byte, prefix string) int {
 // call id makes a new file.
 func TestIdempotentByCallID(t *testing.T) {
 	e := newEnv(t, false)
-	var first, again, other gentools.FileReady
-	if _, err := e.run(gentools.GeneratePptx, "call_same", pptxArgs); err != nil {
-		t.Fatal(err)
-	}
-	e.last(t, "data-file-ready", &first)
-	if _, err := e.run(gentools.GeneratePptx, "call_same", pptxArgs); err != nil {
-		t.Fatal(err)
-	}
-	e.last(t, "data-file-ready", &again)
+	first := e.file(t, gentools.GeneratePptx, "call_same", pptxArgs)
+	again := e.file(t, gentools.GeneratePptx, "call_same", pptxArgs)
 	if e.store.puts != 1 {
 		t.Errorf("%d puts for one call id, want 1", e.store.puts)
 	}
 	if again.Filename != first.Filename || again.Size != first.Size || strings.Split(again.URL, "?")[0] != strings.Split(first.URL, "?")[0] {
 		t.Errorf("the re-run announced %+v, first %+v", again, first)
 	}
-	if _, err := e.run(gentools.GeneratePptx, "call_other", pptxArgs); err != nil {
-		t.Fatal(err)
-	}
-	e.last(t, "data-file-ready", &other)
+	other := e.file(t, gentools.GeneratePptx, "call_other", pptxArgs)
 	if e.store.puts != 2 || other.URL == first.URL {
 		t.Errorf("a new call id did not make a new file (%d puts)", e.store.puts)
 	}
@@ -265,17 +274,21 @@ const docxArgs = `{"title":"《勾股定理》教案","kind":"lesson_plan","subj
   "table":{"headers":["环节","时间"],"rows":[["导入","5 分钟"],["探究","15 分钟"]]}},
  {"heading":"2.1 板书设计","level":2,"paragraphs":["a²+b²=c²"]}]}`
 
-func TestGenerateDocx(t *testing.T) {
-	e := newEnv(t, false)
-	if _, err := e.run(gentools.GenerateDocx, "call_docx", docxArgs); err != nil {
-		t.Fatal(err)
-	}
-	var fr gentools.FileReady
-	e.last(t, "data-file-ready", &fr)
-	if fr.Type != "docx" || fr.Filename != "《勾股定理》教案.docx" {
+// lessonPlan makes docxArgs' lesson plan with tool and downloads it, after
+// checking that it is announced as a typ file named after the title (a
+// pdf needs the env with the PDF font).
+func lessonPlan(t *testing.T, tool, callID, typ string) (*http.Response, []byte) {
+	t.Helper()
+	e := newEnv(t, typ == "pdf")
+	fr := e.file(t, tool, callID, docxArgs)
+	if fr.Type != typ || fr.Filename != "《勾股定理》教案."+typ {
 		t.Errorf("file-ready = %+v", fr)
 	}
-	_, body := e.download(t, fr.URL)
+	return e.download(t, fr.URL)
+}
+
+func TestGenerateDocx(t *testing.T) {
+	_, body := lessonPlan(t, gentools.GenerateDocx, "call_docx", "docx")
 	doc := partText(t, body, "word/document.xml")
 	for _, want := range []string{"数学 · 八年级 · 教案", "一、教学目标", "导入：测量教室对角线。", "15 分钟", `w:val="Heading2"`} {
 		if !strings.Contains(doc, want) {
@@ -287,11 +300,7 @@ func TestGenerateDocx(t *testing.T) {
 func TestHomeworkFields(t *testing.T) {
 	e := newEnv(t, false)
 	args := `{"title":"Fractions homework","kind":"homework","sections":[{"heading":"Practice","numbered":["1/2 + 1/3 = ?"]}]}`
-	if _, err := e.run(gentools.GenerateDocx, "call_hw", args); err != nil {
-		t.Fatal(err)
-	}
-	var fr gentools.FileReady
-	e.last(t, "data-file-ready", &fr)
+	fr := e.file(t, gentools.GenerateDocx, "call_hw", args)
 	_, body := e.download(t, fr.URL)
 	doc := partText(t, body, "word/document.xml")
 	for _, want := range []string{"Name: ____", "Class: ____", "Homework"} {
@@ -320,16 +329,7 @@ func partText(t *testing.T, b []byte, name string) string {
 }
 
 func TestRenderPDF(t *testing.T) {
-	e := newEnv(t, true)
-	if _, err := e.run(gentools.RenderPDF, "call_pdf", docxArgs); err != nil {
-		t.Fatal(err)
-	}
-	var fr gentools.FileReady
-	e.last(t, "data-file-ready", &fr)
-	if fr.Type != "pdf" || fr.Filename != "《勾股定理》教案.pdf" {
-		t.Errorf("file-ready = %+v", fr)
-	}
-	resp, body := e.download(t, fr.URL)
+	resp, body := lessonPlan(t, gentools.RenderPDF, "call_pdf", "pdf")
 	if !bytes.HasPrefix(body, []byte("%PDF-")) || resp.Header.Get("Content-Type") != "application/pdf" {
 		t.Errorf("not a PDF: %.10q %s", body, resp.Header.Get("Content-Type"))
 	}
@@ -464,19 +464,8 @@ func TestArgumentErrors(t *testing.T) {
 // with a valid signature.
 func TestTeacherIsolation(t *testing.T) {
 	e := newEnv(t, false)
-	if _, err := e.run(gentools.GeneratePptx, "call_iso", pptxArgs); err != nil {
-		t.Fatal(err)
-	}
-	var fr gentools.FileReady
-	e.last(t, "data-file-ready", &fr)
-	req, _ := http.NewRequest(http.MethodGet, fr.URL, nil)
-	req.Header.Set(blob.TeacherHeader, "teacher-2")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
+	fr := e.file(t, gentools.GeneratePptx, "call_iso", pptxArgs)
+	if resp, _ := get(t, fr.URL, "teacher-2"); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("another teacher got %d, want 403", resp.StatusCode)
 	}
 }
