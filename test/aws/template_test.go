@@ -273,16 +273,16 @@ func grants(props map[string]any) map[string][]string {
 type step struct{ sub, resource, dir, call string }
 
 var conversationSteps = []step{
-	{"RouterFunctionArn", "RouterFunction", "router", `app.Task("RouterFunctionArn")`},
-	{"AgentTurnFunctionArn", "AgentTurnFunction", "agentturn", `app.Task("AgentTurnFunctionArn")`},
-	{"ToolFunctionArn", "ToolFunction", "tool", `app.Task("ToolFunctionArn")`},
-	{"ValidateFunctionArn", "ValidateFunction", "validate", `app.Task("ValidateFunctionArn")`},
-	{"FinishFunctionArn", "FinishFunction", "finish", `app.Task("FinishFunctionArn")`},
-	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `app.Task("BuildStepFunctionArn")`},
+	{"RouterFunctionArn", "RouterFunction", "router", `awswire.StartTask("router", "RouterFunctionArn")`},
+	{"AgentTurnFunctionArn", "AgentTurnFunction", "agentturn", `awswire.StartTask("agentturn", "AgentTurnFunctionArn")`},
+	{"ToolFunctionArn", "ToolFunction", "tool", `awswire.StartTask("tool", "ToolFunctionArn")`},
+	{"ValidateFunctionArn", "ValidateFunction", "validate", `awswire.StartTask("validate", "ValidateFunctionArn")`},
+	{"FinishFunctionArn", "FinishFunction", "finish", `awswire.StartTask("finish", "FinishFunctionArn")`},
+	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `awswire.StartTask("buildstep", "BuildStepFunctionArn")`},
 }
 
 var buildSteps = []step{
-	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `app.Task("BuildStepFunctionArn")`},
+	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `awswire.StartTask("buildstep", "BuildStepFunctionArn")`},
 }
 
 var researchSteps = []step{
@@ -290,14 +290,14 @@ var researchSteps = []step{
 }
 
 var reportSteps = []step{
-	{"ReportFunctionArn", "ReportFunction", "report", "step"},
+	{"ReportFunctionArn", "ReportFunction", "report", "(*awswire.App).ReportStep"},
 }
 
 // mains are the functions that are not workflow steps, and what their
 // main starts.
 var mains = []step{
-	{"", "ReplayFunction", "replay", "app.ReplayHandler()"},
-	{"", "WsFunction", "ws", "app.TemplateWSHandler()"},
+	{"", "ReplayFunction", "replay", "(*awswire.App).ReplayHandler"},
+	{"", "WsFunction", "ws", "(*awswire.App).TemplateWSHandler"},
 }
 
 func repoRoot(t *testing.T) string {
@@ -349,11 +349,10 @@ func TestTemplateFunctions(t *testing.T) {
 			continue
 		}
 		src, _ := os.ReadFile(filepath.Join(repo, fn.CodeUri, "main.go"))
-		// A handler built first (a step through wire's task adapter, or
-		// the replay handler), then started.
-		call := st.call
-		if !strings.Contains(string(src), call) || !strings.Contains(string(src), "lambda.Start(") {
-			t.Errorf("functions/%s/main.go does not call %s", st.dir, call)
+		// The handler (a step through wire's task adapter, or another
+		// handler of the App) started by awswire.Main or StartTask.
+		if !strings.Contains(string(src), st.call) {
+			t.Errorf("functions/%s/main.go does not call %s", st.dir, st.call)
 		}
 	}
 }
