@@ -67,6 +67,23 @@ func execErr(t testing.TB, err error) *ExecutionError {
 	return ee
 }
 
+// wantExecErr checks a table case's error: with name set, err must be the
+// *ExecutionError of that name, and wantExecErr returns true (the case has
+// nothing more to check); with name empty, err must be nil.
+func wantExecErr(t testing.TB, err error, name string) bool {
+	t.Helper()
+	if name == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	if ee := execErr(t, err); ee.Name != name {
+		t.Errorf("got %v, want %s", ee, name)
+	}
+	return true
+}
+
 // recorder records handler inputs per resource and the states entered.
 type recorder struct {
 	mu     sync.Mutex

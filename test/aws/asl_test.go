@@ -300,25 +300,40 @@ func (s *suite) testWorkflowEquivalence(t *testing.T) {
 				MessageID: "msg-" + sc.name, Message: sc.message}
 			js := s.runJS(t, turn)
 			goRun := s.runGo(t, turn)
-			if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {
-				t.Fatalf("status: aws-local-stepfunctions %s %s, local/asl %s %s", js.Status, js.Output, goRun.Status, goRun.Output)
-			}
-			if !jsonEqual(js.Output, goRun.Output) {
-				t.Errorf("output: aws-local-stepfunctions %s, local/asl %s", js.Output, goRun.Output)
-			}
-			if !reflect.DeepEqual(js.Entered, goRun.Entered) {
-				t.Errorf("states entered: aws-local-stepfunctions %v, local/asl %v", js.Entered, goRun.Entered)
-			}
+			sameRun(t, js, goRun)
 			if !reflect.DeepEqual(js.Turn, goRun.Turn) {
 				t.Errorf("turn: aws-local-stepfunctions %v, local/asl %v", js.Turn, goRun.Turn)
 			}
-			if !reflect.DeepEqual(js.Events, goRun.Events) {
-				a, _ := json.MarshalIndent(js.Events, "", " ")
-				b, _ := json.MarshalIndent(goRun.Events, "", " ")
-				t.Errorf("events differ:\naws-local-stepfunctions %s\nlocal/asl %s", a, b)
-			}
+			sameEvents(t, js.Events, goRun.Events)
 			t.Logf("%s: %d events, states entered %v", sc.name, len(goRun.Events), goRun.Entered)
 		})
+	}
+}
+
+// sameRun checks that aws-local-stepfunctions (js) and local/asl (goRun)
+// ran a definition alike: both succeeded, with the same output and the
+// same states entered.
+func sameRun(t *testing.T, js, goRun run) {
+	t.Helper()
+	if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {
+		t.Fatalf("status: aws-local-stepfunctions %s %s, local/asl %s %s", js.Status, js.Output, goRun.Status, goRun.Output)
+	}
+	if !jsonEqual(js.Output, goRun.Output) {
+		t.Errorf("output: aws-local-stepfunctions %s, local/asl %s", js.Output, goRun.Output)
+	}
+	if !reflect.DeepEqual(js.Entered, goRun.Entered) {
+		t.Errorf("states entered: aws-local-stepfunctions %v, local/asl %v", js.Entered, goRun.Entered)
+	}
+}
+
+// sameEvents checks that the two interpreters' runs sent the same events,
+// showing both lists when not.
+func sameEvents[E any](t *testing.T, js, goRun []E) {
+	t.Helper()
+	if !reflect.DeepEqual(js, goRun) {
+		a, _ := json.MarshalIndent(js, "", " ")
+		b, _ := json.MarshalIndent(goRun, "", " ")
+		t.Errorf("events differ:\naws-local-stepfunctions %s\nlocal/asl %s", a, b)
 	}
 }
 
