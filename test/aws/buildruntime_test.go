@@ -315,10 +315,7 @@ func (s *suite) testPageStream(t *testing.T) {
 	t.Run("generate", func(t *testing.T) {
 		rig.reset()
 		start := time.Now()
-		resp := open(t, ctx, rig.handler, req)
-		if resp.Status != http.StatusOK || !strings.HasPrefix(resp.Headers["Content-Type"], "text/event-stream") {
-			t.Fatalf("status %d headers %v: %s", resp.Status, resp.Headers, resp.text(t))
-		}
+		resp := openStream(t, ctx, rig.handler, req)
 		buildID = resp.Headers["X-Build-Id"]
 		page = resp.all(t)
 		evs := checkPageStream(t, page)

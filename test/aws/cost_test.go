@@ -198,14 +198,21 @@ func costOf(r turnReport) cost {
 	live := streaming[r.Scenario]
 	reads := pollsPerSec*(c.turn-live).Seconds() + streamingPollPerSec*live.Seconds()
 	writes := unitsPerAppend * appendsPerSec * live.Seconds()
+	c.addTables(r, reads, writes, sum(r.Invocations)+1)
+	return c
+}
+
+// addTables prices what every priced run pays beside its functions and
+// workflow: DynamoDB (the units measured in r, plus the modelled reads and
+// writes), the logs of its invocations, its X-Ray trace; then the total.
+func (c *cost) addTables(r turnReport, reads, writes float64, invocations int) {
 	// A read request costs at least one unit, even when it finds nothing.
 	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
 	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
 	c.dynamo = c.rru*dynamoRRU + c.wru*dynamoWRU
-	c.logs = float64(sum(r.Invocations)+1) * logBytesPerFn / 1e9 * logsPerGB
+	c.logs = float64(invocations) * logBytesPerFn / 1e9 * logsPerGB
 	c.xray = tracedShare * xrayPerTrace
 	c.total = c.lambda + c.express + c.dynamo + c.logs + c.xray
-	return c
 }
 
 // costTable prints dollars per 1,000 turns per scenario and a month of
@@ -266,12 +273,7 @@ func buildCostOf(r turnReport) cost {
 	c.standard = float64(sum(r.Transitions)) * standardPerStep
 	reads := pollsPerSec*(c.turn-buildStreaming).Seconds() + buildPollPerSec*buildStreaming.Seconds()
 	writes := unitsPerAppend * buildAppendsPerSec * buildStreaming.Seconds()
-	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
-	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
-	c.dynamo = c.rru*dynamoRRU + c.wru*dynamoWRU
-	c.logs = float64(n+1) * logBytesPerFn / 1e9 * logsPerGB
-	c.xray = tracedShare * xrayPerTrace
-	c.total = c.lambda + c.express + c.dynamo + c.logs + c.xray
+	c.addTables(r, reads, writes, n+1)
 	return c
 }
 

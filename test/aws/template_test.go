@@ -849,35 +849,18 @@ func TestTemplateLogRetention(t *testing.T) {
 func TestSamconfig(t *testing.T) {
 	repo := repoRoot(t)
 	tp := openTemplate(t, repo)
-	data, err := os.ReadFile(filepath.Join(repo, "samconfig.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	overrides := map[string]string{} // environment → parameter_overrides
-	env := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if m := regexp.MustCompile(`^\[([a-z]+)\.deploy\.parameters\]$`).FindStringSubmatch(line); m != nil {
-			env = m[1]
-		} else if strings.HasPrefix(line, "[") {
-			env = ""
-		}
-		if v, ok := strings.CutPrefix(line, "parameter_overrides = "); ok && env != "" {
-			overrides[env] = strings.Trim(v, `"`)
-		}
-	}
+	overrides := samconfigOverrides(t, repo)
 	for _, want := range []string{"default", "prod"} {
 		if _, ok := overrides[want]; !ok {
 			t.Errorf("samconfig.toml has no [%s.deploy.parameters] parameter_overrides", want)
 		}
 	}
 	stages := map[string]string{}
-	for env, line := range overrides {
-		for _, kv := range strings.Fields(line) {
-			k, v, ok := strings.Cut(kv, "=")
+	for env, kvs := range overrides {
+		for k, v := range kvs {
 			p, known := tp.Parameters[k]
-			if !ok || !known {
-				t.Errorf("[%s] overrides %q, which is not a parameter of template.yaml", env, kv)
+			if !known {
+				t.Errorf("[%s] overrides %q, which is not a parameter of template.yaml", env, k)
 				continue
 			}
 			if len(p.AllowedValues) > 0 && !slices.Contains(strs(p.AllowedValues), v) {
