@@ -48,7 +48,7 @@ func TestPageEventGolden(t *testing.T) {
 	if err := w.Comment("ping"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "page-stream.golden", buf.Bytes())
+	checkGolden(t, "page-stream.golden", buf.Bytes())
 }
 
 // TestPageEventKeys pins the shapes of seed 004 §1.3.3: every event carries

@@ -34,7 +34,7 @@ func TestResearchEventGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden(t, "research-stream.golden", buf.Bytes())
+	checkGolden(t, "research-stream.golden", buf.Bytes())
 }
 
 // TestResearchEventKeys pins each data object's keys (seed 001 §6).

@@ -5,30 +5,19 @@ import (
 	"encoding/json"
 	"flag"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/insightedge/insightedge/shared/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/name, or rewrites it with -update.
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update once)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs\n got: %s\nwant: %s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 // sample is one chunk of every kind the conversation stream uses.
@@ -79,7 +68,7 @@ func TestChunkGolden(t *testing.T) {
 	if err := w.Event(0, "", Done); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "ui-stream.golden", buf.Bytes())
+	checkGolden(t, "ui-stream.golden", buf.Bytes())
 }
 
 // TestChunkKeys pins the rule of PROTOCOL.md §1: no chunk carries a key the
@@ -149,7 +138,7 @@ func TestAssembler(t *testing.T) {
 	}
 	m := a.Message()
 	got, _ := json.Marshal(m)
-	golden(t, "assembled.golden", append(got, '\n'))
+	checkGolden(t, "assembled.golden", append(got, '\n'))
 	if m.ID != "msg-1" || m.Metadata.ConversationID != "conv-1" {
 		t.Fatalf("id/metadata: %+v", m)
 	}
@@ -220,7 +209,7 @@ func TestModeChunkGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden(t, "ui-stream-modes.golden", buf.Bytes())
+	checkGolden(t, "ui-stream-modes.golden", buf.Bytes())
 
 	allowed := map[string][]string{"reasoning-start": {"id"}, "reasoning-delta": {"id", "delta"}, "reasoning-end": {"id"}}
 	for _, c := range modeSample(t) {
@@ -251,7 +240,7 @@ func TestAssemblerReasoningAndGuide(t *testing.T) {
 	}
 	m := a.Message()
 	got, _ := json.Marshal(m)
-	golden(t, "assembled-modes.golden", append(got, '\n'))
+	checkGolden(t, "assembled-modes.golden", append(got, '\n'))
 	var types []string
 	for _, p := range m.Parts {
 		types = append(types, p.Type)
