@@ -7,7 +7,6 @@
 package agent
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -20,9 +19,7 @@ import (
 )
 
 // Model is the language model as the agent uses it.
-type Model interface {
-	Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error)
-}
+type Model = llm.Streamer
 
 // Metrics receives the acceptance figures of seed 000 §7.8.
 type Metrics interface {
