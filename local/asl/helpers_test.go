@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/errtest"
 )
 
 // mustParse parses a definition written as JSON text.
@@ -67,15 +69,11 @@ func execErr(t testing.TB, err error) *ExecutionError {
 	return ee
 }
 
-// wantExecErr checks a table case's error: with name set, err must be the
-// *ExecutionError of that name, and wantExecErr returns true (the case has
-// nothing more to check); with name empty, err must be nil.
+// wantExecErr checks a table case's error as errtest.Expect does, and with
+// name set, that err is the *ExecutionError of that name.
 func wantExecErr(t testing.TB, err error, name string) bool {
 	t.Helper()
-	if name == "" {
-		if err != nil {
-			t.Fatal(err)
-		}
+	if !errtest.Expect(t, err, name) {
 		return false
 	}
 	if ee := execErr(t, err); ee.Name != name {

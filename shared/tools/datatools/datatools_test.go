@@ -7,13 +7,13 @@ import (
 	"errors"
 	"flag"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
@@ -122,19 +122,7 @@ func TestOutputsGolden(t *testing.T) {
 				t.Errorf("status %q message %q, want status %q", res.Status, res.Message, tt.status)
 			}
 			got := encode(t, map[string]any{"status": res.Status, "message": res.Message, "output": res.Output})
-			path := filepath.Join("testdata", tt.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s:\n%s", path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.golden+".json"), got, *update)
 		})
 	}
 }

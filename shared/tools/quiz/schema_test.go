@@ -1,13 +1,12 @@
 package quiz_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/tools/quiz"
 )
 
@@ -22,22 +21,7 @@ func TestSchemaGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	path := filepath.Join("testdata", "schema.golden.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("schema differs from %s (run go test -update if the change is intended):\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "schema.golden.json"), got, *update)
 	if tool.Name != "generate_quiz_questions" {
 		t.Errorf("name = %q", tool.Name)
 	}
