@@ -14,6 +14,25 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// writeEvents writes each item to w as an event, with ids from 1, the
+// event name that name gives (unnamed: none) and the data that marshal
+// makes.
+func writeEvents[T any](t *testing.T, w *SSEWriter, items []T, name func(T) string, marshal func(T) ([]byte, error)) {
+	t.Helper()
+	for i, item := range items {
+		data, err := marshal(item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Event(int64(i+1), name(item), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// unnamed is the name of an event of a stream that names none.
+func unnamed[T any](T) string { return "" }
+
 // checkGolden compares got with testdata/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
@@ -53,15 +72,7 @@ func sample(t *testing.T) []Chunk {
 func TestChunkGolden(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewSSEWriter(&buf)
-	for i, c := range sample(t) {
-		b, err := MarshalChunk(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Event(int64(i+1), "", b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeEvents(t, w, sample(t), unnamed, MarshalChunk)
 	if err := w.Comment("ping"); err != nil {
 		t.Fatal(err)
 	}
