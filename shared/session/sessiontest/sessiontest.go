@@ -485,14 +485,14 @@ func testEndTurnRace(t *testing.T, s session.Store) {
 	}
 }
 
-func testListTurns(t *testing.T, s session.Store) {
-	const (
-		sid = "s-list"
-		n   = 11 // past 9, so that keys sorting as text would show
-	)
+// seedTurns creates session sid with turns turn-1 … turn-n, all completed
+// but the last (running), beside session sid+"-other" with a turn of its
+// own, which no listing of sid may show.
+func seedTurns(t *testing.T, s session.Store, sid string, n int) {
+	t.Helper()
 	create(t, s, sid)
-	create(t, s, "s-list-other")
-	begin(t, s, "s-list-other", "other")
+	create(t, s, sid+"-other")
+	begin(t, s, sid+"-other", "other")
 	for i := 1; i <= n; i++ {
 		id := fmt.Sprint("turn-", i)
 		begin(t, s, sid, id)
@@ -500,6 +500,14 @@ func testListTurns(t *testing.T, s session.Store) {
 			end(t, s, sid, id, session.TurnCompleted, session.Outcome{Text: fmt.Sprint("answer ", i)})
 		}
 	}
+}
+
+func testListTurns(t *testing.T, s session.Store) {
+	const (
+		sid = "s-list"
+		n   = 11 // past 9, so that keys sorting as text would show
+	)
+	seedTurns(t, s, sid, n)
 	turns, err := s.ListTurns(context.Background(), sid)
 	if err != nil {
 		t.Fatalf("ListTurns: %v", err)
@@ -534,16 +542,7 @@ func testPageTurns(t *testing.T, s session.Store) {
 		n   = 23
 	)
 	ctx := context.Background()
-	create(t, s, sid)
-	create(t, s, "s-page-other")
-	begin(t, s, "s-page-other", "other")
-	for i := 1; i <= n; i++ {
-		id := fmt.Sprint("turn-", i)
-		begin(t, s, sid, id)
-		if i < n {
-			end(t, s, sid, id, session.TurnCompleted, session.Outcome{Text: fmt.Sprint("answer ", i)})
-		}
-	}
+	seedTurns(t, s, sid, n)
 	all, err := s.ListTurns(ctx, sid)
 	if err != nil || len(all) != n {
 		t.Fatalf("ListTurns = %d turns, %v", len(all), err)
