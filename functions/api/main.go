@@ -6,24 +6,17 @@
 package main
 
 import (
-	"context"
-	"log"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
 func main() {
-	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
-	if err != nil {
-		log.Fatalf("api: %v", err)
-	}
-	h, err := app.EdgeHandler()
-	if err != nil {
-		log.Fatalf("api: %v", err)
-	}
-	lambda.Start(httpadapter.NewV2(h).ProxyWithContext)
+	awswire.Main("api", func(app *awswire.App) (any, error) {
+		h, err := app.EdgeHandler()
+		if err != nil {
+			return nil, err
+		}
+		return httpadapter.NewV2(h).ProxyWithContext, nil
+	})
 }

@@ -6,27 +6,11 @@
 // (awswire.App.ReplayHandler over apps.Replayer).
 //
 // It only wires: configuration, clients and the replayer come from
-// awswire.FromEnv; the replay itself is plain Go in shared/apps.
+// awswire.FromEnv (awswire.Main); the replay itself is plain Go in shared/apps.
 package main
 
-import (
-	"context"
-	"log"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/insightedge/insightedge/shared/wire/awswire"
-)
+import "github.com/insightedge/insightedge/shared/wire/awswire"
 
 func main() {
-	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
-	if err != nil {
-		log.Fatalf("replay: %v", err)
-	}
-	replay, err := app.ReplayHandler()
-	if err != nil {
-		log.Fatalf("replay: %v", err)
-	}
-	lambda.Start(replay)
+	awswire.Main("replay", (*awswire.App).ReplayHandler)
 }

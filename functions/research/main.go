@@ -8,20 +8,8 @@
 // awswire.FromEnv; the steps are plain Go in shared/research.
 package main
 
-import (
-	"context"
-	"log"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/insightedge/insightedge/shared/wire/awswire"
-)
+import "github.com/insightedge/insightedge/shared/wire/awswire"
 
 func main() {
-	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
-	if err != nil {
-		log.Fatalf("research: %v", err)
-	}
-	lambda.Start(app.ResearchStep())
+	awswire.Main("research", func(app *awswire.App) (any, error) { return app.ResearchStep(), nil })
 }

@@ -4,27 +4,11 @@
 // of a template session to the session's connection.
 //
 // It only wires: configuration, clients and the handler come from
-// awswire.FromEnv; the routes are plain Go in shared/report/transport/apigw.
+// awswire.FromEnv (awswire.Main); the routes are plain Go in shared/report/transport/apigw.
 package main
 
-import (
-	"context"
-	"log"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
-	"github.com/insightedge/insightedge/shared/wire/awswire"
-)
+import "github.com/insightedge/insightedge/shared/wire/awswire"
 
 func main() {
-	app, err := awswire.FromEnv(context.Background(), os.Getenv, awswire.Options{})
-	if err != nil {
-		log.Fatalf("ws: %v", err)
-	}
-	handler, err := app.TemplateWSHandler()
-	if err != nil {
-		log.Fatalf("ws: %v", err)
-	}
-	lambda.Start(handler)
+	awswire.Main("ws", (*awswire.App).TemplateWSHandler)
 }

@@ -1,13 +1,13 @@
 package images_test
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/insightedge/insightedge/infra/images"
+	"github.com/insightedge/insightedge/shared/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite template-image.yaml from template.yaml")
@@ -25,17 +25,7 @@ func TestImageTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(root, "template-image.yaml")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./infra/images -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("template-image.yaml is not generated from the current template.yaml: go test ./infra/images -update")
-	}
+	// template-image.yaml is generated from the current template.yaml:
+	// go test ./infra/images -update writes it.
+	golden.Check(t, filepath.Join(root, "template-image.yaml"), got, *update)
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/errtest"
 )
 
 // mustParse parses a definition written as JSON text.
@@ -65,6 +67,19 @@ func execErr(t testing.TB, err error) *ExecutionError {
 		t.Fatalf("want an *ExecutionError, got %v", err)
 	}
 	return ee
+}
+
+// wantExecErr checks a table case's error as errtest.Expect does, and with
+// name set, that err is the *ExecutionError of that name.
+func wantExecErr(t testing.TB, err error, name string) bool {
+	t.Helper()
+	if !errtest.Expect(t, err, name) {
+		return false
+	}
+	if ee := execErr(t, err); ee.Name != name {
+		t.Errorf("got %v, want %s", ee, name)
+	}
+	return true
 }
 
 // recorder records handler inputs per resource and the states entered.

@@ -90,14 +90,8 @@ func TestIntrinsics(t *testing.T) {
 				t.Fatalf("Parse: %v", err)
 			}
 			out, err := m.Run(context.Background(), json.RawMessage(input), Options{})
-			if tt.wantErr != "" {
-				if ee := execErr(t, err); ee.Name != tt.wantErr {
-					t.Errorf("got %v, want %s", ee, tt.wantErr)
-				}
+			if wantExecErr(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			assertJSON(t, "value", out, `{"v":`+tt.want+`}`)
 		})

@@ -94,14 +94,8 @@ func TestWait(t *testing.T) {
 			m := mustParse(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","End":true,`+tt.fields+`}}}`)
 			sl := &sleeps{}
 			out, err := m.Run(context.Background(), json.RawMessage(tt.input), Options{Sleep: sl.sleep})
-			if tt.wantErr != "" {
-				if ee := execErr(t, err); ee.Name != tt.wantErr {
-					t.Errorf("got %v, want %s", ee, tt.wantErr)
-				}
+			if wantExecErr(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := sl.got()
 			switch {

@@ -174,10 +174,10 @@ func TestFileText(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	base := Report{Rows: []Row{
-		{Name: "quiz", Cases: 10, SuccessRate: 0.9, TotalP50: 1000},
-		{Name: "ppt", Cases: 10, SuccessRate: 0.8},
-		{Name: "clarify", Cases: 10, ClarifyRounds: 10},
-		{Name: "all", Cases: 30},
+		{PinnedRow: PinnedRow{Name: "quiz", Cases: 10, SuccessRate: 0.9}, TotalP50: 1000},
+		{PinnedRow: PinnedRow{Name: "ppt", Cases: 10, SuccessRate: 0.8}},
+		{PinnedRow: PinnedRow{Name: "clarify", Cases: 10, ClarifyRounds: 10}},
+		{PinnedRow: PinnedRow{Name: "all", Cases: 30}},
 	}}
 	with := func(f func(rows []Row)) Report {
 		r := Report{Rows: append([]Row(nil), base.Rows...)}

@@ -27,25 +27,11 @@ type Prices struct {
 	Output float64 `json:"outputPerMillion"`
 }
 
-// Row is the figures of one scene, tag, or of all cases.
+// Row is the figures of one scene, tag, or of all cases: its counts and
+// rates, which the golden file pins, then the timings and cost.
 type Row struct {
-	Name   string `json:"name"`
-	Cases  int    `json:"cases"`
-	Passed int    `json:"passed"`
-	Turns  int    `json:"turns"`
-	// SuccessRate is passed / cases.
-	SuccessRate     float64 `json:"successRate"`
-	FalsePromises   int     `json:"falsePromises"`
-	ToolCalls       int     `json:"toolCalls"`
-	ToolErrors      int     `json:"toolErrors"`
-	ValidateRetries int     `json:"validateRetries"`
-	ClarifyRounds   int     `json:"clarifyRounds"`
-	ProtocolBreaks  int     `json:"protocolBreaks"`
-	// Rates per turn; ToolSuccessRate is per tool call (1 when none ran).
-	FalsePromiseRate  float64 `json:"falsePromiseRate"`
-	ToolSuccessRate   float64 `json:"toolSuccessRate"`
-	ValidateRetryRate float64 `json:"validateRetryRate"`
-	ClarifyPerCase    float64 `json:"clarifyPerCase"`
+	PinnedRow
+	ClarifyPerCase float64 `json:"clarifyPerCase"`
 	// Latency in milliseconds, over turns (first text: turns that had text).
 	TotalP50     float64   `json:"totalP50Ms"`
 	TotalP90     float64   `json:"totalP90Ms"`
@@ -98,7 +84,7 @@ func sceneOrder(s string) int {
 }
 
 func row(name string, cases []CaseResult, in func(CaseResult) bool, p Prices) Row {
-	r := Row{Name: name}
+	r := Row{PinnedRow: PinnedRow{Name: name}}
 	var first []float64
 	var tokens Usage
 	for _, c := range cases {
@@ -175,17 +161,19 @@ type Pinned struct {
 
 // PinnedRow is a Row's counts and rates.
 type PinnedRow struct {
-	Name              string  `json:"name"`
-	Cases             int     `json:"cases"`
-	Passed            int     `json:"passed"`
-	Turns             int     `json:"turns"`
-	SuccessRate       float64 `json:"successRate"`
-	FalsePromises     int     `json:"falsePromises"`
-	ToolCalls         int     `json:"toolCalls"`
-	ToolErrors        int     `json:"toolErrors"`
-	ValidateRetries   int     `json:"validateRetries"`
-	ClarifyRounds     int     `json:"clarifyRounds"`
-	ProtocolBreaks    int     `json:"protocolBreaks"`
+	Name   string `json:"name"`
+	Cases  int    `json:"cases"`
+	Passed int    `json:"passed"`
+	Turns  int    `json:"turns"`
+	// SuccessRate is passed / cases.
+	SuccessRate     float64 `json:"successRate"`
+	FalsePromises   int     `json:"falsePromises"`
+	ToolCalls       int     `json:"toolCalls"`
+	ToolErrors      int     `json:"toolErrors"`
+	ValidateRetries int     `json:"validateRetries"`
+	ClarifyRounds   int     `json:"clarifyRounds"`
+	ProtocolBreaks  int     `json:"protocolBreaks"`
+	// Rates per turn; ToolSuccessRate is per tool call (1 when none ran).
 	FalsePromiseRate  float64 `json:"falsePromiseRate"`
 	ToolSuccessRate   float64 `json:"toolSuccessRate"`
 	ValidateRetryRate float64 `json:"validateRetryRate"`
@@ -195,8 +183,7 @@ type PinnedRow struct {
 func (r Report) Pin() Pinned {
 	p := Pinned{Failing: []string{}}
 	for _, x := range r.Rows {
-		p.Rows = append(p.Rows, PinnedRow{x.Name, x.Cases, x.Passed, x.Turns, x.SuccessRate, x.FalsePromises, x.ToolCalls,
-			x.ToolErrors, x.ValidateRetries, x.ClarifyRounds, x.ProtocolBreaks, x.FalsePromiseRate, x.ToolSuccessRate, x.ValidateRetryRate})
+		p.Rows = append(p.Rows, x.PinnedRow)
 	}
 	for _, c := range r.Cases {
 		if !c.Pass {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/prompts"
 )
 
@@ -83,22 +83,7 @@ func TestGolden(t *testing.T) {
 			if !bytes.Equal(got, again) {
 				t.Fatal("the same request gave different bytes")
 			}
-			path := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("bytes differ from %s:\n got: %s\nwant: %s", path, got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".golden"), got, *update)
 		})
 	}
 }

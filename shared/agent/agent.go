@@ -7,7 +7,6 @@
 package agent
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -20,9 +19,7 @@ import (
 )
 
 // Model is the language model as the agent uses it.
-type Model interface {
-	Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error)
-}
+type Model = llm.Streamer
 
 // Metrics receives the acceptance figures of seed 000 §7.8.
 type Metrics interface {
@@ -31,10 +28,16 @@ type Metrics interface {
 
 // Agent holds the dependencies of the conversation steps.
 type Agent struct {
-	Model   Model
-	Tools   *tools.Registry
-	Store   session.Store
-	Log     eventlog.Appender
+	Model Model
+	Tools *tools.Registry
+	Store session.Store
+	Log   eventlog.Appender
+	// Options are New's, with the defaults filled in.
+	Options
+}
+
+// Options configure New.
+type Options struct {
 	Logger  *slog.Logger
 	Metrics Metrics
 	// MaxRounds bounds the model rounds of one attempt; the last round is
@@ -48,20 +51,9 @@ type Agent struct {
 	Now       func() time.Time
 }
 
-// Options configure New.
-type Options struct {
-	Logger       *slog.Logger
-	Metrics      Metrics
-	MaxRounds    int
-	HistoryTurns int
-	TextFlush    time.Duration
-	Now          func() time.Time
-}
-
 // New returns an Agent.
 func New(m Model, reg *tools.Registry, store session.Store, log eventlog.Appender, o Options) *Agent {
-	a := &Agent{Model: m, Tools: reg, Store: store, Log: log, Logger: o.Logger, Metrics: o.Metrics,
-		MaxRounds: o.MaxRounds, HistoryTurns: o.HistoryTurns, TextFlush: o.TextFlush, Now: o.Now}
+	a := &Agent{Model: m, Tools: reg, Store: store, Log: log, Options: o}
 	if a.TextFlush <= 0 {
 		a.TextFlush = 50 * time.Millisecond
 	}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/agent"
-	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/boltstore/bolttest"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -131,11 +130,7 @@ type fixture struct {
 
 func newFixture(t testing.TB, m *scriptedModel, extra ...tools.Tool) *fixture {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "store.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := bolttest.Open(t)
 	noop := func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.Result{}, nil }
 	reg := tools.NewRegistry(
 		tools.Define("get_teacher_classes", "List the teacher's classes.", tools.Base, i18n.None, noop),

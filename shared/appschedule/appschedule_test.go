@@ -1,11 +1,9 @@
 package appschedule_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -15,6 +13,7 @@ import (
 	"github.com/insightedge/insightedge/shared/appschedule"
 	"github.com/insightedge/insightedge/shared/appschedule/schedtest"
 	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
@@ -85,19 +84,7 @@ func TestCreateGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "create.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want)) {
-		t.Errorf("CreateSchedule request:\n%s\nwant (%s):\n%s", got, golden, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "create.golden.json"), append(got, '\n'), *update)
 }
 
 func TestSync(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/blueprint/blueprinttest"
+	"github.com/insightedge/insightedge/shared/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -28,19 +28,8 @@ func TestAnalysisIsValidAndRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "analysis.golden.json")
-	if *update {
-		if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update once)", err)
-	}
-	if !bytes.Equal(append(raw, '\n'), want) {
-		t.Errorf("the Blueprint JSON shape changed:\n%s", raw)
-	}
+	// A change here is a change of the Blueprint JSON shape.
+	golden.Check(t, filepath.Join("testdata", "analysis.golden.json"), append(raw, '\n'), *update)
 	back, err := blueprint.Parse(raw)
 	if err != nil {
 		t.Fatal(err)

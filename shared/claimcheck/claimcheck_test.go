@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/blob"
-	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/boltstore/bolttest"
 	"github.com/insightedge/insightedge/shared/claimcheck"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/session/sessiontest"
@@ -28,11 +28,7 @@ func newFS(t *testing.T) (*blob.FS, string) {
 
 func newBolt(t *testing.T) session.Store {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := bolttest.Open(t)
 	return db.Sessions()
 }
 

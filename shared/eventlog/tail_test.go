@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,18 +113,6 @@ func seqRange(from, to int64) []int64 {
 	return s
 }
 
-func equalSeqs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestTailWrittenStream(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -150,7 +139,7 @@ func TestTailWrittenStream(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Tail: %v", err)
 				}
-				if !equalSeqs(got, tt.want) {
+				if !slices.Equal(got, tt.want) {
 					t.Fatalf("Tail delivered %v, want %v", got, tt.want)
 				}
 			})
@@ -199,7 +188,7 @@ func TestTailLive(t *testing.T) {
 			for s := range delivered {
 				got = append(got, s)
 			}
-			if !equalSeqs(got, seqRange(1, n+1)) {
+			if !slices.Equal(got, seqRange(1, n+1)) {
 				t.Fatalf("Tail delivered %v, want 1..%d in order", got, n+1)
 			}
 		})
@@ -333,7 +322,7 @@ func TestTailStopsAtFnErrorWithoutMore(t *testing.T) {
 	if !errors.Is(err, errStop) {
 		t.Fatalf("Tail: %v, want errStop", err)
 	}
-	if !equalSeqs(got, []int64{1, 2}) {
+	if !slices.Equal(got, []int64{1, 2}) {
 		t.Fatalf("fn was called for %v, want [1 2]", got)
 	}
 }
@@ -404,7 +393,7 @@ func TestTailSlowReaderFallsBack(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Tail: %v", err)
 	}
-	if !equalSeqs(got, seqRange(1, n+1)) {
+	if !slices.Equal(got, seqRange(1, n+1)) {
 		t.Fatalf("Tail delivered %d events (%v...), want 1..%d in order", len(got), got[:min(len(got), 5)], n+1)
 	}
 }
@@ -478,7 +467,7 @@ func TestTailFlush(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Tail: %v", err)
 			}
-			if !equalSeqs(flushedAt, []int64{3, 6}) {
+			if !slices.Equal(flushedAt, []int64{3, 6}) {
 				t.Fatalf("flushed after seqs %v, want [3 6] (every 3 events, not after the close)", flushedAt)
 			}
 		})

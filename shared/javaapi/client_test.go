@@ -8,7 +8,6 @@ import (
 	"flag"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/errtest"
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
@@ -155,7 +156,7 @@ func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
 	return apperr.As(err)
 }
 
-func golden(t *testing.T, name string, v any) {
+func checkGolden(t *testing.T, name string, v any) {
 	t.Helper()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -164,22 +165,7 @@ func golden(t *testing.T, name string, v any) {
 	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("%s differs from golden file:\n got: %s\nwant: %s", name, buf.Bytes(), want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), buf.Bytes(), *update)
 }
 
 func TestClassesCamelCaseGolden(t *testing.T) {
@@ -188,7 +174,7 @@ func TestClassesCamelCaseGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "classes_t-001.json", cs)
+	checkGolden(t, "classes_t-001.json", cs)
 	req := e.server.Requests()[0]
 	if req.Path != "/api/dify/teacher/t-001/classes/me" || req.Authorization != "Bearer "+token {
 		t.Errorf("request = %+v, want the seed's path with the bearer token", req)
@@ -777,14 +763,8 @@ func TestConfigFromEnv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := javaapi.ConfigFromEnv(func(k string) string { return tt.env[k] })
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one naming %q", err, tt.wantErr)
-				}
+			if errtest.Expect(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !tt.check(c) {
 				t.Errorf("config = %+v", c)

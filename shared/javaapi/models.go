@@ -221,6 +221,14 @@ func parseFlexID(lit string) (flexID, error) {
 	}
 }
 
+// incomplete records that the service left out field (as the contract
+// names it, "class.grade") and names it in a model's Incomplete list (as
+// the model's JSON does, "grade").
+func (is *issues) incomplete(list *[]string, field, name string) {
+	is.missing(field)
+	*list = append(*list, name)
+}
+
 // pickID applies the identifier rule of seed 004 §2.4.1: uid first, then the
 // entity's own id field (class_id ...), then id. With none, the answer is a
 // contract breach the caller must hear about, not a silent empty id.
@@ -276,23 +284,19 @@ func (d classDTO) model(teacherID string, is *issues) (ClassInfo, bool) {
 	c := ClassInfo{ClassID: id, Name: name, TeacherID: teacherID, AcademicYear: strings.TrimSpace(d.AcademicYear)}
 	var ok bool
 	if c.Grade, ok = d.Grade.get(); !ok {
-		is.missing("class.grade")
-		c.Incomplete = append(c.Incomplete, "grade")
+		is.incomplete(&c.Incomplete, "class.grade", "grade")
 	}
 	if c.Subject, ok = d.Subject.get(); !ok {
-		is.missing("class.subject")
-		c.Incomplete = append(c.Incomplete, "subject")
+		is.incomplete(&c.Incomplete, "class.subject", "subject")
 	}
 	if n := d.StudentCount; n.valid && n.v >= 0 && n.v == float64(int(n.v)) {
 		v := int(n.v)
 		c.StudentCount = &v
 	} else {
-		is.missing("class.student_count")
-		c.Incomplete = append(c.Incomplete, "studentCount")
+		is.incomplete(&c.Incomplete, "class.student_count", "studentCount")
 	}
 	if d.TeacherID == "" {
-		is.missing("class.teacher_id")
-		c.Incomplete = append(c.Incomplete, "teacherId")
+		is.incomplete(&c.Incomplete, "class.teacher_id", "teacherId")
 	}
 	return c, true
 }
@@ -323,8 +327,7 @@ func (d studentDTO) model(is *issues) (Student, bool) {
 	}
 	s := Student{StudentID: id, Name: name}
 	if !hasName {
-		is.missing("student.name")
-		s.Incomplete = []string{"name"}
+		is.incomplete(&s.Incomplete, "student.name", "name")
 	}
 	return s, true
 }
@@ -356,14 +359,12 @@ func (d assignmentDTO) model(is *issues) (Assignment, bool) {
 	}
 	a := Assignment{AssignmentID: id, Title: title, Subject: d.Subject, DueDate: d.DueDate}
 	if !hasTitle {
-		is.missing("assignment.title")
-		a.Incomplete = append(a.Incomplete, "title")
+		is.incomplete(&a.Incomplete, "assignment.title", "title")
 	}
 	if d.MaxScore.valid && d.MaxScore.v > 0 {
 		a.MaxScore = d.MaxScore.ptr()
 	} else {
-		is.missing("assignment.max_score")
-		a.Incomplete = append(a.Incomplete, "maxScore")
+		is.incomplete(&a.Incomplete, "assignment.max_score", "maxScore")
 	}
 	return a, true
 }
@@ -404,22 +405,18 @@ func (d submissionDTO) model(needAssignment bool, is *issues) (SubmissionRecord,
 		Status: d.Status, Feedback: d.Feedback, Skills: d.Skills,
 	}
 	if !hasName {
-		is.missing("submission.student_name")
-		r.Incomplete = append(r.Incomplete, "studentName")
+		is.incomplete(&r.Incomplete, "submission.student_name", "studentName")
 	}
 	if !d.Score.set {
-		is.missing("submission.score")
-		r.Incomplete = append(r.Incomplete, "score")
+		is.incomplete(&r.Incomplete, "submission.score", "score")
 	}
 	if d.MaxScore.valid && d.MaxScore.v > 0 {
 		r.MaxScore = d.MaxScore.ptr()
 	} else {
-		is.missing("submission.max_score")
-		r.Incomplete = append(r.Incomplete, "maxScore")
+		is.incomplete(&r.Incomplete, "submission.max_score", "maxScore")
 	}
 	if needAssignment && r.AssignmentTitle == "" {
-		is.missing("submission.assignment_title")
-		r.Incomplete = append(r.Incomplete, "assignmentTitle")
+		is.incomplete(&r.Incomplete, "submission.assignment_title", "assignmentTitle")
 	}
 	return r, true
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/errtest"
 	"github.com/insightedge/insightedge/shared/llm"
 )
 
@@ -78,14 +79,8 @@ func TestConfigFromEnv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := llm.ConfigFromEnv(func(k string) string { return tt.env[k] })
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v; want one naming %s", err, tt.wantErr)
-				}
+			if errtest.Expect(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)

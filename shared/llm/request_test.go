@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/llm"
 )
 
@@ -81,22 +81,7 @@ func TestRequestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.WriteByte('\n')
-			golden := filepath.Join("testdata", tt.name+".golden.json")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("request body differs from %s:\n%s", golden, got.Bytes())
-			}
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden.json"), got.Bytes(), *update)
 		})
 	}
 }

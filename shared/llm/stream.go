@@ -13,6 +13,12 @@ import (
 	"github.com/sashabaranov/go-openai"
 )
 
+// Streamer is the model as the steps that stream it use it (agent, plan,
+// build): Client is one, and a test's scripted model another.
+type Streamer interface {
+	Stream(ctx context.Context, req Request, h Handler) (Response, error)
+}
+
 // Stream calls the model with streaming, passes content deltas and tool-call
 // fragments to h as they arrive, and returns the assembled answer.
 //

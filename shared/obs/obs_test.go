@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"flag"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -41,20 +42,7 @@ func fixedEMF(w *bytes.Buffer) *EMF {
 func TestEMFLineGolden(t *testing.T) {
 	var buf bytes.Buffer
 	fixedEMF(&buf).Count("ToolCalls", 3, map[string]string{"tool": "generate_quiz_questions", "status": "success"})
-	got := buf.Bytes()
-	path := filepath.Join("testdata", "emf_count.golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("EMF line\n got %s\nwant %s", got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "emf_count.golden"), buf.Bytes(), *update)
 }
 
 func TestEMFLine(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/docx"
 	"github.com/insightedge/insightedge/shared/office/internal/samples"
+	"github.com/insightedge/insightedge/shared/office/officetest"
 	readers "github.com/insightedge/insightedge/shared/office/officetest"
-	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/office/pptx"
 )
 
@@ -148,7 +148,7 @@ func TestOfficeFilesInOtherReaders(t *testing.T) {
 // font is embedded, the Chinese title comes back as text, no character is
 // lost at a line break, and the page is not blank.
 func TestPDFInPoppler(t *testing.T) {
-	w := loadFont(t)
+	w := officetest.PDFWriter(t)
 	dir := t.TempDir()
 	for _, zh := range []bool{true, false} {
 		d := samples.Document(12, zh)
@@ -185,18 +185,6 @@ func TestPDFInPoppler(t *testing.T) {
 			t.Errorf("%s: page 1 looks blank (ink %.4f)", name, ink)
 		}
 	}
-}
-
-func loadFont(t *testing.T) *pdf.Writer {
-	t.Helper()
-	w, err := pdf.Load()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v", err)
-		}
-		t.Skip(err)
-	}
-	return w
 }
 
 func write(t *testing.T, dir, name string, b []byte) string {

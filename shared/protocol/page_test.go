@@ -36,19 +36,11 @@ func pageSample() []PageEvent {
 func TestPageEventGolden(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewSSEWriter(&buf)
-	for i, e := range pageSample() {
-		b, err := MarshalPageEvent(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Event(int64(i+1), "", b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeEvents(t, w, pageSample(), unnamed, MarshalPageEvent)
 	if err := w.Comment("ping"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "page-stream.golden", buf.Bytes())
+	checkGolden(t, "page-stream.golden", buf.Bytes())
 }
 
 // TestPageEventKeys pins the shapes of seed 004 §1.3.3: every event carries

@@ -25,16 +25,8 @@ func researchSample() []ResearchEvent {
 func TestResearchEventGolden(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewSSEWriter(&buf)
-	for i, e := range researchSample() {
-		data, err := MarshalResearchEvent(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Event(int64(i+1), ResearchEventName(e), data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	golden(t, "research-stream.golden", buf.Bytes())
+	writeEvents(t, w, researchSample(), ResearchEventName, MarshalResearchEvent)
+	checkGolden(t, "research-stream.golden", buf.Bytes())
 }
 
 // TestResearchEventKeys pins each data object's keys (seed 001 §6).

@@ -5,30 +5,38 @@ import (
 	"encoding/json"
 	"flag"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/insightedge/insightedge/shared/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// writeEvents writes each item to w as an event, with ids from 1, the
+// event name that name gives (unnamed: none) and the data that marshal
+// makes.
+func writeEvents[T any](t *testing.T, w *SSEWriter, items []T, name func(T) string, marshal func(T) ([]byte, error)) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
+	for i, item := range items {
+		data, err := marshal(item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Event(int64(i+1), name(item), data); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update once)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs\n got: %s\nwant: %s", name, got, want)
-	}
+}
+
+// unnamed is the name of an event of a stream that names none.
+func unnamed[T any](T) string { return "" }
+
+// checkGolden compares got with testdata/name, or rewrites it with -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	golden.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 // sample is one chunk of every kind the conversation stream uses.
@@ -64,22 +72,14 @@ func sample(t *testing.T) []Chunk {
 func TestChunkGolden(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewSSEWriter(&buf)
-	for i, c := range sample(t) {
-		b, err := MarshalChunk(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Event(int64(i+1), "", b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeEvents(t, w, sample(t), unnamed, MarshalChunk)
 	if err := w.Comment("ping"); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Event(0, "", Done); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "ui-stream.golden", buf.Bytes())
+	checkGolden(t, "ui-stream.golden", buf.Bytes())
 }
 
 // TestChunkKeys pins the rule of PROTOCOL.md §1: no chunk carries a key the
@@ -149,7 +149,7 @@ func TestAssembler(t *testing.T) {
 	}
 	m := a.Message()
 	got, _ := json.Marshal(m)
-	golden(t, "assembled.golden", append(got, '\n'))
+	checkGolden(t, "assembled.golden", append(got, '\n'))
 	if m.ID != "msg-1" || m.Metadata.ConversationID != "conv-1" {
 		t.Fatalf("id/metadata: %+v", m)
 	}
@@ -220,7 +220,7 @@ func TestModeChunkGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden(t, "ui-stream-modes.golden", buf.Bytes())
+	checkGolden(t, "ui-stream-modes.golden", buf.Bytes())
 
 	allowed := map[string][]string{"reasoning-start": {"id"}, "reasoning-delta": {"id", "delta"}, "reasoning-end": {"id"}}
 	for _, c := range modeSample(t) {
@@ -251,7 +251,7 @@ func TestAssemblerReasoningAndGuide(t *testing.T) {
 	}
 	m := a.Message()
 	got, _ := json.Marshal(m)
-	golden(t, "assembled-modes.golden", append(got, '\n'))
+	checkGolden(t, "assembled-modes.golden", append(got, '\n'))
 	var types []string
 	for _, p := range m.Parts {
 		types = append(types, p.Type)

@@ -3,13 +3,16 @@ package report
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/insightedge/insightedge/shared/tools/toolstest"
+	"github.com/insightedge/insightedge/shared/golden"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestEncodeGolden(t *testing.T) {
 	tasks := []SectionTask{{ID: 1, Title: "班级概况", Objective: "按模板撰写「班级概况」", Template: "## 班级概况\n\n<!-- 人数、均分 -->\n", RequiredInputs: []string{"datasets/class_1A.json"}}}
@@ -48,7 +51,7 @@ func TestEncodeGolden(t *testing.T) {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	toolstest.Golden(t, filepath.Join("testdata", "server_events.jsonl"), []byte(b.String()))
+	golden.Check(t, filepath.Join("testdata", "server_events.jsonl"), []byte(b.String()), *update)
 }
 
 func TestDecodeClient(t *testing.T) {

@@ -172,11 +172,17 @@ type Store interface {
 // Records is a small key-value space per session for the workflow's claim
 // checks (message history, tool results). Keys sort lexically.
 type Records interface {
+	ClaimChecks
+	// ListRecords returns the records whose key starts with prefix, by key.
+	ListRecords(ctx context.Context, sessionID, prefix string) ([]Record, error)
+}
+
+// ClaimChecks is the part of Records that puts and gets one record: what a
+// step that keeps its claim checks by key needs.
+type ClaimChecks interface {
 	PutRecord(ctx context.Context, sessionID, key string, value []byte) error
 	// GetRecord returns ErrNotFound for a missing key.
 	GetRecord(ctx context.Context, sessionID, key string) ([]byte, error)
-	// ListRecords returns the records whose key starts with prefix, by key.
-	ListRecords(ctx context.Context, sessionID, prefix string) ([]Record, error)
 }
 
 // Record is one key-value pair of Records.

@@ -1,10 +1,10 @@
 package wire_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/errtest"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -116,14 +116,8 @@ func TestConfigFromEnv(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := wire.ConfigFromEnv(env(c.vars))
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("err = %v, want one naming %s", err, c.wantErr)
-				}
+			if errtest.Expect(t, err, c.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			c.check(t, cfg)
 		})

@@ -263,24 +263,15 @@ func (s *suite) interpretJS(t *testing.T, file string, tasks map[string]wire.Tas
 	return r
 }
 
-// runGo runs the conversation workflow with our interpreter (local/asl).
-func (s *suite) runGo(t *testing.T, turn workflow.Turn) run {
+// runTurn runs the conversation workflow for turn, on a table of its own,
+// with the interpreter that interpret calls: local/asl (interpretGo) or the
+// npm aws-local-stepfunctions (interpretJS).
+func (s *suite) runTurn(t *testing.T, turn workflow.Turn, interpret func(tasks map[string]wire.Task, input []byte) run) run {
 	t.Helper()
 	app := s.stepsApp(t, s.dynalite(t).NewTable(t))
 	seedTurn(t, app.Table, turn)
 	input, _ := json.Marshal(workflow.NewConversationState(turn))
-	r := interpretGo(t, infra.ConversationASL, app.ConversationTasks(), input, turn.TurnID)
-	r.Events, r.Turn = result(t, app.Table, turn)
-	return r
-}
-
-// runJS runs it with the npm aws-local-stepfunctions.
-func (s *suite) runJS(t *testing.T, turn workflow.Turn) run {
-	t.Helper()
-	app := s.stepsApp(t, s.dynalite(t).NewTable(t))
-	seedTurn(t, app.Table, turn)
-	input, _ := json.Marshal(workflow.NewConversationState(turn))
-	r := s.interpretJS(t, "conversation.asl.json", app.ConversationTasks(), input)
+	r := interpret(app.ConversationTasks(), input)
 	r.Events, r.Turn = result(t, app.Table, turn)
 	return r
 }
@@ -298,27 +289,46 @@ func (s *suite) testWorkflowEquivalence(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			turn := workflow.Turn{SessionID: "conv-" + sc.name, TurnID: "turn-" + sc.name, TeacherID: "t-001",
 				MessageID: "msg-" + sc.name, Message: sc.message}
-			js := s.runJS(t, turn)
-			goRun := s.runGo(t, turn)
-			if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {
-				t.Fatalf("status: aws-local-stepfunctions %s %s, local/asl %s %s", js.Status, js.Output, goRun.Status, goRun.Output)
-			}
-			if !jsonEqual(js.Output, goRun.Output) {
-				t.Errorf("output: aws-local-stepfunctions %s, local/asl %s", js.Output, goRun.Output)
-			}
-			if !reflect.DeepEqual(js.Entered, goRun.Entered) {
-				t.Errorf("states entered: aws-local-stepfunctions %v, local/asl %v", js.Entered, goRun.Entered)
-			}
+			js := s.runTurn(t, turn, func(tasks map[string]wire.Task, input []byte) run {
+				return s.interpretJS(t, "conversation.asl.json", tasks, input)
+			})
+			goRun := s.runTurn(t, turn, func(tasks map[string]wire.Task, input []byte) run {
+				return interpretGo(t, infra.ConversationASL, tasks, input, turn.TurnID)
+			})
+			sameRun(t, js, goRun)
 			if !reflect.DeepEqual(js.Turn, goRun.Turn) {
 				t.Errorf("turn: aws-local-stepfunctions %v, local/asl %v", js.Turn, goRun.Turn)
 			}
-			if !reflect.DeepEqual(js.Events, goRun.Events) {
-				a, _ := json.MarshalIndent(js.Events, "", " ")
-				b, _ := json.MarshalIndent(goRun.Events, "", " ")
-				t.Errorf("events differ:\naws-local-stepfunctions %s\nlocal/asl %s", a, b)
-			}
+			sameEvents(t, js.Events, goRun.Events)
 			t.Logf("%s: %d events, states entered %v", sc.name, len(goRun.Events), goRun.Entered)
 		})
+	}
+}
+
+// sameRun checks that aws-local-stepfunctions (js) and local/asl (goRun)
+// ran a definition alike: both succeeded, with the same output and the
+// same states entered.
+func sameRun(t *testing.T, js, goRun run) {
+	t.Helper()
+	if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {
+		t.Fatalf("status: aws-local-stepfunctions %s %s, local/asl %s %s", js.Status, js.Output, goRun.Status, goRun.Output)
+	}
+	if !jsonEqual(js.Output, goRun.Output) {
+		t.Errorf("output: aws-local-stepfunctions %s, local/asl %s", js.Output, goRun.Output)
+	}
+	if !reflect.DeepEqual(js.Entered, goRun.Entered) {
+		t.Errorf("states entered: aws-local-stepfunctions %v, local/asl %v", js.Entered, goRun.Entered)
+	}
+}
+
+// sameEvents checks that the two interpreters' runs sent the same events,
+// showing both lists when not.
+func sameEvents[E any](t *testing.T, js, goRun []E) {
+	t.Helper()
+	if !reflect.DeepEqual(js, goRun) {
+		a, _ := json.MarshalIndent(js, "", " ")
+		b, _ := json.MarshalIndent(goRun, "", " ")
+		t.Errorf("events differ:\naws-local-stepfunctions %s\nlocal/asl %s", a, b)
 	}
 }
 

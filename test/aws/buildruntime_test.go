@@ -315,10 +315,7 @@ func (s *suite) testPageStream(t *testing.T) {
 	t.Run("generate", func(t *testing.T) {
 		rig.reset()
 		start := time.Now()
-		resp := open(t, ctx, rig.handler, req)
-		if resp.Status != http.StatusOK || !strings.HasPrefix(resp.Headers["Content-Type"], "text/event-stream") {
-			t.Fatalf("status %d headers %v: %s", resp.Status, resp.Headers, resp.text(t))
-		}
+		resp := openStream(t, ctx, rig.handler, req)
 		buildID = resp.Headers["X-Build-Id"]
 		page = resp.all(t)
 		evs := checkPageStream(t, page)
@@ -485,23 +482,11 @@ func (s *suite) testBuildWorkflowEquivalence(t *testing.T) {
 			goRun := runBuild(t, sc.class, func(app *awswire.App, input []byte) run {
 				return interpretGo(t, infra.BuildASL, app.BuildTasks(), input, "build-"+sc.class)
 			})
-			if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {
-				t.Fatalf("status: aws-local-stepfunctions %s %s, local/asl %s %s", js.Status, js.Output, goRun.Status, goRun.Output)
-			}
-			if !jsonEqual(js.Output, goRun.Output) {
-				t.Errorf("output: aws-local-stepfunctions %s, local/asl %s", js.Output, goRun.Output)
-			}
-			if !reflect.DeepEqual(js.Entered, goRun.Entered) {
-				t.Errorf("states entered: aws-local-stepfunctions %v, local/asl %v", js.Entered, goRun.Entered)
-			}
+			sameRun(t, js, goRun)
 			if len(goRun.Events) == 0 || goRun.Events[len(goRun.Events)-1].(map[string]any)["type"] != sc.last {
 				t.Errorf("local/asl's build does not end with %s", sc.last)
 			}
-			if !reflect.DeepEqual(js.Events, goRun.Events) {
-				a, _ := json.MarshalIndent(js.Events, "", " ")
-				b, _ := json.MarshalIndent(goRun.Events, "", " ")
-				t.Errorf("events differ:\naws-local-stepfunctions %s\nlocal/asl %s", a, b)
-			}
+			sameEvents(t, js.Events, goRun.Events)
 			t.Logf("%s: %d events, states entered %v", sc.name, len(goRun.Events), goRun.Entered)
 		})
 	}

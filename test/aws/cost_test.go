@@ -64,11 +64,16 @@ func calls(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// tableHead is the head of a table with a column per scenario of rs.
+func tableHead(first string, rs []turnReport) string {
+	return "| " + first + " | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n"
+}
+
 // measuredTable prints the counts of each scenario, per unit (a turn, a
 // build).
 func measuredTable(unit string, rs []turnReport) string {
 	var b strings.Builder
-	b.WriteString("| per " + unit + " | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
+	b.WriteString(tableHead("per "+unit, rs))
 	row := func(name string, f func(turnReport) string) {
 		b.WriteString("| " + name + " |")
 		for _, r := range rs {
@@ -198,26 +203,28 @@ func costOf(r turnReport) cost {
 	live := streaming[r.Scenario]
 	reads := pollsPerSec*(c.turn-live).Seconds() + streamingPollPerSec*live.Seconds()
 	writes := unitsPerAppend * appendsPerSec * live.Seconds()
+	c.addTables(r, reads, writes, sum(r.Invocations)+1)
+	return c
+}
+
+// addTables prices what every priced run pays beside its functions and
+// workflow: DynamoDB (the units measured in r, plus the modelled reads and
+// writes), the logs of its invocations, its X-Ray trace; then the total.
+func (c *cost) addTables(r turnReport, reads, writes float64, invocations int) {
 	// A read request costs at least one unit, even when it finds nothing.
 	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
 	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
 	c.dynamo = c.rru*dynamoRRU + c.wru*dynamoWRU
-	c.logs = float64(sum(r.Invocations)+1) * logBytesPerFn / 1e9 * logsPerGB
+	c.logs = float64(invocations) * logBytesPerFn / 1e9 * logsPerGB
 	c.xray = tracedShare * xrayPerTrace
 	c.total = c.lambda + c.express + c.dynamo + c.logs + c.xray
-	return c
 }
 
 // costTable prints dollars per 1,000 turns per scenario and a month of
 // 100,000 teachers at 20 turns a day, half quizzes and half chats.
 func costTable(rs []turnReport) string {
 	var b strings.Builder
-	b.WriteString("| $ per 1,000 turns | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
-	costs := make([]cost, len(rs))
-	for i, r := range rs {
-		costs[i] = costOf(r)
-	}
-	costRows(&b, "assumed turn duration", costs)
+	costs := costRows(&b, "turn", rs, costOf)
 	var mean float64
 	for _, c := range costs {
 		mean += c.total / float64(len(costs))
@@ -266,12 +273,7 @@ func buildCostOf(r turnReport) cost {
 	c.standard = float64(sum(r.Transitions)) * standardPerStep
 	reads := pollsPerSec*(c.turn-buildStreaming).Seconds() + buildPollPerSec*buildStreaming.Seconds()
 	writes := unitsPerAppend * buildAppendsPerSec * buildStreaming.Seconds()
-	measured := max(r.EdgeRead+r.StepRead, float64(r.EdgeCalls["Query"]+r.EdgeCalls["GetItem"]+r.StepCalls["Query"]+r.StepCalls["GetItem"]))
-	c.rru, c.wru = measured+reads, r.EdgeWrite+r.StepWrite+writes
-	c.dynamo = c.rru*dynamoRRU + c.wru*dynamoWRU
-	c.logs = float64(n+1) * logBytesPerFn / 1e9 * logsPerGB
-	c.xray = tracedShare * xrayPerTrace
-	c.total = c.lambda + c.express + c.dynamo + c.logs + c.xray
+	c.addTables(r, reads, writes, n+1)
 	return c
 }
 
@@ -279,20 +281,21 @@ func buildCostOf(r turnReport) cost {
 // month of 100,000 teachers building two pages a day.
 func buildCostTable(rs []turnReport) string {
 	var b strings.Builder
-	b.WriteString("| $ per 1,000 builds | " + strings.Join(scenarios(rs), " | ") + " |\n|---|" + strings.Repeat("---|", len(rs)) + "\n")
-	costs := make([]cost, len(rs))
-	for i, r := range rs {
-		costs[i] = buildCostOf(r)
-	}
-	costRows(&b, "assumed build duration", costs)
+	costs := costRows(&b, "build", rs, buildCostOf)
 	fmt.Fprintf(&b, "\n100,000 teachers × 2 builds/day = %d builds/month: $%.0f/month before the model's own price (EventBridge Scheduler: $1.00 per million scheduled invocations, 14 million free a month).\n",
 		buildsPerMonth, costs[0].total*buildsPerMonth)
 	return b.String()
 }
 
-// costRows writes the rows shared by the turn and build cost tables, in
-// dollars per 1,000.
-func costRows(b *strings.Builder, duration string, costs []cost) {
+// costRows writes the table shared by the turn and build costs: each
+// scenario of rs priced by price, in dollars per 1,000 of unit (a turn, a
+// build). It returns the costs.
+func costRows(b *strings.Builder, unit string, rs []turnReport, price func(turnReport) cost) []cost {
+	costs := make([]cost, len(rs))
+	for i, r := range rs {
+		costs[i] = price(r)
+	}
+	b.WriteString(tableHead("$ per 1,000 "+unit+"s", rs))
 	row := func(name string, f func(cost) string) {
 		b.WriteString("| " + name + " |")
 		for _, c := range costs {
@@ -301,7 +304,7 @@ func costRows(b *strings.Builder, duration string, costs []cost) {
 		b.WriteString("\n")
 	}
 	k := func(v float64) string { return fmt.Sprintf("%.4f", v*1000) }
-	row(duration, func(c cost) string { return c.turn.String() })
+	row("assumed "+unit+" duration", func(c cost) string { return c.turn.String() })
 	row("DynamoDB units with a streaming model (read + write)", func(c cost) string { return fmt.Sprintf("%.0f + %.0f", c.rru, c.wru) })
 	row("Lambda GB-s (with the memory before)", func(c cost) string {
 		return fmt.Sprintf("%.2f (%.2f, %.2f×)", c.gbs, c.wasGBs, c.gbs/c.wasGBs)
@@ -313,4 +316,5 @@ func costRows(b *strings.Builder, duration string, costs []cost) {
 	row("X-Ray", func(c cost) string { return k(c.xray) })
 	row("**total**", func(c cost) string { return "**" + k(c.total) + "**" })
 	row("(Standard workflow instead: transitions)", func(c cost) string { return k(c.standard) })
+	return costs
 }

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -173,23 +172,11 @@ func (s *suite) testResearchWorkflowEquivalence(t *testing.T) {
 			goRun := runResearch(t, id, sc.topic, func(app *awswire.App, input []byte) run {
 				return interpretGo(t, infra.ResearchASL, app.ResearchTasks(), input, id)
 			})
-			if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {
-				t.Fatalf("status: aws-local-stepfunctions %s %s, local/asl %s %s", js.Status, js.Output, goRun.Status, goRun.Output)
-			}
-			if !jsonEqual(js.Output, goRun.Output) {
-				t.Errorf("output: aws-local-stepfunctions %s, local/asl %s", js.Output, goRun.Output)
-			}
-			if !reflect.DeepEqual(js.Entered, goRun.Entered) {
-				t.Errorf("states entered: aws-local-stepfunctions %v, local/asl %v", js.Entered, goRun.Entered)
-			}
+			sameRun(t, js, goRun)
 			if lastEventName(goRun.Events) != sc.last {
 				t.Errorf("local/asl's run does not end with %s", sc.last)
 			}
-			if !reflect.DeepEqual(js.Events, goRun.Events) {
-				a, _ := json.MarshalIndent(js.Events, "", " ")
-				b, _ := json.MarshalIndent(goRun.Events, "", " ")
-				t.Errorf("events differ:\naws-local-stepfunctions %s\nlocal/asl %s", a, b)
-			}
+			sameEvents(t, js.Events, goRun.Events)
 			t.Logf("%s: %d events, states entered %v", sc.name, len(goRun.Events), goRun.Entered)
 		})
 	}
@@ -218,10 +205,7 @@ func (s *suite) testResearchStream(t *testing.T) {
 	if other := open(t, ctx, rig.handler, urlRequest(http.MethodGet, path, sampleToken(t, "t-002"), "")); other.Status != http.StatusNotFound {
 		t.Fatalf("another teacher's stream: %d", other.Status)
 	}
-	run := open(t, ctx, rig.handler, urlRequest(http.MethodGet, path, rig.token, ""))
-	if run.Status != http.StatusOK || !strings.HasPrefix(run.Headers["Content-Type"], "text/event-stream") {
-		t.Fatalf("stream: %d %v", run.Status, run.Headers)
-	}
+	run := openStream(t, ctx, rig.handler, urlRequest(http.MethodGet, path, rig.token, ""))
 	evs := run.all(t)
 	var names []string
 	for i, e := range evs {

@@ -379,6 +379,17 @@ func open(t *testing.T, ctx context.Context, h urlHandler, req events.LambdaFunc
 	return &response{Status: resp.StatusCode, Headers: resp.Headers, r: bufio.NewReader(resp.Body), body: resp.Body}
 }
 
+// openStream opens req as open does and requires an event stream: status
+// 200 and Content-Type text/event-stream.
+func openStream(t *testing.T, ctx context.Context, h urlHandler, req events.LambdaFunctionURLRequest) *response {
+	t.Helper()
+	resp := open(t, ctx, h, req)
+	if resp.Status != http.StatusOK || !strings.HasPrefix(resp.Headers["Content-Type"], "text/event-stream") {
+		t.Fatalf("%s %s: status %d headers %v: %s", req.RequestContext.HTTP.Method, req.RawPath, resp.Status, resp.Headers, resp.text(t))
+	}
+	return resp
+}
+
 // next reads the next event; ok is false at the end of the body.
 func (r *response) next(t *testing.T) (ev sse, ok bool) {
 	t.Helper()
@@ -574,10 +585,7 @@ func (s *suite) testStreamTurn(t *testing.T) {
 	t.Run("quiz", func(t *testing.T) {
 		rig.reset()
 		start := time.Now()
-		resp := open(t, ctx, rig.handler, req)
-		if resp.Status != http.StatusOK || !strings.HasPrefix(resp.Headers["Content-Type"], "text/event-stream") {
-			t.Fatalf("status %d headers %v: %s", resp.Status, resp.Headers, resp.text(t))
-		}
+		resp := openStream(t, ctx, rig.handler, req)
 		conv = resp.Headers["X-Conversation-Id"]
 		quiz = resp.all(t)
 		types := checkStream(t, quiz)

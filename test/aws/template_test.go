@@ -273,16 +273,16 @@ func grants(props map[string]any) map[string][]string {
 type step struct{ sub, resource, dir, call string }
 
 var conversationSteps = []step{
-	{"RouterFunctionArn", "RouterFunction", "router", `app.Task("RouterFunctionArn")`},
-	{"AgentTurnFunctionArn", "AgentTurnFunction", "agentturn", `app.Task("AgentTurnFunctionArn")`},
-	{"ToolFunctionArn", "ToolFunction", "tool", `app.Task("ToolFunctionArn")`},
-	{"ValidateFunctionArn", "ValidateFunction", "validate", `app.Task("ValidateFunctionArn")`},
-	{"FinishFunctionArn", "FinishFunction", "finish", `app.Task("FinishFunctionArn")`},
-	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `app.Task("BuildStepFunctionArn")`},
+	{"RouterFunctionArn", "RouterFunction", "router", `awswire.StartTask("router", "RouterFunctionArn")`},
+	{"AgentTurnFunctionArn", "AgentTurnFunction", "agentturn", `awswire.StartTask("agentturn", "AgentTurnFunctionArn")`},
+	{"ToolFunctionArn", "ToolFunction", "tool", `awswire.StartTask("tool", "ToolFunctionArn")`},
+	{"ValidateFunctionArn", "ValidateFunction", "validate", `awswire.StartTask("validate", "ValidateFunctionArn")`},
+	{"FinishFunctionArn", "FinishFunction", "finish", `awswire.StartTask("finish", "FinishFunctionArn")`},
+	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `awswire.StartTask("buildstep", "BuildStepFunctionArn")`},
 }
 
 var buildSteps = []step{
-	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `app.Task("BuildStepFunctionArn")`},
+	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `awswire.StartTask("buildstep", "BuildStepFunctionArn")`},
 }
 
 var researchSteps = []step{
@@ -290,14 +290,14 @@ var researchSteps = []step{
 }
 
 var reportSteps = []step{
-	{"ReportFunctionArn", "ReportFunction", "report", "step"},
+	{"ReportFunctionArn", "ReportFunction", "report", "(*awswire.App).ReportStep"},
 }
 
 // mains are the functions that are not workflow steps, and what their
 // main starts.
 var mains = []step{
-	{"", "ReplayFunction", "replay", "app.ReplayHandler()"},
-	{"", "WsFunction", "ws", "app.TemplateWSHandler()"},
+	{"", "ReplayFunction", "replay", "(*awswire.App).ReplayHandler"},
+	{"", "WsFunction", "ws", "(*awswire.App).TemplateWSHandler"},
 }
 
 func repoRoot(t *testing.T) string {
@@ -349,11 +349,10 @@ func TestTemplateFunctions(t *testing.T) {
 			continue
 		}
 		src, _ := os.ReadFile(filepath.Join(repo, fn.CodeUri, "main.go"))
-		// A handler built first (a step through wire's task adapter, or
-		// the replay handler), then started.
-		call := st.call
-		if !strings.Contains(string(src), call) || !strings.Contains(string(src), "lambda.Start(") {
-			t.Errorf("functions/%s/main.go does not call %s", st.dir, call)
+		// The handler (a step through wire's task adapter, or another
+		// handler of the App) started by awswire.Main or StartTask.
+		if !strings.Contains(string(src), st.call) {
+			t.Errorf("functions/%s/main.go does not call %s", st.dir, st.call)
 		}
 	}
 }
@@ -850,35 +849,18 @@ func TestTemplateLogRetention(t *testing.T) {
 func TestSamconfig(t *testing.T) {
 	repo := repoRoot(t)
 	tp := openTemplate(t, repo)
-	data, err := os.ReadFile(filepath.Join(repo, "samconfig.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	overrides := map[string]string{} // environment → parameter_overrides
-	env := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if m := regexp.MustCompile(`^\[([a-z]+)\.deploy\.parameters\]$`).FindStringSubmatch(line); m != nil {
-			env = m[1]
-		} else if strings.HasPrefix(line, "[") {
-			env = ""
-		}
-		if v, ok := strings.CutPrefix(line, "parameter_overrides = "); ok && env != "" {
-			overrides[env] = strings.Trim(v, `"`)
-		}
-	}
+	overrides := samconfigOverrides(t, repo)
 	for _, want := range []string{"default", "prod"} {
 		if _, ok := overrides[want]; !ok {
 			t.Errorf("samconfig.toml has no [%s.deploy.parameters] parameter_overrides", want)
 		}
 	}
 	stages := map[string]string{}
-	for env, line := range overrides {
-		for _, kv := range strings.Fields(line) {
-			k, v, ok := strings.Cut(kv, "=")
+	for env, kvs := range overrides {
+		for k, v := range kvs {
 			p, known := tp.Parameters[k]
-			if !ok || !known {
-				t.Errorf("[%s] overrides %q, which is not a parameter of template.yaml", env, kv)
+			if !known {
+				t.Errorf("[%s] overrides %q, which is not a parameter of template.yaml", env, k)
 				continue
 			}
 			if len(p.AllowedValues) > 0 && !slices.Contains(strs(p.AllowedValues), v) {

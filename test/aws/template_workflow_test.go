@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"reflect"
 	"testing"
 	"time"
 
@@ -93,26 +92,14 @@ func (s *suite) testTemplateWorkflowEquivalence(t *testing.T) {
 			goRun, goEvents := runTemplate(t, sid, sc.template, func(tasks map[string]wire.Task, input []byte) run {
 				return interpretGo(t, infra.TemplateASL, tasks, input, "template-"+sid+"-1")
 			})
-			if js.Status != "SUCCEEDED" || goRun.Status != "SUCCEEDED" {
-				t.Fatalf("status: aws-local-stepfunctions %s %s, local/asl %s %s", js.Status, js.Output, goRun.Status, goRun.Output)
-			}
-			if !jsonEqual(js.Output, goRun.Output) {
-				t.Errorf("output: aws-local-stepfunctions %s, local/asl %s", js.Output, goRun.Output)
-			}
-			if !reflect.DeepEqual(js.Entered, goRun.Entered) {
-				t.Errorf("states entered: aws-local-stepfunctions %v, local/asl %v", js.Entered, goRun.Entered)
-			}
+			sameRun(t, js, goRun)
 			if goRun.Entered["Confirm"] != 0 || (sc.last == "agent.final_answer" && goRun.Entered["Solve"] == 0) {
 				t.Errorf("the scenario's path: %v", goRun.Entered)
 			}
 			if n := len(goEvents); n == 0 || goEvents[n-1].Event != sc.last {
 				t.Errorf("local/asl's run does not end with %s", sc.last)
 			}
-			if !reflect.DeepEqual(jsEvents, goEvents) {
-				a, _ := json.MarshalIndent(jsEvents, "", " ")
-				b, _ := json.MarshalIndent(goEvents, "", " ")
-				t.Errorf("events differ:\naws-local-stepfunctions %s\nlocal/asl %s", a, b)
-			}
+			sameEvents(t, jsEvents, goEvents)
 			t.Logf("%s: %d events, states entered %v", sc.name, len(goEvents), goRun.Entered)
 		})
 	}

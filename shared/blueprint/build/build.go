@@ -41,16 +41,11 @@ import (
 )
 
 // Model is the language model as the slot writers use it.
-type Model interface {
-	Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error)
-}
+type Model = llm.Streamer
 
 // Records is where a build's claim checks live (session.Store is one),
 // keyed by the build's id.
-type Records interface {
-	PutRecord(ctx context.Context, sessionID, key string, value []byte) error
-	GetRecord(ctx context.Context, sessionID, key string) ([]byte, error)
-}
+type Records = session.ClaimChecks
 
 // Builder holds the dependencies of the build phases.
 type Builder struct {

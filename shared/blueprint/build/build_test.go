@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/insightedge/insightedge/shared/blueprint/blueprinttest"
 	"github.com/insightedge/insightedge/shared/blueprint/build"
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/boltstore/bolttest"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
@@ -100,11 +100,7 @@ func newEnv(t *testing.T, opts ...build.Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "b.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := bolttest.Open(t)
 	e := &env{model: &scriptedModel{fail: map[string]bool{}}, log: eventlog.NewMemory(), records: db.Sessions(), mock: mock}
 	// A fixed clock: every delta is due at once, so coalescing is by size only.
 	clock := time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)

@@ -36,8 +36,7 @@ type Starter interface {
 type Store interface {
 	CreateSession(ctx context.Context, s session.Session) error
 	GetSession(ctx context.Context, id string) (session.Session, error)
-	PutRecord(ctx context.Context, sessionID, key string, value []byte) error
-	GetRecord(ctx context.Context, sessionID, key string) ([]byte, error)
+	session.ClaimChecks
 }
 
 // SessionKind is the kind of a build's session.

@@ -3,7 +3,6 @@ package launch_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/insightedge/insightedge/shared/blueprint/blueprinttest"
 	"github.com/insightedge/insightedge/shared/blueprint/launch"
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/boltstore/bolttest"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -40,11 +40,7 @@ func (s scriptStarter) Start(ctx context.Context, name string, _ workflow.BuildS
 
 func newLauncher(t *testing.T, events []protocol.PageEvent, startErr error) (*launch.Launcher, *boltstore.DB) {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "l.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := bolttest.Open(t)
 	return launch.New(db.Sessions(), db.Events(), scriptStarter{log: db.Events(), events: events, err: startErr},
 		launch.Options{MaxWait: 100 * time.Millisecond}), db
 }

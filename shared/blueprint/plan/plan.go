@@ -27,21 +27,17 @@ import (
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // Model is the language model as the planner uses it.
-type Model interface {
-	Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error)
-}
+type Model = llm.Streamer
 
 // Records is where the conversation step stores a turn's plan
 // (session.Store is one).
-type Records interface {
-	PutRecord(ctx context.Context, sessionID, key string, value []byte) error
-	GetRecord(ctx context.Context, sessionID, key string) ([]byte, error)
-}
+type Records = session.ClaimChecks
 
 // The tool that resolves a class mention and lists the class's students
 // and assignments.

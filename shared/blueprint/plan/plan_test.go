@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/insightedge/insightedge/shared/blueprint/blueprinttest"
 	"github.com/insightedge/insightedge/shared/blueprint/plan"
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/boltstore/bolttest"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
@@ -58,11 +58,7 @@ func newPlanner(t *testing.T, m plan.Model) (*plan.Planner, *boltstore.SessionSt
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "p.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := bolttest.Open(t)
 	return plan.New(m, tools.NewRegistry(datatools.New(c, nil)...), db.Sessions(), plan.Options{NewID: func() string { return "bp-1" }}), db.Sessions()
 }
 

@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,18 +120,6 @@ func checkSeqs(t *testing.T, evs []eventlog.Event, from int64) {
 	}
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func testAppendAssignsSeqs(t *testing.T, l eventlog.Log) {
 	const s = "turn-seqs"
 	if got := mustAppend(t, l, s, ev("a")); got != 1 {
@@ -146,7 +135,7 @@ func testAppendAssignsSeqs(t *testing.T, l eventlog.Log) {
 	}
 	evs := mustRead(t, l, s, 0, 100)
 	checkSeqs(t, evs, 1)
-	if got, want := dataOf(t, evs), []string{"a", "b", "c", "d", "e"}; !equalStrings(got, want) {
+	if got, want := dataOf(t, evs), []string{"a", "b", "c", "d", "e"}; !slices.Equal(got, want) {
 		t.Fatalf("Read = %q, want %q", got, want)
 	}
 	for _, e := range evs {
@@ -298,7 +287,7 @@ func testBatchStopsAtClose(t *testing.T, l eventlog.Log) {
 		t.Fatalf("Append returned %d, want the closing event's seq 3", got)
 	}
 	evs := mustRead(t, l, s, 0, 100)
-	if want := []string{"a", "b", "end"}; !equalStrings(dataOf(t, evs), want) {
+	if want := []string{"a", "b", "end"}; !slices.Equal(dataOf(t, evs), want) {
 		t.Fatalf("stream = %q, want %q", dataOf(t, evs), want)
 	}
 	if !evs[len(evs)-1].Close {
@@ -317,10 +306,10 @@ func testStreamsIndependent(t *testing.T, l eventlog.Log) {
 	if got := mustAppend(t, l, b, ev("b2")); got != 2 {
 		t.Fatalf("stream b after closing a: Append returned %d, want 2", got)
 	}
-	if got, want := dataOf(t, mustRead(t, l, a, 0, 10)), []string{"a1", "a2", "a-end"}; !equalStrings(got, want) {
+	if got, want := dataOf(t, mustRead(t, l, a, 0, 10)), []string{"a1", "a2", "a-end"}; !slices.Equal(got, want) {
 		t.Fatalf("stream a = %q, want %q", got, want)
 	}
-	if got, want := dataOf(t, mustRead(t, l, b, 0, 10)), []string{"b1", "b2"}; !equalStrings(got, want) {
+	if got, want := dataOf(t, mustRead(t, l, b, 0, 10)), []string{"b1", "b2"}; !slices.Equal(got, want) {
 		t.Fatalf("stream b = %q, want %q", got, want)
 	}
 	// A stream whose name extends another's is a different stream.

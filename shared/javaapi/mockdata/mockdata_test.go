@@ -1,17 +1,16 @@
 package mockdata_test
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 )
 
@@ -65,19 +64,9 @@ func TestSummaryGolden(t *testing.T) {
 	pats, _ := json.Marshal(d.ErrorPatterns)
 	sum.Digest = fmt.Sprintf("%x", sha256.Sum256(append(all, pats...)))
 	got, _ := json.MarshalIndent(sum, "", "  ")
-	path := filepath.Join("testdata", "summary.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the mock data set changed; if on purpose, run with -update and tell the offline model's owner.\n got: %s", got)
-	}
+	// A change here is a change of the mock data set: if on purpose, run
+	// with -update and tell the offline model's owner.
+	golden.Check(t, filepath.Join("testdata", "summary.json"), got, *update)
 }
 
 func TestInvariants(t *testing.T) {

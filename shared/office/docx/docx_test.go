@@ -3,12 +3,12 @@ package docx_test
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/docx"
 	"github.com/insightedge/insightedge/shared/office/internal/ooxml/ooxmltest"
@@ -98,23 +98,8 @@ func TestGolden(t *testing.T) {
 	}}
 	parts := build(t, d)
 	for _, name := range []string{"word/document.xml", "word/numbering.xml", "word/footer1.xml", "[Content_Types].xml"} {
-		golden := filepath.Join("testdata", strings.NewReplacer("/", "_", "[", "", "]", "").Replace(name)+".golden")
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, parts[name], 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if !bytes.Equal(parts[name], want) {
-			t.Errorf("%s differs from %s:\ngot:\n%s\nwant:\n%s", name, golden, parts[name], want)
-		}
+		file := strings.NewReplacer("/", "_", "[", "", "]", "").Replace(name) + ".golden"
+		golden.Check(t, filepath.Join("testdata", file), parts[name], *update)
 	}
 }
 

@@ -67,13 +67,10 @@ var ErrEmpty = errors.New("htmlpage: nothing to show")
 
 // Flashcards returns a page of cards that flip when clicked.
 func Flashcards(title, lang string, cards []Card) ([]byte, error) {
-	var cs []Card
-	for _, c := range cards {
+	cs := cleaned(cards, func(c Card) (Card, bool) {
 		c = Card{Front: office.Clean(c.Front), Back: office.Clean(c.Back)}
-		if c.Front != "" || c.Back != "" {
-			cs = append(cs, c)
-		}
-	}
+		return c, c.Front != "" || c.Back != ""
+	})
 	return render("flashcards", title, lang, cs, len(cs))
 }
 
@@ -100,14 +97,22 @@ func Quiz(title, lang string, questions []Question) ([]byte, error) {
 
 // Explainer returns a page that walks through steps one at a time.
 func Explainer(title, lang string, steps []Step) ([]byte, error) {
-	var ss []Step
-	for _, s := range steps {
+	ss := cleaned(steps, func(s Step) (Step, bool) {
 		s = Step{Title: office.Line(s.Title), Body: office.Clean(s.Body)}
-		if s.Title != "" || s.Body != "" {
-			ss = append(ss, s)
+		return s, s.Title != "" || s.Body != ""
+	})
+	return render("explainer", title, lang, ss, len(ss))
+}
+
+// cleaned is items cleaned by clean, without those it reports as empty.
+func cleaned[T any](items []T, clean func(T) (T, bool)) []T {
+	var out []T
+	for _, item := range items {
+		if c, ok := clean(item); ok {
+			out = append(out, c)
 		}
 	}
-	return render("explainer", title, lang, ss, len(ss))
+	return out
 }
 
 // Custom returns a page around body, an HTML fragment (or document) a model

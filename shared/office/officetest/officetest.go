@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/office/pdf"
 )
 
 // commandTimeout bounds every external command.
@@ -36,6 +38,17 @@ func RequireTool(t testing.TB, name string) string {
 		missing(t, fmt.Sprintf("%s is not installed (%v)", name, err))
 	}
 	return p
+}
+
+// PDFWriter returns the PDF writer with the system font, which the
+// writer needs and the machine may lack (a missing tool, as above).
+func PDFWriter(t testing.TB) *pdf.Writer {
+	t.Helper()
+	w, err := pdf.Load()
+	if err != nil {
+		missing(t, err.Error())
+	}
+	return w
 }
 
 func missing(t testing.TB, why string) {

@@ -11,24 +11,11 @@ import (
 
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/internal/samples"
+	"github.com/insightedge/insightedge/shared/office/officetest"
 	"github.com/insightedge/insightedge/shared/office/pdf"
 )
 
 var created = time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
-
-// requireFont loads the system font: a missing font skips the test, and
-// fails it under CI=true.
-func requireFont(t testing.TB) *pdf.Writer {
-	t.Helper()
-	w, err := pdf.Load()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v", err)
-		}
-		t.Skip(err)
-	}
-	return w
-}
 
 func TestLoadMissingFont(t *testing.T) {
 	_, err := pdf.Load(filepath.Join(t.TempDir(), "none.ttf"))
@@ -66,7 +53,7 @@ func TestOpenReadsOnFirstUse(t *testing.T) {
 // TestOpenRendersAsLoad: a Writer from Open renders what one from Load
 // renders.
 func TestOpenRendersAsLoad(t *testing.T) {
-	eager := requireFont(t)
+	eager := officetest.PDFWriter(t)
 	lazy, err := pdf.Open()
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +82,7 @@ func TestNewRejectsNonFonts(t *testing.T) {
 func pages(b []byte) int { return bytes.Count(b, []byte("<</Type /Page\n")) }
 
 func TestRender(t *testing.T) {
-	w := requireFont(t)
+	w := officetest.PDFWriter(t)
 	for _, zh := range []bool{true, false} {
 		b, err := w.Bytes(samples.Document(20, zh), created)
 		if err != nil {
@@ -115,7 +102,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	w := requireFont(t)
+	w := officetest.PDFWriter(t)
 	d := samples.Document(2, true)
 	a, err := w.Bytes(d, created)
 	if err != nil {
@@ -131,7 +118,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	w := requireFont(t)
+	w := officetest.PDFWriter(t)
 	if _, err := w.Bytes(office.Document{Title: "  "}, created); err == nil {
 		t.Error("a document without a title was rendered")
 	}
@@ -140,7 +127,7 @@ func TestErrors(t *testing.T) {
 // BenchmarkPDF5Pages renders a five-page Chinese lesson plan, font parse
 // included (fpdf parses the font for every document).
 func BenchmarkPDF5Pages(b *testing.B) {
-	w := requireFont(b)
+	w := officetest.PDFWriter(b)
 	d := samples.Document(20, true)
 	b.ReportAllocs()
 	var n, size int
@@ -158,7 +145,7 @@ func BenchmarkPDF5Pages(b *testing.B) {
 // BenchmarkLoad is the once-per-process cost: read both font files and
 // check that fpdf can parse them.
 func BenchmarkLoad(b *testing.B) {
-	requireFont(b)
+	officetest.PDFWriter(b)
 	for b.Loop() {
 		if _, err := pdf.Load(); err != nil {
 			b.Fatal(err)

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/xml"
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/internal/ooxml/ooxmltest"
 	"github.com/insightedge/insightedge/shared/office/internal/samples"
@@ -101,23 +101,8 @@ func TestGolden(t *testing.T) {
 	}}
 	parts := build(t, d)
 	for _, name := range []string{"[Content_Types].xml", "ppt/presentation.xml", "ppt/slides/slide1.xml", "ppt/slides/slide2.xml", "ppt/slides/slide3.xml", "ppt/notesSlides/notesSlide1.xml", "ppt/slides/_rels/slide2.xml.rels", "docProps/core.xml"} {
-		golden := filepath.Join("testdata", strings.NewReplacer("/", "_", "[", "", "]", "").Replace(name)+".golden")
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, parts[name], 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if !bytes.Equal(parts[name], want) {
-			t.Errorf("%s differs from %s:\ngot:\n%s\nwant:\n%s", name, golden, parts[name], want)
-		}
+		file := strings.NewReplacer("/", "_", "[", "", "]", "").Replace(name) + ".golden"
+		golden.Check(t, filepath.Join("testdata", file), parts[name], *update)
 	}
 }
 

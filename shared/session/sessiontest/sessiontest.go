@@ -288,13 +288,10 @@ func testBeginTurnWhileRunning(t *testing.T, s session.Store) {
 	}
 }
 
-func testBeginTurnRace(t *testing.T, s session.Store) {
-	const (
-		sid     = "s-race"
-		racers  = 8
-		winners = 1
-	)
-	create(t, s, sid)
+// race runs try for racers racers at once and returns the one that won:
+// exactly one must succeed, every other fail with session.ErrConflict.
+func race(t *testing.T, what string, racers int, try func(i int) error) int {
+	t.Helper()
 	start := make(chan struct{})
 	errs := make([]error, racers)
 	var wg sync.WaitGroup
@@ -303,18 +300,17 @@ func testBeginTurnRace(t *testing.T, s session.Store) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, errs[i] = s.BeginTurn(context.Background(), newTurn(sid, fmt.Sprint("t", i)))
+			errs[i] = try(i)
 		}()
 	}
 	close(start)
 	wg.Wait()
-
 	won := -1
 	for i, err := range errs {
 		switch {
 		case err == nil:
 			if won >= 0 {
-				t.Fatalf("two BeginTurns won: t%d and t%d", won, i)
+				t.Fatalf("two %ss won: racers %d and %d", what, won, i)
 			}
 			won = i
 		case !errors.Is(err, session.ErrConflict):
@@ -322,8 +318,22 @@ func testBeginTurnRace(t *testing.T, s session.Store) {
 		}
 	}
 	if won < 0 {
-		t.Fatal("no BeginTurn won")
+		t.Fatalf("no %s won", what)
 	}
+	return won
+}
+
+func testBeginTurnRace(t *testing.T, s session.Store) {
+	const (
+		sid     = "s-race"
+		racers  = 8
+		winners = 1
+	)
+	create(t, s, sid)
+	won := race(t, "BeginTurn", racers, func(i int) error {
+		_, err := s.BeginTurn(context.Background(), newTurn(sid, fmt.Sprint("t", i)))
+		return err
+	})
 	sess := get(t, s, sid)
 	if want := fmt.Sprint("t", won); sess.ActiveTurn != want || sess.Turns != winners {
 		t.Fatalf("session: active %q, turns %d; want %q, %d", sess.ActiveTurn, sess.Turns, want, winners)
@@ -465,39 +475,30 @@ func testEndTurnRace(t *testing.T, s session.Store) {
 	create(t, s, sid)
 	begin(t, s, sid, "t1")
 	statuses := []session.TurnStatus{session.TurnCompleted, session.TurnFailed, session.TurnStopped}
-	start := make(chan struct{})
-	errs := make([]error, racers)
-	var wg sync.WaitGroup
-	for i := range racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[i] = s.EndTurn(context.Background(), sid, "t1", statuses[i%len(statuses)],
-				session.Outcome{Text: fmt.Sprint("racer ", i)})
-		}()
-	}
-	close(start)
-	wg.Wait()
-
-	won := -1
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			if won >= 0 {
-				t.Fatalf("two EndTurns won: racers %d and %d", won, i)
-			}
-			won = i
-		case !errors.Is(err, session.ErrConflict):
-			t.Fatalf("racer %d: %v, want nil or ErrConflict", i, err)
-		}
-	}
-	if won < 0 {
-		t.Fatal("no EndTurn won")
-	}
+	won := race(t, "EndTurn", racers, func(i int) error {
+		return s.EndTurn(context.Background(), sid, "t1", statuses[i%len(statuses)],
+			session.Outcome{Text: fmt.Sprint("racer ", i)})
+	})
 	got := getTurn(t, s, sid, "t1")
 	if got.Status != statuses[won%len(statuses)] || got.Outcome.Text != fmt.Sprint("racer ", won) {
 		t.Fatalf("stored %q %q, want the winner's %q %q", got.Status, got.Outcome.Text, statuses[won%len(statuses)], fmt.Sprint("racer ", won))
+	}
+}
+
+// seedTurns creates session sid with turns turn-1 … turn-n, all completed
+// but the last (running), beside session sid+"-other" with a turn of its
+// own, which no listing of sid may show.
+func seedTurns(t *testing.T, s session.Store, sid string, n int) {
+	t.Helper()
+	create(t, s, sid)
+	create(t, s, sid+"-other")
+	begin(t, s, sid+"-other", "other")
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprint("turn-", i)
+		begin(t, s, sid, id)
+		if i < n {
+			end(t, s, sid, id, session.TurnCompleted, session.Outcome{Text: fmt.Sprint("answer ", i)})
+		}
 	}
 }
 
@@ -506,16 +507,7 @@ func testListTurns(t *testing.T, s session.Store) {
 		sid = "s-list"
 		n   = 11 // past 9, so that keys sorting as text would show
 	)
-	create(t, s, sid)
-	create(t, s, "s-list-other")
-	begin(t, s, "s-list-other", "other")
-	for i := 1; i <= n; i++ {
-		id := fmt.Sprint("turn-", i)
-		begin(t, s, sid, id)
-		if i < n {
-			end(t, s, sid, id, session.TurnCompleted, session.Outcome{Text: fmt.Sprint("answer ", i)})
-		}
-	}
+	seedTurns(t, s, sid, n)
 	turns, err := s.ListTurns(context.Background(), sid)
 	if err != nil {
 		t.Fatalf("ListTurns: %v", err)
@@ -550,16 +542,7 @@ func testPageTurns(t *testing.T, s session.Store) {
 		n   = 23
 	)
 	ctx := context.Background()
-	create(t, s, sid)
-	create(t, s, "s-page-other")
-	begin(t, s, "s-page-other", "other")
-	for i := 1; i <= n; i++ {
-		id := fmt.Sprint("turn-", i)
-		begin(t, s, sid, id)
-		if i < n {
-			end(t, s, sid, id, session.TurnCompleted, session.Outcome{Text: fmt.Sprint("answer ", i)})
-		}
-	}
+	seedTurns(t, s, sid, n)
 	all, err := s.ListTurns(ctx, sid)
 	if err != nil || len(all) != n {
 		t.Fatalf("ListTurns = %d turns, %v", len(all), err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
@@ -19,8 +21,9 @@ import (
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
-	"github.com/insightedge/insightedge/shared/tools/toolstest"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files")
 
 // newRegistry wires the tools to the real client and the mock service over
 // loopback HTTP: the only fake is the service at the edge.
@@ -120,7 +123,7 @@ func TestOutputsGolden(t *testing.T) {
 				t.Errorf("status %q message %q, want status %q", res.Status, res.Message, tt.status)
 			}
 			got := encode(t, map[string]any{"status": res.Status, "message": res.Message, "output": res.Output})
-			toolstest.Golden(t, filepath.Join("testdata", tt.golden+".json"), got)
+			golden.Check(t, filepath.Join("testdata", tt.golden+".json"), got, *update)
 		})
 	}
 }

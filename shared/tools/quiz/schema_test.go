@@ -2,12 +2,15 @@ package quiz_test
 
 import (
 	"encoding/json"
+	"flag"
 	"path/filepath"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/tools/quiz"
-	"github.com/insightedge/insightedge/shared/tools/toolstest"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestSchemaGolden pins the parameters schema the model sees for
 // generate_quiz_questions: a change to Args shows up as a diff here.
@@ -17,7 +20,8 @@ func TestSchemaGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	toolstest.Golden(t, filepath.Join("testdata", "schema.golden.json"), append(got, '\n'))
+	got = append(got, '\n')
+	golden.Check(t, filepath.Join("testdata", "schema.golden.json"), got, *update)
 	if tool.Name != "generate_quiz_questions" {
 		t.Errorf("name = %q", tool.Name)
 	}

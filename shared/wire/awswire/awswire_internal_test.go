@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/aws/aws-xray-sdk-go/xray"
 
+	"github.com/insightedge/insightedge/shared/errtest"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -72,14 +73,8 @@ func TestResolveSecrets(t *testing.T) {
 			if strings.Join(f.asked, ",") != strings.Join(tt.wantAsked, ",") {
 				t.Errorf("asked SSM for %v, want %v", f.asked, tt.wantAsked)
 			}
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
-				}
+			if errtest.Expect(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := getenv("OPENAI_API_KEY"); got != tt.wantKey {
 				t.Errorf("OPENAI_API_KEY = %q, want %q", got, tt.wantKey)

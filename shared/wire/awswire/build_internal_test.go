@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/apps"
+	"github.com/insightedge/insightedge/shared/errtest"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -94,14 +95,8 @@ func TestEdgeHandlerBuildRoutes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := tt.c.EdgeHandler()
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
-				}
+			if errtest.Expect(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			for _, r := range routes {
 				rec := httptest.NewRecorder()

@@ -1,9 +1,9 @@
 package awswire_test
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/errtest"
 	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
 
@@ -33,14 +33,8 @@ func TestConfigFromEnv(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := awswire.ConfigFromEnv(env(c.vars))
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("err = %v, want one naming %s", err, c.wantErr)
-				}
+			if errtest.Expect(t, err, c.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got != c.want {
 				t.Errorf("got %+v, want %+v", got, c.want)
