@@ -37,9 +37,13 @@ func Serve(ctx context.Context, addr string, h http.Handler) (baseURL string, do
 	return "http://" + ln.Addr().String(), stopped, nil
 }
 
-// WriteJSON writes v as a JSON response with status.
+// WriteJSON writes v as a JSON response with status. It leaves <, > and &
+// as they are, as the services stood in for (Java's Jackson, Tavily) do:
+// templates and search results carry HTML.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
 }
