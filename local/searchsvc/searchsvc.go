@@ -120,14 +120,11 @@ func (s *Server) Requests() []Request {
 
 func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 	var f Fault
-	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+	if !standin.ReadJSON(w, r, &f) {
 		return
 	}
 	if err := s.SetFault(&f); err != nil {
-		standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		standin.WriteError(w, http.StatusBadRequest, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
