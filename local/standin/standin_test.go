@@ -9,6 +9,17 @@ import (
 	"github.com/insightedge/insightedge/local/standin"
 )
 
+func TestWriteJSONLeavesHTMLAsItIs(t *testing.T) {
+	w := httptest.NewRecorder()
+	standin.WriteJSON(w, http.StatusOK, map[string]string{"content": "<p>a & b</p>"})
+	if got, want := w.Body.String(), `{"content":"<p>a & b</p>"}`+"\n"; got != want {
+		t.Errorf("body %q, want %q", got, want)
+	}
+	if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+}
+
 func TestReadJSON(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -39,16 +50,5 @@ func TestReadJSON(t *testing.T) {
 				t.Errorf("answered %d %q, want 400 %q", w.Code, w.Body, tt.wantBody)
 			}
 		})
-	}
-}
-
-func TestWriteJSONLeavesHTMLAsItIs(t *testing.T) {
-	w := httptest.NewRecorder()
-	standin.WriteJSON(w, http.StatusOK, map[string]string{"content": "<p>a & b</p>"})
-	if got, want := w.Body.String(), `{"content":"<p>a & b</p>"}`+"\n"; got != want {
-		t.Errorf("body %q, want %q", got, want)
-	}
-	if ct := w.Header().Get("Content-Type"); ct != "application/json" {
-		t.Errorf("Content-Type %q", ct)
 	}
 }
