@@ -14,9 +14,7 @@ package javamock
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -93,10 +91,7 @@ func (s *Server) getFault(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 	var in faultJSON
-	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+	if !standin.ReadJSON(w, r, &in) {
 		return
 	}
 	f := mockserver.Fault{Status: in.Status, Code: in.Code, Message: in.Message, Malformed: in.Malformed,
@@ -111,7 +106,7 @@ func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 		}
 		v, err := time.ParseDuration(d.in)
 		if err != nil || v < 0 {
-			standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("%s %q: want a duration such as 300ms", d.name, d.in)})
+			standin.WriteError(w, http.StatusBadRequest, fmt.Errorf("%s %q: want a duration such as 300ms", d.name, d.in))
 			return
 		}
 		*d.dst = v

@@ -28,6 +28,7 @@ import (
 
 	"github.com/insightedge/insightedge/local/researchdata"
 	"github.com/insightedge/insightedge/local/standin"
+	"github.com/insightedge/insightedge/shared/search"
 )
 
 // Fault is what the service does instead of answering.
@@ -52,27 +53,15 @@ type Server struct {
 	requests []Request
 }
 
-// Request is one search the service received.
-type Request struct {
-	Query         string `json:"query"`
-	SearchDepth   string `json:"search_depth,omitempty"`
-	MaxResults    int    `json:"max_results,omitempty"`
-	IncludeAnswer bool   `json:"include_answer"`
-}
+// Request is one search the service received: the request the search
+// client sends (its wire is held by shared/search's own tests).
+type Request = search.Request
 
-type result struct {
-	Title   string  `json:"title"`
-	URL     string  `json:"url"`
-	Content string  `json:"content"`
-	Score   float64 `json:"score"`
-}
-
-// Response is Tavily's response shape.
+// Response is Tavily's response shape: what the search client reads, and
+// the time Tavily reports taking.
 type Response struct {
-	Query        string   `json:"query"`
-	Answer       string   `json:"answer,omitempty"`
-	Results      []result `json:"results"`
-	ResponseTime float64  `json:"response_time"`
+	search.Response
+	ResponseTime float64 `json:"response_time"`
 }
 
 const maxRequests = 1000
@@ -131,14 +120,11 @@ func (s *Server) Requests() []Request {
 
 func (s *Server) putFault(w http.ResponseWriter, r *http.Request) {
 	var f Fault
-	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+	if !standin.ReadJSON(w, r, &f) {
 		return
 	}
 	if err := s.SetFault(&f); err != nil {
-		standin.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		standin.WriteError(w, http.StatusBadRequest, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -200,7 +186,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 
 // Search answers one request from the corpus.
 func Search(req Request) Response {
-	out := Response{Query: req.Query, Results: []result{}}
+	out := Response{Response: search.Response{Query: req.Query, Results: []search.Result{}}}
 	t, ok := researchdata.Find(req.Query)
 	if !ok {
 		return out
@@ -233,7 +219,7 @@ func Search(req Request) Response {
 	}
 	slices.SortStableFunc(all, func(a, b scored) int { return cmp.Compare(b.s, a.s) })
 	for _, x := range all[:min(n, len(all))] {
-		out.Results = append(out.Results, result{Title: x.p.Title, URL: x.p.URL, Content: x.p.Content, Score: float64(int(x.s*1000)) / 1000})
+		out.Results = append(out.Results, search.Result{Title: x.p.Title, URL: x.p.URL, Content: x.p.Content, Score: float64(int(x.s*1000)) / 1000})
 	}
 	if req.IncludeAnswer {
 		out.Answer = t.AnswerEn

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -37,9 +38,30 @@ func Serve(ctx context.Context, addr string, h http.Handler) (baseURL string, do
 	return "http://" + ln.Addr().String(), stopped, nil
 }
 
-// WriteJSON writes v as a JSON response with status.
+// WriteJSON writes v as a JSON response with status. It leaves <, > and &
+// as they are, as the services stood in for (Java's Jackson, Tavily) do:
+// templates and search results carry HTML.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// ReadJSON decodes an admin request's body (64 KiB at most, no unknown
+// fields) into v; when it cannot, it answers 400 and returns false.
+func ReadJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		WriteError(w, http.StatusBadRequest, err)
+		return false
+	}
+	return true
+}
+
+// WriteError answers an admin request with status and {"error": err}.
+func WriteError(w http.ResponseWriter, status int, err error) {
+	WriteJSON(w, status, map[string]string{"error": err.Error()})
 }

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/insightedge/insightedge/local/standin"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/report/backend"
 )
@@ -112,35 +113,36 @@ func (s *Server) KnowledgeBases() []backend.KnowledgeBase {
 }
 
 func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) {
-	name := r.URL.Query().Get("name")
-	out := []backend.TemplateInfo{}
-	for _, t := range s.templates {
-		if name == "" || t.Name == name {
-			out = append(out, t.TemplateInfo)
+	out := named(r, s.Templates(), func(t backend.TemplateInfo) string { return t.Name })
+	standin.WriteJSON(w, http.StatusOK, map[string]any{"templates": out})
+}
+
+// named keeps the items called as the request's ?name= says (all when it
+// does not); never nil, so that an empty list is [] on the wire.
+func named[T any](r *http.Request, all []T, name func(T) string) []T {
+	want := r.URL.Query().Get("name")
+	out := []T{}
+	for _, x := range all {
+		if want == "" || name(x) == want {
+			out = append(out, x)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"templates": out})
+	return out
 }
 
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 	for _, t := range s.templates {
 		if t.ID == r.PathValue("id") {
-			writeJSON(w, http.StatusOK, t)
+			standin.WriteJSON(w, http.StatusOK, t)
 			return
 		}
 	}
-	writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such template"})
+	standin.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "no such template"})
 }
 
 func (s *Server) listKBs(w http.ResponseWriter, r *http.Request) {
-	name := r.URL.Query().Get("name")
-	out := []backend.KnowledgeBase{}
-	for _, k := range s.kbs {
-		if name == "" || k.Name == name {
-			out = append(out, k.KnowledgeBase)
-		}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"knowledge_bases": out})
+	out := named(r, s.KnowledgeBases(), func(k backend.KnowledgeBase) string { return k.Name })
+	standin.WriteJSON(w, http.StatusOK, map[string]any{"knowledge_bases": out})
 }
 
 func (s *Server) kb(id string) (kb, bool) {
@@ -155,33 +157,25 @@ func (s *Server) kb(id string) (kb, bool) {
 func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 	k, ok := s.kb(r.PathValue("id"))
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such knowledge base"})
+		standin.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "no such knowledge base"})
 		return
 	}
 	out := []backend.FileInfo{}
 	for _, n := range k.order {
 		out = append(out, backend.FileInfo{Name: n, Size: int64(len(k.files[n]))})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"files": out})
+	standin.WriteJSON(w, http.StatusOK, map[string]any{"files": out})
 }
 
 func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 	k, ok := s.kb(r.PathValue("id"))
 	b, found := k.files[r.PathValue("name")]
 	if !ok || !found {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such file"})
+		standin.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "no such file"})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
 }
 
 // classKB is a class's knowledge base: its roster, its grades with the

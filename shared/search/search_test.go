@@ -130,3 +130,22 @@ func TestTavilyRefusesAnEmptyQuery(t *testing.T) {
 		t.Error("a client without a key")
 	}
 }
+
+func TestTavilyStopsWaitingToRetryWhenTheContextEnds(t *testing.T) {
+	f := &fake{statuses: []int{503}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	c, err := search.NewTavily(search.TavilyConfig{BaseURL: srv.URL, APIKey: "tvly-test", Backoff: time.Hour, MaxBackoff: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err = c.Search(ctx, search.Request{Query: "periodic table"})
+	if !errors.Is(err, search.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want unavailable: deadline exceeded", err)
+	}
+	if got := f.calls.Load(); got != 1 {
+		t.Errorf("%d calls, want 1 (no retry after the deadline)", got)
+	}
+}
