@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/errtest"
 	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/javaapi"
@@ -33,8 +34,8 @@ type env struct {
 	client *javaapi.Client
 	server *mockserver.Server
 	logs   *syncBuffer
-	sleeps *sleepRecorder
-	clock  *fakeClock
+	sleeps *clocktest.Sleeps
+	clock  *clocktest.Fake
 }
 
 type setup struct {
@@ -55,7 +56,7 @@ func newEnv(t *testing.T, s setup) *env {
 	if s.cfg != nil {
 		s.cfg(&cfg)
 	}
-	e := &env{server: srv, logs: &syncBuffer{}, sleeps: &sleepRecorder{}, clock: &fakeClock{t: time.Date(2026, 2, 4, 10, 0, 0, 0, time.UTC)}}
+	e := &env{server: srv, logs: &syncBuffer{}, sleeps: &clocktest.Sleeps{}, clock: clocktest.New(time.Date(2026, 2, 4, 10, 0, 0, 0, time.UTC))}
 	opts := javaapi.Options{
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:    e.clock.Now,
@@ -108,41 +109,6 @@ func (b *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
 		}
 	}
 	return out
-}
-
-type sleepRecorder struct {
-	mu sync.Mutex
-	ds []time.Duration
-}
-
-func (s *sleepRecorder) Sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ds = append(s.ds, d)
-	return ctx.Err()
-}
-
-func (s *sleepRecorder) got() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.ds)
-}
-
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
@@ -372,7 +338,7 @@ func TestRetries(t *testing.T) {
 			if got := e.server.RequestCount(); got != tt.wantReqs {
 				t.Errorf("requests = %d, want %d", got, tt.wantReqs)
 			}
-			if got := e.sleeps.got(); !slices.Equal(got, tt.wantSleeps) {
+			if got := e.sleeps.Got(); !slices.Equal(got, tt.wantSleeps) {
 				t.Errorf("backoff = %v, want %v", got, tt.wantSleeps)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/javaapitest/seedjava"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
@@ -23,12 +24,12 @@ type seedEnv struct {
 	srv    *seedjava.Server
 	hs     *httptest.Server
 	logs   *syncBuffer
-	clock  *fakeClock
+	clock  *clocktest.Fake
 }
 
 func newSeedEnv(t *testing.T, d seedjava.Defects, edit func(*javaapi.Config)) *seedEnv {
 	t.Helper()
-	e := &seedEnv{srv: seedjava.New(), logs: &syncBuffer{}, clock: &fakeClock{t: time.Date(2026, 2, 4, 10, 0, 0, 0, time.UTC)}}
+	e := &seedEnv{srv: seedjava.New(), logs: &syncBuffer{}, clock: clocktest.New(time.Date(2026, 2, 4, 10, 0, 0, 0, time.UTC))}
 	e.srv.SetDefects(d)
 	e.hs = httptest.NewServer(e.srv)
 	t.Cleanup(e.hs.Close)
