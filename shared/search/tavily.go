@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/clock"
 )
 
 // DefaultBaseURL is Tavily's API.
@@ -96,7 +98,7 @@ func (t *Tavily) Search(ctx context.Context, req Request) (Response, error) {
 			wait = t.c.Backoff << attempt
 			wait = wait/2 + rand.N(wait/2+1)
 		}
-		if err := pause(ctx, min(wait, t.c.MaxBackoff)); err != nil {
+		if err := clock.Sleep(ctx, min(wait, t.c.MaxBackoff)); err != nil {
 			return Response{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 	}
@@ -151,15 +153,4 @@ func snippet(b []byte) string {
 		s = s[:200] + "…"
 	}
 	return s
-}
-
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
