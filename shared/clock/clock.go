@@ -9,6 +9,12 @@ import (
 // Sleep waits d or until ctx is done, and returns ctx.Err() in the second
 // case. A d of zero or less does not wait: it returns ctx.Err() at once.
 func Sleep(ctx context.Context, d time.Duration) error {
+	return SleepOrWake(ctx, d, nil)
+}
+
+// SleepOrWake is Sleep that also ends, returning nil, when wake is ready
+// (a nil wake never is): a poll that a notification may cut short.
+func SleepOrWake(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -18,6 +24,7 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.C:
-		return nil
+	case <-wake:
 	}
+	return nil
 }

@@ -32,3 +32,26 @@ func TestSleep(t *testing.T) {
 		})
 	}
 }
+
+func TestSleepOrWake(t *testing.T) {
+	woken := make(chan struct{})
+	close(woken)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		wake <-chan struct{}
+		want error
+	}{
+		{"woken before the hour", context.Background(), woken, nil},
+		{"done before the hour", done, nil, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := clock.SleepOrWake(tt.ctx, time.Hour, tt.wake); !errors.Is(err, tt.want) {
+				t.Fatalf("SleepOrWake = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
