@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -228,12 +229,12 @@ func TestConversationErrors(t *testing.T) {
 			0: &namedErr{"Lambda.TooManyRequestsException", "Rate exceeded"},
 		},
 	}
-	sl := &sleeps{}
+	sl := &clocktest.Sleeps{}
 	rec := newRecorder()
-	if _, err := m.Run(context.Background(), conversationInput(t), Options{Handlers: s.handlers(), Sleep: sl.sleep, OnTransition: rec.onTransition}); err != nil {
+	if _, err := m.Run(context.Background(), conversationInput(t), Options{Handlers: s.handlers(), Sleep: sl.Sleep, OnTransition: rec.onTransition}); err != nil {
 		t.Fatal(err)
 	}
-	if d := sl.got(); len(d) != 1 || d[0] < 0 || d[0] > time.Second {
+	if d := sl.Got(); len(d) != 1 || d[0] < 0 || d[0] > time.Second {
 		t.Errorf("retry waits %v, want one within [0, 1s] (FULL jitter)", d)
 	}
 	if got := rec.visited(); !slices.Equal(got, []string{"Route", "RoutePath", "AgentTurn", "AfterAgentTurn", "Finish"}) {
@@ -245,7 +246,7 @@ func TestConversationErrors(t *testing.T) {
 		agentErr: map[int]error{0: &namedErr{"AI_ERROR", "the model is unavailable"}},
 	}
 	rec = newRecorder()
-	if _, err := m.Run(context.Background(), conversationInput(t), Options{Handlers: failing.handlers(), Sleep: sl.sleep, OnTransition: rec.onTransition}); err != nil {
+	if _, err := m.Run(context.Background(), conversationInput(t), Options{Handlers: failing.handlers(), Sleep: sl.Sleep, OnTransition: rec.onTransition}); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.visited(); !slices.Equal(got, []string{"Route", "RoutePath", "AgentTurn", "Finish"}) {

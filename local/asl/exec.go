@@ -3,6 +3,7 @@ package asl
 import (
 	"bytes"
 	"context"
+
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/insightedge/insightedge/shared/clock"
 )
 
 // maxInlineConcurrency is how many iterations an inline Map runs at once when
@@ -42,7 +45,7 @@ func newExecution(m *Machine, input any, o Options) *execution {
 		x.log = slog.New(slog.DiscardHandler)
 	}
 	if x.sleep == nil {
-		x.sleep = sleepContext
+		x.sleep = clock.Sleep
 	}
 	if x.maxTransitions <= 0 {
 		x.maxTransitions = DefaultMaxTransitions
@@ -66,21 +69,6 @@ func newExecution(m *Machine, input any, o Options) *execution {
 }
 
 func timestampNow() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
-
-// sleepContext waits for d or until ctx is done.
-func sleepContext(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // contextObject is $$ for one attempt of one state.
 func (x *execution) contextObject(state, entered string, retryCount int) map[string]any {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/insightedge/insightedge/shared/errtest"
 )
@@ -121,25 +120,6 @@ func (r *recorder) returning(resource, out string) Handler {
 		r.record(resource, in)
 		return json.RawMessage(out), nil
 	}
-}
-
-// sleeps is a fake Options.Sleep that records the durations.
-type sleeps struct {
-	mu sync.Mutex
-	ds []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ds = append(s.ds, d)
-	return ctx.Err()
-}
-
-func (s *sleeps) got() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.ds...)
 }
 
 // namedErr is a handler error that names itself.

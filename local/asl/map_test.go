@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 )
 
 func TestMapItemInputs(t *testing.T) {
@@ -298,13 +300,13 @@ func TestMapRetryRerunsTheMap(t *testing.T) {
 		}
 		return in, nil
 	}
-	sl := &sleeps{}
-	out, err := m.Run(context.Background(), json.RawMessage(`[1]`), Options{Handlers: map[string]Handler{"fn": h}, Sleep: sl.sleep})
+	sl := &clocktest.Sleeps{}
+	out, err := m.Run(context.Background(), json.RawMessage(`[1]`), Options{Handlers: map[string]Handler{"fn": h}, Sleep: sl.Sleep})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls.Load() != 2 || len(sl.got()) != 1 {
-		t.Errorf("calls %d, sleeps %v", calls.Load(), sl.got())
+	if calls.Load() != 2 || len(sl.Got()) != 1 {
+		t.Errorf("calls %d, sleeps %v", calls.Load(), sl.Got())
 	}
 	assertJSON(t, "output", out, `[1]`)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 )
 
 func errE(name string) error { return &namedErr{name: name, msg: name + " happened"} }
@@ -107,8 +109,8 @@ func TestRetry(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := mustParse(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"fn","End":true,"Retry":`+tt.retry+`}}}`)
 			h := &script{errs: tt.errs, out: `"done"`}
-			sl := &sleeps{}
-			out, err := m.Run(context.Background(), nil, Options{Handlers: map[string]Handler{"fn": h.handle}, Sleep: sl.sleep})
+			sl := &clocktest.Sleeps{}
+			out, err := m.Run(context.Background(), nil, Options{Handlers: map[string]Handler{"fn": h.handle}, Sleep: sl.Sleep})
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Run: %v", err)
@@ -117,7 +119,7 @@ func TestRetry(t *testing.T) {
 			} else if ee := execErr(t, err); ee.Name != tt.wantErr || ee.Cause != tt.wantErr+" happened" {
 				t.Errorf("error %s: %s, want %s", ee.Name, ee.Cause, tt.wantErr)
 			}
-			if got := sl.got(); !slices.Equal(got, tt.wantSleep) {
+			if got := sl.Got(); !slices.Equal(got, tt.wantSleep) {
 				t.Errorf("sleeps %v, want %v", got, tt.wantSleep)
 			}
 			if h.calls != tt.wantCalls {
@@ -132,11 +134,11 @@ func TestRetryFullJitter(t *testing.T) {
 		"Retry":[{"ErrorEquals":["E"],"IntervalSeconds":4,"MaxAttempts":3,"JitterStrategy":"FULL"}]}}}`)
 	for range 20 {
 		h := &script{errs: []error{errE("E"), errE("E"), errE("E")}, out: `1`}
-		sl := &sleeps{}
-		if _, err := m.Run(context.Background(), nil, Options{Handlers: map[string]Handler{"fn": h.handle}, Sleep: sl.sleep}); err != nil {
+		sl := &clocktest.Sleeps{}
+		if _, err := m.Run(context.Background(), nil, Options{Handlers: map[string]Handler{"fn": h.handle}, Sleep: sl.Sleep}); err != nil {
 			t.Fatal(err)
 		}
-		got := sl.got()
+		got := sl.Got()
 		if len(got) != 3 {
 			t.Fatalf("sleeps %v, want 3", got)
 		}
@@ -160,7 +162,7 @@ func TestRetryCountInContext(t *testing.T) {
 		}
 		return json.RawMessage(`{}`), nil
 	}
-	if _, err := m.Run(context.Background(), nil, Options{Handlers: map[string]Handler{"fn": h}, Sleep: (&sleeps{}).sleep}); err != nil {
+	if _, err := m.Run(context.Background(), nil, Options{Handlers: map[string]Handler{"fn": h}, Sleep: (&clocktest.Sleeps{}).Sleep}); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.got("fn"); !slices.Equal(got, []string{`{"n":0}`, `{"n":1}`, `{"n":2}`}) {
@@ -250,13 +252,13 @@ func TestRetryThenCatch(t *testing.T) {
 			"Catch":[{"ErrorEquals":["E"],"ResultPath":"$.err","Next":"C"}]},
 		"C":{"Type":"Pass","End":true}}}`)
 	h := &script{errs: []error{errE("E"), errE("E"), errE("E"), errE("E")}}
-	sl := &sleeps{}
-	out, err := m.Run(context.Background(), json.RawMessage(`{}`), Options{Handlers: map[string]Handler{"fn": h.handle}, Sleep: sl.sleep})
+	sl := &clocktest.Sleeps{}
+	out, err := m.Run(context.Background(), json.RawMessage(`{}`), Options{Handlers: map[string]Handler{"fn": h.handle}, Sleep: sl.Sleep})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.calls != 3 || len(sl.got()) != 2 {
-		t.Errorf("calls %d, sleeps %v; want 3 calls and 2 sleeps", h.calls, sl.got())
+	if h.calls != 3 || len(sl.Got()) != 2 {
+		t.Errorf("calls %d, sleeps %v; want 3 calls and 2 sleeps", h.calls, sl.Got())
 	}
 	assertJSON(t, "output", out, `{"err":{"Error":"E","Cause":"E happened"}}`)
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 )
 
 func TestPass(t *testing.T) {
@@ -92,12 +94,12 @@ func TestWait(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := mustParse(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","End":true,`+tt.fields+`}}}`)
-			sl := &sleeps{}
-			out, err := m.Run(context.Background(), json.RawMessage(tt.input), Options{Sleep: sl.sleep})
+			sl := &clocktest.Sleeps{}
+			out, err := m.Run(context.Background(), json.RawMessage(tt.input), Options{Sleep: sl.Sleep})
 			if wantExecErr(t, err, tt.wantErr) {
 				return
 			}
-			got := sl.got()
+			got := sl.Got()
 			switch {
 			case tt.wantSleep == 0:
 				if len(got) != 0 {

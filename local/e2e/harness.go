@@ -20,13 +20,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/syncbuf"
 )
 
 // NewLocal starts the whole product on a free loopback port with a fresh
@@ -41,7 +41,7 @@ func NewLocal(t testing.TB, env map[string]string) Local {
 func newLocalIn(t testing.TB, dir string, env map[string]string) Local {
 	t.Helper()
 	getenv := func(k string) string { return env[k] }
-	logs := &lockedWriter{w: &bytes.Buffer{}}
+	logs := &syncbuf.Buffer{}
 	s, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
@@ -76,7 +76,7 @@ func startIn(t testing.TB, dir string) *server.Server {
 // Local is a local server and its captured logs.
 type Local struct {
 	*server.Server
-	Logs *lockedWriter
+	Logs *syncbuf.Buffer
 }
 
 // sseEvent is one event as the client received it.
@@ -413,24 +413,6 @@ func hasSystem(r offlinemodel.Recorded, prefix string) bool {
 	return slices.ContainsFunc(r.Messages, func(m offlinemodel.Message) bool {
 		return m.Role == "system" && strings.HasPrefix(m.Content, prefix)
 	})
-}
-
-// lockedWriter serialises writes from the server's goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.String()
 }
 
 // PlanViaConversation asks the conversation for the build and returns its

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/syncbuf"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -293,7 +293,7 @@ func TestStart(t *testing.T) {
 }
 
 func TestLogsNoSecrets(t *testing.T) {
-	var buf lockedBuffer
+	var buf syncbuf.Buffer
 	s := New(Options{Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
 	base, shutdown, err := s.Start(context.Background(), "127.0.0.1:0")
 	if err != nil {
@@ -315,22 +315,4 @@ func TestLogsNoSecrets(t *testing.T) {
 	if !strings.Contains(buf.String(), `"kind":"unknown"`) || strings.Contains(buf.String(), "sk-very-secret") {
 		t.Errorf("log: %s", buf.String())
 	}
-}
-
-// lockedBuffer is a log sink safe to read while the server writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/eventlog/eventlogtest"
 	"github.com/insightedge/insightedge/shared/session"
@@ -176,28 +177,10 @@ func TestPersistence(t *testing.T) {
 	}
 }
 
-// clock is a settable clock for TTL tests.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func TestTTLAndSweep(t *testing.T) {
 	ctx := context.Background()
 	start := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
-	clk := &clock{now: start}
+	clk := clocktest.New(start)
 	db := open(t, boltstore.Options{NoSync: true, TTL: time.Hour, Now: clk.Now})
 	ss, log := db.Sessions(), db.Events()
 

@@ -26,6 +26,7 @@ package dynamostore
 import (
 	"cmp"
 	"context"
+
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -37,6 +38,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/insightedge/insightedge/shared/apps"
+	"github.com/insightedge/insightedge/shared/clock"
 )
 
 // Key prefixes and attribute names of the saved apps' items.
@@ -283,7 +285,7 @@ func (s *AppStore) getApps(ctx context.Context, ids []string) (map[string]apps.A
 			if attempt == batchAttempts {
 				return nil, fmt.Errorf("%d keys still unprocessed after %d attempts", len(keys), batchAttempts)
 			}
-			if err := pause(ctx, wait); err != nil {
+			if err := clock.Sleep(ctx, wait); err != nil {
 				return nil, err
 			}
 			wait = min(2*wait, batchMaxWait)

@@ -77,6 +77,7 @@ package dynamostore
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
 	"strconv"
@@ -85,6 +86,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/insightedge/insightedge/shared/clock"
 )
 
 // Attribute names of the table's keys and TTL, as template.yaml declares them.
@@ -269,24 +272,13 @@ func (t *Table) writeAll(ctx context.Context, all []types.WriteRequest) error {
 			if attempt == batchAttempts {
 				return fmt.Errorf("%d items still unprocessed after %d attempts", len(reqs), batchAttempts)
 			}
-			if err := pause(ctx, wait); err != nil {
+			if err := clock.Sleep(ctx, wait); err != nil {
 				return err
 			}
 			wait = min(2*wait, batchMaxWait)
 		}
 	}
 	return nil
-}
-
-func pause(ctx context.Context, d time.Duration) error {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
 }
 
 // conditionFailed reports whether err is a lost condition of a write.

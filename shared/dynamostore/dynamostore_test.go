@@ -17,6 +17,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apps/appstest"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/claimcheck"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 	"github.com/insightedge/insightedge/shared/eventlog"
@@ -63,34 +64,16 @@ func TestContracts(t *testing.T) {
 	})
 }
 
-// clock is a settable clock for Options.Now.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // fixture is a fresh table with a settable clock.
 type fixture struct {
 	srv   *dynamotest.Server
 	table string
-	clock *clock
+	clock *clocktest.Fake
 	store *dynamostore.Table
 }
 
 func newFixture(t *testing.T, srv *dynamotest.Server) *fixture {
-	f := &fixture{srv: srv, table: srv.NewTable(t), clock: &clock{now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}}
+	f := &fixture{srv: srv, table: srv.NewTable(t), clock: clocktest.New(time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC))}
 	f.store = dynamostore.New(srv.Client, f.table, dynamostore.Options{
 		TTL: 48 * time.Hour, OrphanAfter: time.Minute, GapTimeout: 30 * time.Second, Now: f.clock.Now,
 	})
@@ -227,7 +210,7 @@ func testRepairCrashInBeginTurn(t *testing.T, f *fixture) {
 	if _, err := ss.BeginTurn(ctx, session.Turn{SessionID: "s1", ID: "t2"}); !errors.Is(err, session.ErrConflict) {
 		t.Fatalf("BeginTurn right after the lost one: %v, want ErrConflict", err)
 	}
-	f.clock.Add(2 * time.Minute)
+	f.clock.Advance(2 * time.Minute)
 	got, err := ss.BeginTurn(ctx, session.Turn{SessionID: "s1", ID: "t2"})
 	if err != nil {
 		t.Fatalf("BeginTurn after OrphanAfter: %v", err)
@@ -305,12 +288,12 @@ func testGapWaitsThenFails(t *testing.T, f *fixture) {
 		t.Fatalf("Read = %v, %v; want [1 2] (stop before the gap)", seqs(evs), err)
 	}
 	for _, step := range []time.Duration{0, 10 * time.Second, 20 * time.Second} {
-		f.clock.Add(step)
+		f.clock.Advance(step)
 		if evs, err := log.Read(ctx, s, 2, 0); err != nil || len(evs) != 0 {
 			t.Fatalf("Read at the gap within GapTimeout = %v, %v; want nothing, nil", seqs(evs), err)
 		}
 	}
-	f.clock.Add(time.Second)
+	f.clock.Advance(time.Second)
 	if _, err := log.Read(ctx, s, 2, 0); !errors.Is(err, dynamostore.ErrGap) {
 		t.Fatalf("Read at a gap older than GapTimeout: %v, want ErrGap", err)
 	}

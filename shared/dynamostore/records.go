@@ -17,6 +17,7 @@ package dynamostore
 
 import (
 	"context"
+
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -27,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/insightedge/insightedge/shared/clock"
 	"github.com/insightedge/insightedge/shared/records"
 )
 
@@ -131,7 +133,7 @@ func (s *items) Update(ctx context.Context, k string, fn func(*records.Item) err
 		}
 		_, err = s.db.PutItem(ctx, in)
 		if conditionFailed(err) {
-			if err := pause(ctx, time.Duration(1+read%5)*time.Millisecond); err != nil {
+			if err := clock.Sleep(ctx, time.Duration(1+read%5)*time.Millisecond); err != nil {
 				return records.Item{}, err
 			}
 			continue // somebody else wrote: apply fn to what won

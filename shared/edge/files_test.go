@@ -11,6 +11,7 @@ import (
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/blob"
 	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
@@ -20,7 +21,7 @@ const fileKey = "teachers/t-001/sessions/c-1/files/call-1/quiz.pdf"
 
 // fileServer is an edge that signs the links of its file store on clock's
 // time, with a quiz PDF stored at fileKey, both served by hs.
-func fileServer(t *testing.T, clock *fakeClock) (*httptest.Server, *boltstore.DB) {
+func fileServer(t *testing.T, clock *clocktest.Fake) (*httptest.Server, *boltstore.DB) {
 	t.Helper()
 	db := openDB(t)
 	mux := http.NewServeMux()
@@ -44,8 +45,8 @@ func fileServer(t *testing.T, clock *fakeClock) (*httptest.Server, *boltstore.DB
 // fresh link and nobody else anything.
 func TestFileLinksSignedAgain(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{}
-	clock.Set(time.Now())
+	clock := &clocktest.Fake{}
+	clock.Set(time.Now().UTC())
 	hs, db := fileServer(t, clock)
 
 	// A finished turn whose file link was signed long ago.
@@ -121,8 +122,8 @@ func TestFileKey(t *testing.T) {
 // the route signs a fresh one that works; the owner revokes every link by
 // DELETE /api/files/{key}, which another teacher cannot do.
 func TestFileLinksShortLivedAndRevocable(t *testing.T) {
-	clock := &fakeClock{}
-	clock.Set(time.Now().Truncate(time.Second))
+	clock := &clocktest.Fake{}
+	clock.Set(time.Now().Truncate(time.Second).UTC())
 	hs, _ := fileServer(t, clock)
 	route := hs.URL + "/api/files/" + fileKey
 
@@ -143,7 +144,7 @@ func TestFileLinksShortLivedAndRevocable(t *testing.T) {
 		t.Fatalf("a fresh link: %d %q", code, got)
 	}
 
-	clock.Add(edge.DefaultFileLinkTTL + time.Second)
+	clock.Advance(edge.DefaultFileLinkTTL + time.Second)
 	if code, body := do(t, http.MethodGet, first.URL, ""); code != http.StatusForbidden {
 		t.Errorf("an expired link: %d %s, want 403", code, body)
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,13 +25,6 @@ func openDB(tb testing.TB) *boltstore.DB {
 	tb.Cleanup(func() { _ = db.Close() })
 	return db
 }
-
-// fakeClock is a time the test moves.
-type fakeClock struct{ ns atomic.Int64 }
-
-func (c *fakeClock) Now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *fakeClock) Set(t time.Time)     { c.ns.Store(t.UnixNano()) }
-func (c *fakeClock) Add(d time.Duration) { c.ns.Add(int64(d)) }
 
 // idleStarter starts no workflow: the tests play the workflow's part on
 // the store and the log, and a benchmark's stream stays open and idle.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
@@ -99,7 +100,7 @@ func TestReplayWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := &fakeClock{}
+	clock := &clocktest.Fake{}
 	srv := edge.New(store, db.Events(), idleStarter{}, auth.Dev{Default: "t-001"},
 		edge.Options{ReplayWindow: time.Minute, Now: clock.Now})
 	hs := httptest.NewServer(srv.Handler())

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/clock"
 )
 
 // TailOptions bound and pace a Tail.
@@ -117,23 +119,11 @@ func Tail(ctx context.Context, r Reader, stream string, after int64, o TailOptio
 		if err := b.flushPassed(); err != nil {
 			return err
 		}
-		if err := sleep(ctx, max(wait, time.Millisecond), changed); err != nil {
+		if err := clock.SleepOrWake(ctx, max(wait, time.Millisecond), changed); err != nil {
 			return err
 		}
 		poll = min(poll*2, o.PollMax)
 	}
-}
-
-func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-	case <-wake:
-	}
-	return nil
 }
 
 // batcher passes events to fn and calls flush when the tail is about to
@@ -331,7 +321,7 @@ func tailWatch(ctx context.Context, r Reader, w Watcher, stream string, after in
 		}
 		changed, stop := w.Watch(stream, after)
 		wait := max(min(o.IdleEvery-now.Sub(lastIdle), o.MaxWait-now.Sub(lastEvent)+time.Millisecond), time.Millisecond)
-		err = sleep(ctx, wait, changed)
+		err = clock.SleepOrWake(ctx, wait, changed)
 		stop()
 		if err != nil {
 			return err

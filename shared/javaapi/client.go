@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/clock"
 )
 
 // maxBody bounds the bytes read from one answer.
@@ -142,7 +144,7 @@ func New(cfg Config, opts Options) (*Client, error) {
 		c.now = time.Now
 	}
 	if c.sleep == nil {
-		c.sleep = sleepCtx
+		c.sleep = clock.Sleep
 	}
 	if opts.Fallback != nil {
 		c.mock = &http.Client{Transport: handlerTransport{opts.Fallback}}
@@ -761,17 +763,6 @@ func fallbackWorthy(err error) bool {
 // "not found" or "forbidden".
 func serviceUnusable(err error) bool {
 	return serviceDown(err) || errors.Is(err, errUnauthorized) || apperr.CodeOf(err) == apperr.ServiceUnavailable
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // handlerTransport serves requests from an http.Handler in process.

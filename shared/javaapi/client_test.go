@@ -12,16 +12,17 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/errtest"
 	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
+	"github.com/insightedge/insightedge/shared/syncbuf"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -32,9 +33,9 @@ const token = "test-token"
 type env struct {
 	client *javaapi.Client
 	server *mockserver.Server
-	logs   *syncBuffer
-	sleeps *sleepRecorder
-	clock  *fakeClock
+	logs   *syncbuf.Buffer
+	sleeps *clocktest.Sleeps
+	clock  *clocktest.Fake
 }
 
 type setup struct {
@@ -55,7 +56,7 @@ func newEnv(t *testing.T, s setup) *env {
 	if s.cfg != nil {
 		s.cfg(&cfg)
 	}
-	e := &env{server: srv, logs: &syncBuffer{}, sleeps: &sleepRecorder{}, clock: &fakeClock{t: time.Date(2026, 2, 4, 10, 0, 0, 0, time.UTC)}}
+	e := &env{server: srv, logs: &syncbuf.Buffer{}, sleeps: &clocktest.Sleeps{}, clock: clocktest.New(time.Date(2026, 2, 4, 10, 0, 0, 0, time.UTC))}
 	opts := javaapi.Options{
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:    e.clock.Now,
@@ -72,30 +73,11 @@ func newEnv(t *testing.T, s setup) *env {
 	return e
 }
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// lines returns the decoded log lines whose msg is msg.
-func (b *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
+// logLines returns the decoded log lines of b whose msg is msg.
+func logLines(t *testing.T, b *syncbuf.Buffer, msg string) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for l := range strings.SplitSeq(strings.TrimSpace(b.buf.String()), "\n") {
+	for l := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
 		if l == "" {
 			continue
 		}
@@ -108,41 +90,6 @@ func (b *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
 		}
 	}
 	return out
-}
-
-type sleepRecorder struct {
-	mu sync.Mutex
-	ds []time.Duration
-}
-
-func (s *sleepRecorder) Sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ds = append(s.ds, d)
-	return ctx.Err()
-}
-
-func (s *sleepRecorder) got() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.ds)
-}
-
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
@@ -372,7 +319,7 @@ func TestRetries(t *testing.T) {
 			if got := e.server.RequestCount(); got != tt.wantReqs {
 				t.Errorf("requests = %d, want %d", got, tt.wantReqs)
 			}
-			if got := e.sleeps.got(); !slices.Equal(got, tt.wantSleeps) {
+			if got := e.sleeps.Got(); !slices.Equal(got, tt.wantSleeps) {
 				t.Errorf("backoff = %v, want %v", got, tt.wantSleeps)
 			}
 		})
@@ -543,7 +490,7 @@ func TestCircuitBreaker(t *testing.T) {
 	if ae.HTTPStatus() != 503 {
 		t.Errorf("status = %d", ae.HTTPStatus())
 	}
-	if got := e.logs.lines(t, "Circuit breaker: OPEN"); len(got) != 1 {
+	if got := logLines(t, e.logs, "Circuit breaker: OPEN"); len(got) != 1 {
 		t.Errorf("OPEN log lines = %d, want 1", len(got))
 	}
 
@@ -602,7 +549,7 @@ func TestFallbackToMock(t *testing.T) {
 		if e.server.RequestCount() != 3 {
 			t.Errorf("requests = %d, want 3 (retries before the fallback)", e.server.RequestCount())
 		}
-		lines := e.logs.lines(t, "falling back to mock")
+		lines := logLines(t, e.logs, "falling back to mock")
 		if len(lines) != 1 {
 			t.Fatalf("fallback log lines = %d, want 1", len(lines))
 		}
@@ -643,7 +590,7 @@ func TestFallbackToMock(t *testing.T) {
 		if e.server.RequestCount() != 1 {
 			t.Errorf("requests = %d, want 1 (the breaker was open)", e.server.RequestCount())
 		}
-		lines := e.logs.lines(t, "falling back to mock")
+		lines := logLines(t, e.logs, "falling back to mock")
 		if len(lines) != 2 || lines[1]["code"] != "SERVICE_UNAVAILABLE" {
 			t.Errorf("fallback lines = %v", lines)
 		}
@@ -655,7 +602,7 @@ func TestFallbackToMock(t *testing.T) {
 		e.server.SetFault(mockserver.Fault{Code: 500, Message: "boom"})
 		_, err = e.client.Rubrics(ctx, "t-001")
 		wantCode(t, err, apperr.DataError)
-		if n := len(e.logs.lines(t, "falling back to mock")); n != 0 {
+		if n := len(logLines(t, e.logs, "falling back to mock")); n != 0 {
 			t.Errorf("fell back %d times", n)
 		}
 	})
@@ -673,7 +620,7 @@ func TestUseMockData(t *testing.T) {
 	if _, err := javaapi.New(cfg, javaapi.Options{}); err == nil {
 		t.Fatal("USE_MOCK_DATA without a fallback handler: want an error")
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	c, err := javaapi.New(cfg, javaapi.Options{
 		Fallback: mockserver.Fallback(cfg),
 		Logger:   slog.New(slog.NewJSONHandler(&logs, nil)),
@@ -690,8 +637,8 @@ func TestUseMockData(t *testing.T) {
 	if st := c.Stats(); st.MockResponses != 2 || st.Attempts != 2 {
 		t.Errorf("stats = %+v", st)
 	}
-	if !strings.Contains(logs.buf.String(), "falling back to mock") {
-		t.Errorf("no startup line saying every request falls back to mock: %s", logs.buf.String())
+	if !strings.Contains(logs.String(), "falling back to mock") {
+		t.Errorf("no startup line saying every request falls back to mock: %s", logs.String())
 	}
 }
 

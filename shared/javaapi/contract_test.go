@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/javaapitest/seedjava"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
+	"github.com/insightedge/insightedge/shared/syncbuf"
 )
 
 // seedEnv is a client over the seed stand-in (seedjava), with the mock
@@ -22,13 +24,13 @@ type seedEnv struct {
 	client *javaapi.Client
 	srv    *seedjava.Server
 	hs     *httptest.Server
-	logs   *syncBuffer
-	clock  *fakeClock
+	logs   *syncbuf.Buffer
+	clock  *clocktest.Fake
 }
 
 func newSeedEnv(t *testing.T, d seedjava.Defects, edit func(*javaapi.Config)) *seedEnv {
 	t.Helper()
-	e := &seedEnv{srv: seedjava.New(), logs: &syncBuffer{}, clock: &fakeClock{t: time.Date(2026, 2, 4, 10, 0, 0, 0, time.UTC)}}
+	e := &seedEnv{srv: seedjava.New(), logs: &syncbuf.Buffer{}, clock: clocktest.New(time.Date(2026, 2, 4, 10, 0, 0, 0, time.UTC))}
 	e.srv.SetDefects(d)
 	e.hs = httptest.NewServer(e.srv)
 	t.Cleanup(e.hs.Close)
@@ -106,7 +108,7 @@ func TestMissingClassFields(t *testing.T) {
 	if s.Violations["class.student_count"] != 1 || s.Violations["class.grade"] != 1 || s.Violations["class.name"] != 1 || s.Dropped["class"] != 1 {
 		t.Errorf("report %+v", s)
 	}
-	if lines := e.logs.lines(t, "data service contract violation"); len(lines) != 3 || lines[0]["field"] != "class.grade" || lines[0]["JavaContractViolation"] != 1.0 {
+	if lines := logLines(t, e.logs, "data service contract violation"); len(lines) != 3 || lines[0]["field"] != "class.grade" || lines[0]["JavaContractViolation"] != 1.0 {
 		t.Errorf("no contract violation log with its metric:\n%s", e.logs.String())
 	}
 }

@@ -12,6 +12,7 @@ package llm
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/clock"
 )
 
 // Tier names a class of model; each tier has its own fallback chain.
@@ -154,7 +157,7 @@ func New(cfg Config) (*Client, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	if c.sleep == nil {
-		c.sleep = sleepCtx
+		c.sleep = clock.Sleep
 	}
 
 	oc := openai.DefaultConfig(cfg.APIKey)
@@ -310,15 +313,4 @@ func orDefault(v, def time.Duration) time.Duration {
 		return def
 	}
 	return v
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/clock"
 )
 
 // DefaultBaseURL is Tavily's API.
@@ -96,10 +98,8 @@ func (t *Tavily) Search(ctx context.Context, req Request) (Response, error) {
 			wait = t.c.Backoff << attempt
 			wait = wait/2 + rand.N(wait/2+1)
 		}
-		select {
-		case <-ctx.Done():
-			return Response{}, fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
-		case <-time.After(min(wait, t.c.MaxBackoff)):
+		if err := clock.Sleep(ctx, min(wait, t.c.MaxBackoff)); err != nil {
+			return Response{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 	}
 	if ctx.Err() != nil {

@@ -35,9 +35,10 @@ var Layers = []Layer{
 		"shared/blob", "shared/claimcheck", "shared/report"}},
 	{"leaves", []string{"shared/protocol", "shared/llm", "shared/search", "shared/javaapi", "shared/office", "shared/auth",
 		"shared/obs", "shared/workflow", "shared/apperr", "shared/i18n", "shared/prompts", "shared/blueprint",
-		"shared/report/backend", "shared/report/mdtree", "shared/report/export", "infra",
-		// Test helpers any test may use: golden files, expected errors.
-		"shared/golden", "shared/errtest"}},
+		"shared/report/backend", "shared/report/mdtree", "shared/report/export", "infra", "shared/clock",
+		// Test helpers any test may use: golden files, expected errors, a
+		// log buffer read while written.
+		"shared/golden", "shared/errtest", "shared/syncbuf"}},
 }
 
 // Of returns the index in Layers (0 is the top) and the entry of the

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 )
 
 // TestHarnessTinyScale runs the whole harness at a tiny scale (2 clients,
@@ -21,7 +23,7 @@ func TestHarnessTinyScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the product")
 	}
-	root, err := repoRoot()
+	root, err := dynamotest.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

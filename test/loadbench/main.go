@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 )
 
 func main() {
@@ -67,9 +69,9 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-levels: %w", err)
 	}
-	root, err := repoRoot()
+	root, err := dynamotest.RepoRoot()
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: run from the repository", err)
 	}
 	work, err := os.MkdirTemp("", "loadbench-")
 	if err != nil {
@@ -131,22 +133,4 @@ func ints(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// repoRoot is the directory of the go.mod above the working directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("no go.mod above the working directory: run from the repository")
-		}
-		dir = up
-	}
 }

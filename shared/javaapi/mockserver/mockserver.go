@@ -11,7 +11,6 @@
 package mockserver
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -21,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/clock"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 )
@@ -233,14 +233,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.Jitter > 0 {
 			d += rand.N(f.Jitter)
 		}
-		if !wait(r.Context(), d) {
+		if clock.Sleep(r.Context(), d) != nil {
 			return
 		}
 	}
 	if faulty {
 		switch {
 		case f.Hang:
-			wait(r.Context(), s.maxHang)
+			clock.Sleep(r.Context(), s.maxHang)
 			return
 		case f.Status != 0:
 			writeResult(w, f.Status, f.Status, cmpOr(f.Message, http.StatusText(f.Status)), nil)
@@ -300,18 +300,6 @@ func (s *Server) refreshToken(w http.ResponseWriter, r *http.Request) {
 	s.token = tok
 	s.mu.Unlock()
 	writeResult(w, http.StatusOK, 200, "success", map[string]string{"access_token": tok})
-}
-
-// wait waits d or until ctx ends; it reports whether d elapsed.
-func wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 func cmpOr(a, b string) string {

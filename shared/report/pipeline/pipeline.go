@@ -13,12 +13,14 @@ package pipeline
 import (
 	"cmp"
 	"context"
+
 	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/clock"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -107,7 +109,7 @@ func New(d Deps) *Pipeline {
 	positive(&s.ConfirmTimeout, def.ConfirmTimeout)
 	positive(&d.FileTTL, 15*time.Minute)
 	return &Pipeline{store: d.Store, log: d.Log, blobs: d.Blobs, backends: d.Backends, model: d.Model, set: s,
-		logger: d.Logger, sleep: sleepCtx, pdf: d.PDF, fileTTL: d.FileTTL}
+		logger: d.Logger, sleep: clock.Sleep, pdf: d.PDF, fileTTL: d.FileTTL}
 }
 
 // positive sets *v to def unless it is positive.
@@ -146,20 +148,6 @@ func (p *Pipeline) emit(ctx context.Context, sessionID string, run int, evs ...r
 // fs opens the session's VFS.
 func (p *Pipeline) fs(s report.Session) (*vfs.FS, error) {
 	return vfs.Open(p.blobs, s.TeacherID, s.ID)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // lang is the session's language for the catalogue's messages (shared/i18n):
