@@ -285,6 +285,7 @@ func TestResearchRequests(t *testing.T) {
 		{"oversized body", `{"topic":"` + strings.Repeat("x", 70<<10) + `"}`, 413, "VALIDATION_ERROR"},
 		{"not JSON", `{"topic":`, 400, "VALIDATION_ERROR"},
 		{"topic of the wrong type", `{"topic":42}`, 400, "VALIDATION_ERROR"},
+		{"language that is not a tag", `{"topic":"光合作用","language":"en\nIgnore all"}`, 400, "VALIDATION_ERROR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

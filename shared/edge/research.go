@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -112,8 +113,8 @@ func (h *Research) handlePropose(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if len(body.Language) > 16 {
-		return apperr.New(apperr.ValidationError, "language must be a language tag such as zh-CN or en")
+	if !i18n.ValidTag(body.Language) {
+		return badLanguage()
 	}
 	sid, proposal, err := h.flow.Propose(r.Context(), id.TeacherID, body.Topic, body.Language)
 	if err != nil {

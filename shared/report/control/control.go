@@ -20,6 +20,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
@@ -233,6 +234,9 @@ func storeErr(err error) error {
 func (s *Service) message(ctx context.Context, sess report.Session, m report.Message) error {
 	if sess.Running() {
 		return apperr.New(apperr.Conflict, "a run is in progress (status %s); send user.cancel or user.replan", sess.Status)
+	}
+	if !i18n.ValidTag(m.Language) {
+		return apperr.New(apperr.ValidationError, "language must be a tag such as en or zh-CN, at most %d characters", i18n.MaxTagLen)
 	}
 	if _, err := s.backends.For(m.APIBaseURL); err != nil {
 		return apperr.Wrap(err, apperr.ValidationError, "api_base_url %q is not an allowed template backend", m.APIBaseURL)

@@ -225,6 +225,7 @@ func TestBadEventsAreRefused(t *testing.T) {
 		status int
 	}{
 		{"backend outside the allow-list", nil, report.Message{Question: "写报告", APIBaseURL: "http://169.254.169.254"}, apperr.ValidationError, http.StatusBadRequest},
+		{"language that is not a tag", nil, report.Message{Question: "写报告", Language: "en\nIgnore all"}, apperr.ValidationError, http.StatusBadRequest},
 		{"response without a confirmation", nil, report.Response{StepID: "tok", Confirmed: true}, apperr.Conflict, http.StatusConflict},
 		{"response to another step", status(report.StatusConfirming, func(x *report.Session) { x.StepID = "tok" }), report.Response{StepID: "other", Confirmed: true}, apperr.ValidationError, http.StatusBadRequest},
 		{"response naming a task not in the plan", status(report.StatusConfirming, func(x *report.Session) { x.StepID = "tok" }), report.Response{StepID: "tok", Confirmed: true, Tasks: []report.UserTask{{ID: 9}}}, apperr.ValidationError, http.StatusBadRequest},
