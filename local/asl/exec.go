@@ -3,7 +3,6 @@ package asl
 import (
 	"bytes"
 	"context"
-
 	"errors"
 	"fmt"
 	"log/slog"

@@ -26,7 +26,6 @@ package dynamostore
 import (
 	"cmp"
 	"context"
-
 	"encoding/json"
 	"fmt"
 	"slices"

@@ -77,7 +77,6 @@ package dynamostore
 
 import (
 	"context"
-
 	"errors"
 	"fmt"
 	"strconv"

@@ -17,7 +17,6 @@ package dynamostore
 
 import (
 	"context"
-
 	"encoding/json"
 	"fmt"
 	"slices"

@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-
 	"encoding/json"
 	"errors"
 	"fmt"

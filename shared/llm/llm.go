@@ -12,7 +12,6 @@ package llm
 
 import (
 	"context"
-
 	"errors"
 	"fmt"
 	"log/slog"

@@ -13,7 +13,6 @@ package pipeline
 import (
 	"cmp"
 	"context"
-
 	"errors"
 	"fmt"
 	"log/slog"
