@@ -466,7 +466,6 @@ type streamRig struct {
 	sfn       *stepFunctions
 	lambdas   *invocations
 	token     string
-	streamDur time.Duration
 	table     string
 }
 
