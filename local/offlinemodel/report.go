@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/scores"
 )
 
 // The template report agents of seed 002 (prompts.ReportPlannerHeader and
@@ -293,6 +294,7 @@ type assignmentRow struct {
 	Mean     float64  `json:"mean"`
 	Median   float64  `json:"median"`
 	PassRate float64  `json:"pass_rate"`
+	PassMark float64  `json:"pass_mark_percent"`
 	Missing  []string `json:"missing"`
 	Late     []string `json:"late"`
 	Top3     []scored `json:"top3"`
@@ -342,7 +344,7 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 		}
 		line("本学期 %s 共完成 %d 次评估，全班平均得分率约 %g%%。", "This term %s completed %d assessments with an average score of about %g%%.",
 			d.grades.Class, len(d.grades.Assignments), mean)
-		if best, worst, ok := passExtremes(d.grades.Assignments); ok {
+		if best, worst, ok := passExtremes(d.grades.Assignments); ok && scores.Meaningful(best.PassRate, worst.PassRate) {
 			line("「%s」表现最好，「%s」仍是短板。", "%q went best, while %q remains the weak spot.", best.Title, worst.Title)
 		}
 		if top, low := topStudents(d, 1, true), topStudents(d, 3, false); top != "" {
@@ -351,8 +353,8 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 	case k == kindPlan && (hasGrades || hasErrors):
 		n := 1
 		if _, worst, ok := passExtremes(d.grades.Assignments); ok {
-			line("%d. 「%s」及格率 %g%%：下学期目标提高到 %g%% 以上，每两周一次小测跟踪。", "%d. %q had a %g%% pass rate: aim above %g%% next term, with a short quiz every two weeks.",
-				n, worst.Title, worst.PassRate, math.Min(100, math.Round(worst.PassRate)+5))
+			line("%d. 「%s」及格率 %g%%（≥ 满分的 %g%%）：下学期目标提高到 %g%% 以上，每两周一次小测跟踪。", "%d. %q had a %g%% pass rate (≥ %g%% of full marks): aim above %g%% next term, with a short quiz every two weeks.",
+				n, worst.Title, worst.PassRate, worst.PassMark, math.Min(100, math.Round(worst.PassRate)+5))
 			n++
 		}
 		errs := commonErrors(d, 4)
@@ -368,15 +370,16 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 			line("%d. 本学期有 %d 份作业迟交、%d 份缺交：建立截止前提醒与补交登记。", "%d. %d submissions were late and %d missing this term: remind before deadlines and log late work.", n, late, missing)
 		}
 	case k == kindScores && hasGrades:
-		line("| 评估 | 满分 | 平均分 | 中位数 | 及格率 |", "| Assessment | Max | Mean | Median | Pass rate |")
+		line("| 评估 | 满分 | 平均分 | 中位数 | 及格率（≥ 满分的 %g%%） |", "| Assessment | Max | Mean | Median | Pass rate (≥ %g%% of full marks) |",
+			passMark(d.grades.Assignments))
 		b.WriteString("| --- | --- | --- | --- | --- |\n")
 		for _, a := range d.grades.Assignments {
 			fmt.Fprintf(&b, "| %s | %g | %g | %g | %g%% |\n", a.Title, a.MaxScore, a.Mean, a.Median, a.PassRate)
 		}
 		if best, worst, ok := passExtremes(d.grades.Assignments); ok {
 			b.WriteString("\n")
-			line("及格率最高的是「%s」（%g%%），最低的是「%s」（%g%%）。", "The highest pass rate was in %q (%g%%), the lowest in %q (%g%%).",
-				best.Title, best.PassRate, worst.Title, worst.PassRate)
+			line("及格率（≥ 满分的 %g%%）最高的是「%s」（%g%%），最低的是「%s」（%g%%）。", "The highest pass rate (≥ %g%% of full marks) was in %q (%g%%), the lowest in %q (%g%%).",
+				passMark(d.grades.Assignments), best.Title, best.PassRate, worst.Title, worst.PassRate)
 		}
 	case k == kindStrong && hasGrades:
 		for _, a := range d.grades.Assignments {
@@ -420,6 +423,17 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 		line("知识库中没有本节所需的数据，本节请老师补充。", "The knowledge base has no data for this section; please complete it by hand.")
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// passMark is the pass mark the rows' pass rates are computed at (one for
+// all: the product's), in percent of full marks.
+func passMark(as []assignmentRow) float64 {
+	for _, a := range as {
+		if a.PassMark > 0 {
+			return a.PassMark
+		}
+	}
+	return 0
 }
 
 func passExtremes(as []assignmentRow) (best, worst assignmentRow, ok bool) {

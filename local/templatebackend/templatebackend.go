@@ -22,6 +22,7 @@ import (
 	"github.com/insightedge/insightedge/local/standin"
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 	"github.com/insightedge/insightedge/shared/report/backend"
+	"github.com/insightedge/insightedge/shared/scores"
 )
 
 //go:embed templates
@@ -244,27 +245,12 @@ func grades(d *mockdata.Dataset, c mockdata.Class, students []mockdata.Student) 
 				continue
 			}
 			done = append(done, scored{s.StudentName, s.Score})
-			pct[s.StudentName] = append(pct[s.StudentName], 100*s.Score/a.MaxScore)
+			pct[s.StudentName] = append(pct[s.StudentName], scores.Percent(s.Score, a.MaxScore))
 		}
 		slices.SortFunc(done, func(x, y scored) int { return cmp.Compare(y.Score, x.Score) })
 		row := map[string]any{"title": a.Title, "due_date": a.DueDate, "max_score": a.MaxScore, "submitted": len(done), "missing": missing, "late": late}
 		if len(done) > 0 {
-			var sum float64
-			pass := 0
-			scores := make([]float64, len(done))
-			for i, s := range done {
-				sum += s.Score
-				scores[i] = s.Score
-				if s.Score >= a.MaxScore/2 {
-					pass++
-				}
-			}
-			slices.Sort(scores)
-			row["mean"] = round1(sum / float64(len(done)))
-			row["median"] = round1(scores[len(scores)/2])
-			row["pass_rate"] = round1(100 * float64(pass) / float64(len(done)))
-			row["top3"] = done[:min(3, len(done))]
-			row["bottom3"] = done[max(0, len(done)-3):]
+			addStats(row, done, a.MaxScore)
 		}
 		assignments = append(assignments, row)
 	}
@@ -281,6 +267,24 @@ func grades(d *mockdata.Dataset, c mockdata.Class, students []mockdata.Student) 
 		perStudent = append(perStudent, map[string]any{"name": s.Name, "average_percent": round1(sum / float64(len(ps)))})
 	}
 	return map[string]any{"class": c.Name, "subject": c.Subject, "assignments": assignments, "students": perStudent}
+}
+
+// addStats puts an assignment's statistics in its row, by the product's one
+// definition (shared/scores): the raw mean and median, the same in percent
+// of full marks (what the page shows), and the pass rate at the pass mark
+// the row names.
+func addStats(row map[string]any, done []scored, maxScore float64) {
+	raw, pct := make([]float64, len(done)), make([]float64, len(done))
+	for i, s := range done {
+		raw[i], pct[i] = s.Score, scores.Percent(s.Score, maxScore)
+	}
+	r, p := scores.Summarize(raw, 0), scores.Summarize(pct, scores.DefaultPassMark)
+	row["mean"], row["median"] = round1(r.Mean), round1(r.Median)
+	row["mean_percent"], row["median_percent"] = round1(p.Mean), round1(p.Median)
+	row["pass_mark_percent"] = p.PassMark
+	row["pass_rate"] = round1(100 * p.PassRate())
+	row["top3"] = done[:min(3, len(done))]
+	row["bottom3"] = done[max(0, len(done)-3):]
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }

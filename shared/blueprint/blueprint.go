@@ -15,7 +15,7 @@
 //   - UIComposition: tabs of blocks of six component types; each block shows
 //     one compute result and has slots that the model writes.
 //
-// This package is a leaf (it imports only apperr), so that the edge can
+// This package is a leaf (it imports only apperr and scores), so that the edge can
 // decode and validate a blueprint before it starts a build; the steps that
 // run one live in the sub-packages compute, build and plan.
 //
@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/scores"
 )
 
 // Blueprint is an executable plan of a data-analysis page.
@@ -156,8 +157,9 @@ type ComputeNode struct {
 	Description string `json:"description,omitempty"`
 }
 
-// DefaultPassMark is the pass threshold when a node sets none.
-const DefaultPassMark = 60
+// DefaultPassMark is the pass threshold when a node sets none: the
+// product's one default (shared/scores).
+const DefaultPassMark = scores.DefaultPassMark
 
 // DefaultBins are the distribution edges when a node sets none.
 func DefaultBins() []float64 { return []float64{0, 60, 70, 80, 90, 100} }

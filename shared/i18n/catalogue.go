@@ -158,6 +158,7 @@ const (
 	LabelMin
 	LabelMax
 	LabelPassRate
+	LabelPassRateAt
 	LabelStdDev
 	LabelRank
 	LabelStudent
@@ -395,6 +396,7 @@ var catalogue = [numMsgs][2]string{
 	LabelMin:         {"Min", "最低"},
 	LabelMax:         {"Max", "最高"},
 	LabelPassRate:    {"Pass rate", "及格率"},
+	LabelPassRateAt:  {"Pass rate (≥ %s)", "及格率（≥ %s）"},
 	LabelStdDev:      {"Std dev", "标准差"},
 	LabelRank:        {"Rank", "排名"},
 	LabelStudent:     {"Student", "学生"},

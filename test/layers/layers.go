@@ -35,7 +35,7 @@ var Layers = []Layer{
 		"shared/blob", "shared/claimcheck", "shared/report"}},
 	{"leaves", []string{"shared/protocol", "shared/llm", "shared/search", "shared/javaapi", "shared/office", "shared/auth",
 		"shared/obs", "shared/workflow", "shared/apperr", "shared/i18n", "shared/prompts", "shared/blueprint",
-		"shared/report/backend", "shared/report/mdtree", "shared/report/export", "infra", "shared/clock",
+		"shared/report/backend", "shared/report/mdtree", "shared/report/export", "infra", "shared/clock", "shared/scores",
 		// Test helpers any test may use: golden files, expected errors, a
 		// log buffer read while written.
 		"shared/golden", "shared/errtest", "shared/syncbuf"}},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/i18n"
@@ -87,7 +88,7 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 			pb.SetSlot(slot.Key, text)
 		}
 		if len(slots) > 0 && (block.ComponentType == blueprint.InsightList || block.ComponentType == blueprint.SuggestionList) {
-			pb.Items = parseItems(pb.Content, block.ComponentType == blueprint.SuggestionList)
+			pb.Items = parseItems(pb.Content, block.ComponentType == blueprint.SuggestionList, knownNames(results))
 		}
 		if err := em.Emit(ctx, protocol.PageBlockComplete{BlockID: block.ID}); err != nil {
 			return workflow.BuildStepOutput{}, err
@@ -296,8 +297,10 @@ var (
 
 // parseItems reads the written lines of an insight_list or suggestion_list
 // ("- Title: description", suggestions with "[high]" first) into items.
-// Lines that are not list entries (a heading) are skipped; at most 10.
-func parseItems(text string, suggestions bool) []blueprint.ListItem {
+// Lines that are not list entries (a heading) are skipped; at most 10. The
+// title ends at the first separator outside quotes, brackets and the names
+// the page shows ("Reading Comprehension: The Lost Kite" stays whole).
+func parseItems(text string, suggestions bool, names []string) []blueprint.ListItem {
 	items := []blueprint.ListItem{}
 	for _, line := range strings.Split(text, "\n") {
 		if !bullet().MatchString(line) || len(items) == 10 {
@@ -316,14 +319,88 @@ func parseItems(text string, suggestions bool) []blueprint.ListItem {
 				line = line[len(m[0]):]
 			}
 		}
-		if loc := sep().FindStringIndex(line); loc != nil && loc[0] > 0 {
-			it.Title, it.Description = strings.TrimSpace(line[:loc[0]]), strings.TrimSpace(line[loc[1]:])
-		} else {
-			it.Title = line
-		}
+		it.Title, it.Description = splitTitle(line, names)
 		if it.Title != "" {
 			items = append(items, it)
 		}
 	}
 	return items
+}
+
+// splitTitle splits a list line at its first separator that stands outside
+// every quoted or bracketed run and every known name.
+func splitTitle(line string, names []string) (title, description string) {
+	kept := keptSpans(line, names)
+	for _, loc := range sep().FindAllStringIndex(line, -1) {
+		if loc[0] > 0 && !within(kept, loc[0]) {
+			return strings.TrimSpace(line[:loc[0]]), strings.TrimSpace(line[loc[1]:])
+		}
+	}
+	return line, ""
+}
+
+// quotePairs open and close the runs a title never ends inside.
+var quotePairs = map[rune]rune{'「': '」', '『': '』', '“': '”', '‘': '’', '《': '》', '"': '"', '(': ')', '（': '）'}
+
+// keptSpans are the byte ranges [start, end) of line's quoted or bracketed
+// runs (an unclosed one runs to the end) and of the known names in it.
+func keptSpans(line string, names []string) [][2]int {
+	var spans [][2]int
+	for i, r := range line {
+		closer, ok := quotePairs[r]
+		if !ok || within(spans, i) {
+			continue
+		}
+		start := i + utf8.RuneLen(r)
+		end := len(line) // an unclosed run keeps the rest
+		if at := strings.IndexRune(line[start:], closer); at >= 0 {
+			end = start + at + utf8.RuneLen(closer)
+		}
+		spans = append(spans, [2]int{i, end})
+	}
+	for _, n := range names {
+		for from := 0; n != "" && from < len(line); {
+			at := strings.Index(line[from:], n)
+			if at < 0 {
+				break
+			}
+			spans = append(spans, [2]int{from + at, from + at + len(n)})
+			from += at + len(n)
+		}
+	}
+	return spans
+}
+
+func within(spans [][2]int, i int) bool {
+	for _, s := range spans {
+		if i >= s[0] && i < s[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// knownNames are the labels the compute results carry (assignment titles,
+// student and skill names, from breakdowns and rankings), the names a
+// list line may quote.
+func knownNames(results blueprint.ComputeResults) []string {
+	var names []string
+	for _, raw := range results {
+		var r struct {
+			Groups      []struct{ Label string } `json:"groups"`
+			Top, Bottom []struct {
+				StudentName string `json:"studentName"`
+			}
+		}
+		if json.Unmarshal(raw, &r) != nil {
+			continue
+		}
+		for _, g := range r.Groups {
+			names = append(names, g.Label)
+		}
+		for _, e := range append(r.Top, r.Bottom...) {
+			names = append(names, e.StudentName)
+		}
+	}
+	return names
 }

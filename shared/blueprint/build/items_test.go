@@ -1,12 +1,15 @@
 package build
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/blueprint/compute"
 	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 )
 
 func TestParseItems(t *testing.T) {
@@ -26,9 +29,15 @@ func TestParseItems(t *testing.T) {
 			[]blueprint.ListItem{{Title: "Drills", Description: "twice a week", Priority: "high"},
 				{Title: "拓展", Description: "分组", Priority: "low"}, {Title: "No priority", Description: "given", Priority: "medium"}}},
 		{"nothing", "Just a paragraph.", false, []blueprint.ListItem{}},
+		{"a colon inside 「」", "- 「Reading Comprehension: The Lost Kite」最难：及格率 60%", false,
+			[]blueprint.ListItem{{Title: "「Reading Comprehension: The Lost Kite」最难", Description: "及格率 60%"}}},
+		{"a colon inside quotes", `- "Unit 2: Tenses" went best — mean 81%`, false,
+			[]blueprint.ListItem{{Title: `"Unit 2: Tenses" went best`, Description: "mean 81%"}}},
+		{"an unclosed quote keeps the rest", "- 「Unit 2: Tenses is hard", false,
+			[]blueprint.ListItem{{Title: "「Unit 2: Tenses is hard"}}},
 	}
 	for _, c := range cases {
-		got := parseItems(c.text, c.suggestions)
+		got := parseItems(c.text, c.suggestions, nil)
 		if len(got) != len(c.want) {
 			t.Errorf("%s: %+v", c.name, got)
 			continue
@@ -38,6 +47,41 @@ func TestParseItems(t *testing.T) {
 				t.Errorf("%s: item %d = %+v, want %+v", c.name, i, got[i], c.want[i])
 			}
 		}
+	}
+}
+
+// Every assignment name of the mock school stays whole in a list line's
+// title, quoted or not, when the page's results name it.
+func TestParseItemsKeepsAssignmentNames(t *testing.T) {
+	names := []string{}
+	for _, a := range mockdata.Default().Assignments {
+		names = append(names, a.Title)
+	}
+	for _, name := range names {
+		for _, c := range []struct{ line, title string }{
+			{"- 「" + name + "」最难：及格率 60%", "「" + name + "」最难"},
+			{"- " + name + ": the weakest, 60% pass", name},
+			{"1. **" + name + "** — review it next week", name},
+		} {
+			got := parseItems(c.line, false, names)
+			if len(got) != 1 || got[0].Title != c.title || got[0].Description == "" {
+				t.Errorf("%q: %+v, want title %q", c.line, got, c.title)
+			}
+		}
+	}
+}
+
+// The names come from the compute results the page shows.
+func TestKnownNames(t *testing.T) {
+	results := blueprint.ComputeResults{
+		"byAssignment": json.RawMessage(`{"groups":[{"key":"a1","label":"Unit 1: Tenses"}]}`),
+		"ranking":      json.RawMessage(`{"top":[{"studentName":"Chan Tai Man"}],"bottom":[{"studentName":"Lee Siu Ming"}]}`),
+		"stats":        json.RawMessage(`{"mean":70}`),
+	}
+	got := knownNames(results)
+	slices.Sort(got)
+	if want := []string{"Chan Tai Man", "Lee Siu Ming", "Unit 1: Tenses"}; !slices.Equal(got, want) {
+		t.Errorf("knownNames = %q, want %q", got, want)
 	}
 }
 

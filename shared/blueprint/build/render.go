@@ -65,7 +65,7 @@ func render(pb *blueprint.PageBlock, block blueprint.Block, bp blueprint.Bluepri
 			return err
 		}
 		pb.Headers = []string{l.Text(groupHeaders[bd.GroupBy]), l.Text(i18n.LabelCount), meanLabel(l, bd.Metric),
-			l.Text(i18n.LabelMedian), l.Text(i18n.LabelMin), l.Text(i18n.LabelMax), l.Text(i18n.LabelPassRate)}
+			l.Text(i18n.LabelMedian), l.Text(i18n.LabelMin), l.Text(i18n.LabelMax), l.Text(i18n.LabelPassRateAt, markText(bd.Metric, bd.PassMark))}
 		pb.Rows = []blueprint.Row{}
 		for _, g := range bd.Groups {
 			pb.Rows = append(pb.Rows, blueprint.Row{Status: rowStatus(g.Mean, bd.PassMark, bd.Metric),
@@ -194,6 +194,15 @@ func meanLabel(l i18n.Lang, metric string) string {
 		return l.Text(i18n.LabelMeanPercent)
 	}
 	return l.Text(i18n.LabelMeanOf, l.Skill(metric))
+}
+
+// markText is a pass mark as the page shows it: in percent of full marks,
+// or in points for a score metric.
+func markText(metric string, mark float64) string {
+	if metric == blueprint.MetricScore {
+		return Format1(mark)
+	}
+	return FormatPercent(mark)
 }
 
 // countLabel names a count of students or of submissions (per).

@@ -2,16 +2,11 @@
 // over the submissions the data phase fetched. Numbers on a page come from
 // here, never from a model.
 //
-// The statistics are gonum's (gonum.org/v1/gonum/stat), with these
-// definitions, which docs/build-runtime.md states for teachers:
+// The summary statistics (mean, median, standard deviation, percentiles,
+// pass rate) are the product's one definition, shared/scores; the rest are
+// gonum's (gonum.org/v1/gonum/stat), with these definitions, which
+// docs/build-runtime.md states for teachers:
 //
-//   - mean: the arithmetic mean (stat.Mean);
-//   - standard deviation: of the population, the class being the whole
-//     population (stat.PopMeanStdDev);
-//   - median: the middle value, or the mean of the two middle values;
-//   - percentiles (25th, 75th, 90th): nearest rank, the smallest value with
-//     at least p of the values at or below it (stat.Quantile, stat.Empirical);
-//   - pass rate: the share of values at or above the pass mark;
 //   - distribution: counts per bin, each bin [lower, upper) except the last,
 //     which includes its upper edge (stat.Histogram);
 //   - ranking: by value, ties by student id, top N descending and bottom N
@@ -35,6 +30,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/javaapi"
+	"github.com/insightedge/insightedge/shared/scores"
 )
 
 // Stats is the result of a stats node.
@@ -314,42 +310,11 @@ func values(us []unit) []float64 {
 	return xs
 }
 
-// summary is the order statistics of a sample.
-type summary struct {
-	count                                      int
-	mean, median, std, min, max, p25, p75, p90 float64
-	passCount                                  int
-}
-
-func summarize(xs []float64, pass float64) summary {
-	if len(xs) == 0 {
-		return summary{}
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	mean, std := stat.PopMeanStdDev(s, nil)
-	med := s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	below, _ := slices.BinarySearch(s, pass) // the first index with s[i] >= pass
-	passCount := n - below
-	return summary{
-		count: n, mean: mean, median: med, std: std, min: s[0], max: s[n-1],
-		p25: stat.Quantile(0.25, stat.Empirical, s, nil), p75: stat.Quantile(0.75, stat.Empirical, s, nil),
-		p90: stat.Quantile(0.90, stat.Empirical, s, nil), passCount: passCount,
-	}
-}
-
 func stats(us []unit, metric, per string, pass float64) Stats {
-	s := summarize(values(us), pass)
-	out := Stats{Metric: metric, Per: per, Count: s.count, Mean: s.mean, Median: s.median, StdDev: s.std,
-		Min: s.min, Max: s.max, P25: s.p25, P75: s.p75, P90: s.p90, PassMark: pass, PassCount: s.passCount}
-	if s.count > 0 {
-		out.PassRate = float64(s.passCount) / float64(s.count)
-	}
-	return out
+	s := scores.Summarize(values(us), pass)
+	return Stats{Metric: metric, Per: per, Count: s.Count, Mean: s.Mean, Median: s.Median, StdDev: s.StdDev,
+		Min: s.Min, Max: s.Max, P25: s.P25, P75: s.P75, P90: s.P90, PassMark: pass, PassCount: s.PassCount,
+		PassRate: s.PassRate()}
 }
 
 func distribution(us []unit, metric, per string, edges []float64) Distribution {
@@ -453,9 +418,9 @@ func breakdown(subs []Submission, metric, groupBy string, pass float64) Breakdow
 	}
 	out := Breakdown{Metric: metric, GroupBy: groupBy, PassMark: pass, Groups: []Group{}}
 	for _, g := range groups {
-		s := summarize(g.xs, pass)
-		out.Groups = append(out.Groups, Group{Key: g.key, Label: g.label, Count: s.count, Mean: s.mean, Median: s.median,
-			Min: s.min, Max: s.max, PassRate: float64(s.passCount) / float64(s.count)})
+		s := scores.Summarize(g.xs, pass)
+		out.Groups = append(out.Groups, Group{Key: g.key, Label: g.label, Count: s.Count, Mean: s.Mean, Median: s.Median,
+			Min: s.Min, Max: s.Max, PassRate: s.PassRate()})
 	}
 	return out
 }

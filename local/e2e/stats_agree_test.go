@@ -1,0 +1,61 @@
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// The page and the template report describe one class with one set of
+// numbers: for every assignment of Form 1A, the page's breakdown and the
+// report's knowledge base (grades.json, what the report cites) give the same
+// median and pass rate, at the pass mark both name.
+func TestPageAndReportAgree(t *testing.T) {
+	s := NewLocal(t, nil)
+	b := buildPage(t, s)
+	var page struct {
+		PassMark float64 `json:"passMark"`
+		Groups   []struct {
+			Label            string
+			Median, PassRate float64
+		}
+	}
+	if err := json.Unmarshal(b.res.ComputeResults["byAssignment"], &page); err != nil || len(page.Groups) == 0 {
+		t.Fatalf("the page has no per-assignment breakdown: %v %s", err, b.res.ComputeResults["byAssignment"])
+	}
+	var grades struct {
+		Assignments []struct {
+			Title           string
+			MedianPercent   float64 `json:"median_percent"`
+			PassRate        float64 `json:"pass_rate"`
+			PassMarkPercent float64 `json:"pass_mark_percent"`
+		}
+	}
+	if code := GetJSON(t, s.TemplateBackendURL+"/api/knowledge-bases/class-hk-f1a/files/grades.json", &grades); code != 200 {
+		t.Fatalf("grades.json: %d", code)
+	}
+	report := map[string]int{}
+	for i, a := range grades.Assignments {
+		report[a.Title] = i
+	}
+	for _, g := range page.Groups {
+		i, ok := report[g.Label]
+		if !ok {
+			t.Errorf("the report has no assignment %q", g.Label)
+			continue
+		}
+		a := grades.Assignments[i]
+		if a.PassMarkPercent != page.PassMark {
+			t.Errorf("%s: pass mark %g%% in the report, %g%% on the page", g.Label, a.PassMarkPercent, page.PassMark)
+		}
+		if round1(g.Median) != a.MedianPercent || round1(100*g.PassRate) != a.PassRate {
+			t.Errorf("%s: page median %.1f%% pass rate %.1f%%, report %.1f%% and %.1f%%",
+				g.Label, g.Median, 100*g.PassRate, a.MedianPercent, a.PassRate)
+		}
+	}
+	if len(page.Groups) != len(grades.Assignments) {
+		t.Errorf("the page shows %d assignments, the report %d", len(page.Groups), len(grades.Assignments))
+	}
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }
