@@ -432,6 +432,19 @@ func TestConsoleBuildThenPatch(t *testing.T) {
 			t.Errorf("block %s changed by a patch of the summary", id)
 		}
 	}
+	// Each chart is drawn as its variant; a restyle redraws it as the new one.
+	var drawn []string
+	b.eval(`[...document.querySelectorAll('#page .block[data-type=chart] svg')].map(e => e.dataset.variant + ':' + e.querySelectorAll('rect,polyline,polygon,path').length)`, &drawn)
+	if !slices.Equal(drawn, []string{"bar:5", "radar:1"}) {
+		t.Errorf("charts drawn as %v, want the distribution's 5 bars and the skills' radar polygon", drawn)
+	}
+	b.run("restyle", chromedp.SetValue(chromedp.CSS("#pbBlock"), "skillChart"), chromedp.SetValue(chromedp.CSS("#pbOp"), "restyle"),
+		chromedp.SetValue(chromedp.CSS("#pbPrompt"), "pie"), chromedp.Click(chromedp.CSS("#patchForm button")))
+	b.waitPage("the restyled page", 3)
+	b.eval(`[...document.querySelectorAll('#page .block[data-type=chart] svg')].map(e => e.dataset.variant + ':' + e.querySelectorAll('rect,polyline,polygon,path').length)`, &drawn)
+	if !slices.Equal(drawn, []string{"bar:5", "pie:4"}) {
+		t.Errorf("after restyling the skills to a pie: %v", drawn)
+	}
 	// The chat now offers the page as the context of a follow-up.
 	var attach bool
 	b.eval(`!document.querySelector('#attachRow').hidden && document.querySelector('#attach').checked`, &attach)

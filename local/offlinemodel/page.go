@@ -124,6 +124,32 @@ var chartVariants = map[string][]string{
 	"radar": {"雷达", "radar"},
 }
 
+// chartStyles reads the chart styles a request names: the one it changes
+// to (after "换成", "改成", "改为", "变成", "to", "into", or the only one
+// named) and the one it changes from (named before that).
+func chartStyles(low string) (from, to string) {
+	type hit struct {
+		at      int
+		variant string
+	}
+	var hits []hit
+	for v, words := range chartVariants {
+		for _, w := range words {
+			if at := strings.Index(low, w); at >= 0 {
+				hits = append(hits, hit{at, v})
+			}
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return a.at - b.at })
+	switch len(hits) {
+	case 0:
+		return "", ""
+	case 1:
+		return "", hits[0].variant
+	}
+	return hits[0].variant, hits[len(hits)-1].variant
+}
+
 // editorReply is a PatchPlan for the request: the blocks it names by title
 // (or by kind), restyled when it names a chart style or a new title,
 // recomposed with the request as the instruction otherwise; a structural
@@ -138,13 +164,14 @@ func editorReply(c *call) reply {
 		return textReply(`{"scope":"rebuild","instructions":[]}`)
 	}
 	type target struct {
-		id, typ string
-		hasText bool
+		id, typ, variant string
+		hasText          bool
 	}
+	from, to := chartStyles(low)
 	var named, byKind []target
 	for _, b := range req.Page.Blocks {
 		hasText := len(b.Slots) > 0
-		t := target{b.ID, b.ComponentType, hasText}
+		t := target{b.ID, b.ComponentType, b.Variant, hasText}
 		switch {
 		case mentions(req.Request, b.Title), strings.Contains(req.Request, b.ID):
 			named = append(named, t)
@@ -152,16 +179,17 @@ func editorReply(c *call) reply {
 			byKind = append(byKind, t)
 		}
 	}
+	// "the chart": the chart in the style named first ("把雷达图换成…"),
+	// else the first that is not already in the style asked for, else the
+	// first block of the kind.
+	byKind = slices.DeleteFunc(byKind, func(t target) bool {
+		return t.typ == blueprint.Chart && to != "" && (t.variant == to || from != "" && t.variant != from)
+	})
 	targets := named
 	if len(targets) == 0 && len(byKind) > 0 {
-		targets = byKind[:1] // "the summary": the first such block
+		targets = byKind[:1]
 	}
-	variant := ""
-	for v, words := range chartVariants {
-		if containsAny(low, words...) {
-			variant = v
-		}
-	}
+	variant := to
 	newTitle := ""
 	if m := submatch(`(?:标题改为|标题改成|改名为|rename (?:it )?to)\s*[「"“]?([^」"”]+)`, req.Request); m != nil {
 		newTitle = strings.TrimSpace(m[1])

@@ -93,6 +93,10 @@ func TestEditor(t *testing.T) {
 		{"把得分率分布换成饼图", "patch", []blueprint.PatchInstruction{{Op: "restyle", BlockID: "distribution", Variant: "pie"}}},
 		{"make the suggestions more concrete", "patch", []blueprint.PatchInstruction{{Op: "recompose", BlockID: "actions", Prompt: "make the suggestions more concrete"}}},
 		{"把技能表现的标题改为「四项技能」", "patch", []blueprint.PatchInstruction{{Op: "restyle", BlockID: "skills", Title: "四项技能"}}},
+		// The issue 23 console session: each a real change, never a no-op.
+		{"把图表换成柱状图", "patch", []blueprint.PatchInstruction{{Op: "restyle", BlockID: "skills", Variant: "bar"}}},
+		{"把雷达图换成柱状图", "patch", []blueprint.PatchInstruction{{Op: "restyle", BlockID: "skills", Variant: "bar"}}},
+		{"change the bar chart into a line chart", "patch", []blueprint.PatchInstruction{{Op: "restyle", BlockID: "distribution", Variant: "line"}}},
 		{"加一个按学生的对比表", "rebuild", nil},
 		{"改一下天气", "rebuild", nil},
 	}
@@ -114,6 +118,9 @@ func TestEditor(t *testing.T) {
 				}
 				if err := blueprint.ValidatePatch(plan, bp); err != nil {
 					t.Errorf("the product would refuse it: %v", err)
+				}
+				if noop := blueprint.Unchanged(plan, bp); len(noop) > 0 {
+					t.Errorf("changes nothing: %+v", noop)
 				}
 			}
 		})

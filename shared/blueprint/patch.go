@@ -107,6 +107,20 @@ func ValidatePatch(plan PatchPlan, bp Blueprint) error {
 		WithDetails(Details{Problems: problems})
 }
 
+// Unchanged returns the instructions of plan that would leave bp's page as
+// it is: restyles to the block's own title and variant. A plan announced to
+// the teacher must change what it names.
+func Unchanged(plan PatchPlan, bp Blueprint) []PatchInstruction {
+	var out []PatchInstruction
+	for _, in := range plan.Instructions {
+		b, ok := bp.Block(in.BlockID)
+		if ok && in.Op == OpRestyle && (in.Title == "" || in.Title == b.Title) && (in.Variant == "" || in.Variant == b.Variant) {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
 // ApplyStyle returns b with a restyle instruction applied to its title and
 // variant.
 func ApplyStyle(b PageBlock, in PatchInstruction) PageBlock {

@@ -100,6 +100,8 @@ const (
 	// RefineNotice takes the blocks a patch plan changes (%s); RebuildNotice
 	// the page's name, what changes and its number of blocks (%s, %s, %d).
 	RefineNotice
+	// RefineUnchanged takes the blocks already as the teacher asked (%s).
+	RefineUnchanged
 	RebuildNotice
 	// The template report agent (seed 002). ReportPlanSummary takes the
 	// template's title and the number of sections (%s, %d);
@@ -354,6 +356,7 @@ var catalogue = [numMsgs][2]string{
 	ToolDataUnavailable: {"The data service is temporarily unavailable; please try again later.", "数据服务暂时不可用，请稍后再试。"},
 	PDFUnavailable:      {"PDF export is not available right now, so the same document was made as a Word file (.docx).", "PDF 导出暂不可用，已为您生成内容相同的 Word 文档（.docx）。"},
 	RefineNotice:        {"I will change %s on the page; the page is updated in place.", "好的，我将修改页面中的「%s」，页面会在原处更新。"},
+	RefineUnchanged:     {"Nothing was changed: %s already looks the way you asked. Say which block to change, and into what.", "页面没有改动：「%s」已经是你要的样子。请说明要改哪一块、改成什么。"},
 	RebuildNotice:       {"I revised the page %q: it %s, %d blocks in all. Build it again to see the change.", "已重新规划页面「%s」：%s，共 %d 个区块。确认后点击「生成页面」重新生成即可查看。"},
 	ReportPlanFallback:  {"The planner submitted no usable plan; tasks follow the template's sections.", "规划器未提交可用计划，已按模板章节生成任务。"},
 	ReportIgnoredIDs:    {"ignored task ids the template does not have: %v (it has %d sections)", "已忽略模板中不存在的任务编号：%v（模板共 %d 个章节）"},

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -46,6 +47,12 @@ func (p *Planner) followUp(ctx context.Context, in workflow.PlanInput) (workflow
 	}
 	if in.Route.Result.Intent == workflow.IntentRefine {
 		plan, err := p.Refine(ctx, req, *base)
+		if u := (*UnchangedError)(nil); errors.As(err, &u) {
+			l := i18n.Of(t.Language, t.Message)
+			p.o.Logger.InfoContext(ctx, "the refine changes nothing", "turnId", t.TurnID, "blocks", len(u.Blocks))
+			return workflow.PlanOutput{Status: workflow.PlanFailed, Code: string(apperr.BlueprintError),
+				Message: l.Text(i18n.RefineUnchanged, l.List(u.Blocks))}, nil
+		}
 		if err != nil {
 			return p.failed(ctx, t, err)
 		}
@@ -134,7 +141,14 @@ func (p *Planner) Refine(ctx context.Context, req Request, bp blueprint.Blueprin
 			err = blueprint.ValidatePatch(plan, bp)
 		}
 		if err == nil {
-			return plan, nil
+			noop := blueprint.Unchanged(plan, bp)
+			if len(noop) == 0 {
+				return plan, nil
+			}
+			if attempt == p.o.Attempts {
+				return withoutUnchanged(plan, noop, bp)
+			}
+			err = unchangedError(noop, bp)
 		}
 		last = err
 		p.o.Logger.WarnContext(ctx, "the editor's patch plan was refused", "attempt", attempt, "err", err)
@@ -144,6 +158,47 @@ func (p *Planner) Refine(ctx context.Context, req Request, bp blueprint.Blueprin
 				apperr.As(err).Message + "\nAnswer with the corrected PatchPlan, one JSON object only."})
 	}
 	return blueprint.PatchPlan{}, last
+}
+
+// UnchangedError is a refine whose every instruction would leave the page
+// as it is: the teacher is told so, and nothing is announced as done.
+type UnchangedError struct {
+	Blocks []string // the titles of the blocks already as asked
+}
+
+func (e *UnchangedError) Error() string {
+	return fmt.Sprintf("the patch plan changes nothing: %s already as asked", strings.Join(e.Blocks, ", "))
+}
+
+// unchangedError is the editor's feedback about no-op instructions.
+func unchangedError(noop []blueprint.PatchInstruction, bp blueprint.Blueprint) error {
+	var why []string
+	for _, in := range noop {
+		b, _ := bp.Block(in.BlockID)
+		why = append(why, fmt.Sprintf("block %q is already titled %q with variant %q", in.BlockID, b.Title, b.Variant))
+	}
+	return apperr.New(apperr.BlueprintError, "these instructions change nothing (%s); change the block the teacher means, "+
+		"into something it is not yet", strings.Join(why, "; "))
+}
+
+// withoutUnchanged keeps the instructions that change the page; when none
+// does, it is an UnchangedError.
+func withoutUnchanged(plan blueprint.PatchPlan, noop []blueprint.PatchInstruction, bp blueprint.Blueprint) (blueprint.PatchPlan, error) {
+	kept := []blueprint.PatchInstruction{}
+	var names []string
+	for _, in := range plan.Instructions {
+		if slices.Contains(noop, in) {
+			b, _ := bp.Block(in.BlockID)
+			names = append(names, cmpTitle(b))
+			continue
+		}
+		kept = append(kept, in)
+	}
+	if len(kept) == 0 {
+		return blueprint.PatchPlan{}, &UnchangedError{Blocks: names}
+	}
+	plan.Instructions = kept
+	return plan, nil
 }
 
 // parsePatch decodes a PatchPlan strictly, as /api/page/patch does.

@@ -119,3 +119,55 @@ func TestRebuildWithoutAPageIsABuild(t *testing.T) {
 		t.Fatalf("%+v %v", out, err)
 	}
 }
+
+// A patch plan equal to the page is never announced as applied: the editor
+// is told once what its plan leaves as it is; a second no-op tells the
+// teacher plainly that nothing changed, and no plan is kept. A plan with a
+// real change besides keeps only that change.
+func TestRefineThatChangesNothing(t *testing.T) {
+	noop := `{"scope":"patch","instructions":[{"op":"restyle","blockId":"skills","variant":"radar"}]}`
+	mixed := `{"scope":"patch","instructions":[{"op":"restyle","blockId":"skills","variant":"radar"},{"op":"restyle","blockId":"distribution","variant":"line"}]}`
+	real := `{"scope":"patch","instructions":[{"op":"restyle","blockId":"skills","variant":"bar"}]}`
+	cases := []struct {
+		name    string
+		answers []string
+		status  string
+		blocks  []string // the blocks of the kept plan
+	}{
+		{"corrected after the feedback", []string{noop, real}, workflow.PlanPlanned, []string{"skills"}},
+		{"a no-op twice", []string{noop, noop}, workflow.PlanFailed, nil},
+		{"the no-op part dropped", []string{mixed, mixed}, workflow.PlanPlanned, []string{"distribution"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := &scripted{answers: c.answers}
+			p, records := newPlanner(t, m)
+			turn := followUpTurn(t, records, "turn-1", "把雷达图换成柱状图")
+			out, err := p.PlanBuild(context.Background(), workflow.PlanInput{Turn: turn, Route: route(workflow.IntentRefine)})
+			if err != nil || out.Status != c.status {
+				t.Fatalf("%+v %v", out, err)
+			}
+			if len(m.calls) != 2 || !strings.Contains(m.calls[1].Messages[len(m.calls[1].Messages)-1].Content, "change nothing") {
+				t.Fatalf("the editor was not told its plan changes nothing: %d calls", len(m.calls))
+			}
+			if c.status == workflow.PlanFailed {
+				if out.Code != string(apperr.BlueprintError) || !strings.Contains(out.Message, "页面没有改动") || !strings.Contains(out.Message, "技能表现") {
+					t.Errorf("the teacher reads %q", out.Message)
+				}
+				if _, err := records.GetRecord(context.Background(), "conv-1", workflow.PlanKey("turn-1")); err == nil {
+					t.Error("a plan was kept for a refine that changes nothing")
+				}
+				return
+			}
+			var plan blueprint.PatchPlan
+			_ = json.Unmarshal(planRecord(t, records, "turn-1").PatchPlan, &plan)
+			var got []string
+			for _, in := range plan.Instructions {
+				got = append(got, in.BlockID)
+			}
+			if strings.Join(got, ",") != strings.Join(c.blocks, ",") {
+				t.Errorf("kept plan %+v, want blocks %v", plan, c.blocks)
+			}
+		})
+	}
+}
