@@ -196,9 +196,14 @@ func (p *printer) chunk(raw []byte) {
 		fmt.Fprintf(p.out, "  ? %s\n    options: %s\n", d.Question, strings.Join(d.Options, " | "))
 	case "error":
 		fmt.Fprintf(p.out, "  ! %s\n", c.ErrorText)
+	case "data-blueprint":
+		var d struct{ Name string }
+		_ = json.Unmarshal(c.Data, &d)
+		fmt.Fprintf(p.out, "  ▸ page plan %q: build it in the dev console (tab Page) or with POST /api/page/generate\n", d.Name)
+	case "data-quiz-complete": // its questions are printed above
 	default:
 		if strings.HasPrefix(c.Type, "data-") {
-			fmt.Fprintf(p.out, "  ▸ %s %s\n", c.Type, i18n.Clip(string(c.Data), 200))
+			fmt.Fprintf(p.out, "  ▸ %s%s\n", strings.ReplaceAll(strings.TrimPrefix(c.Type, "data-"), "-", " "), summary(c.Data))
 		}
 		var link struct {
 			URL string `json:"url"`
@@ -207,4 +212,19 @@ func (p *printer) chunk(raw []byte) {
 			fmt.Fprintf(p.out, "    %s%s\n", p.base, link.URL)
 		}
 	}
+}
+
+// summary is the first human field of a data part (": …"), or nothing: a
+// terminal shows what a teacher would read, never the part's JSON.
+func summary(data json.RawMessage) string {
+	var fields map[string]any
+	if json.Unmarshal(data, &fields) != nil {
+		return ""
+	}
+	for _, k := range []string{"title", "name", "fileName", "filename", "message", "topic", "question", "pageTitle"} {
+		if v, ok := fields[k].(string); ok && v != "" {
+			return ": " + i18n.Clip(v, 120)
+		}
+	}
+	return ""
 }

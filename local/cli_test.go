@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/insightedge/insightedge/local/e2e"
+	"github.com/insightedge/insightedge/local/server"
 )
 
 func TestChatCommand(t *testing.T) {
@@ -31,6 +32,9 @@ func TestChatCommand(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, "{\"") {
+		t.Errorf("a raw JSON line in the terminal output:\n%s", got)
 	}
 	if strings.Count(got, "[conversation ") != 2 || strings.Count(got, "Q3.") != 2 {
 		t.Errorf("want two turns (5 then 3 questions) in one conversation:\n%s", got)
@@ -125,3 +129,20 @@ func TestHelp(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// A data directory another process holds is said as such, with the way out.
+func TestServeOnADataDirInUse(t *testing.T) {
+	dir := t.TempDir()
+	held, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir,
+		Getenv: func(string) string { return "" }, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close(context.Background())
+	env := map[string]string{"DATA_DIR": dir, "ADDR": freeAddr(t)}
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), []string{"serve"}, &out, &errOut, func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), "is in use by another process") || !strings.Contains(err.Error(), "-data DIR") {
+		t.Errorf("err = %v, want the directory in use and -data named", err)
+	}
+}

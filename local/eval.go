@@ -118,6 +118,11 @@ func runEval(ctx context.Context, o evalOptions) (eval.Report, error) {
 		return rep, err
 	}
 	fmt.Fprintf(o.Out1, "\nreports: %s, %s\n", filepath.Join(o.Out, "eval.json"), filepath.Join(o.Out, "eval.html"))
+	if failed := countFailed(rep.Cases); failed > 0 && rep.Models == offlineModels {
+		fmt.Fprintf(o.Out1, "\n%d of %d cases failed against the offline stand-in model. It answers the scripted scenarios of the\n"+
+			"built-in suite only (docs/eval.md), so a failure of your own case may be its limit, not the\n"+
+			"product's: run the suite against a real model (OPENAI_BASE_URL, LLM_MODEL_*) to judge the product.\n", failed, len(rep.Cases))
+	}
 	if len(eval.Failed(verdicts)) > 0 {
 		return rep, errBaselineFailed
 	}
@@ -150,6 +155,9 @@ func loadCases(o evalOptions) ([]eval.Case, error) {
 	return cases, nil
 }
 
+// offlineModels names the offline stand-in in a report's Models.
+const offlineModels = "the offline stand-in model"
+
 // startForEval starts the product in process with a fresh store, its model
 // calls going through a meter (to count tokens) to the configured model or
 // to an offline model started here.
@@ -168,7 +176,7 @@ func startForEval(ctx context.Context, o evalOptions) (*server.Server, *eval.Met
 		upstream = url
 		env["OPENAI_API_KEY"] = "offline"
 		env["LLM_MODEL_FAST"], env["LLM_MODEL_STANDARD"], env["LLM_MODEL_STRONG"] = offlinemodel.ModelFast, offlinemodel.ModelStandard, offlinemodel.ModelStrong
-		models = "the offline stand-in model"
+		models = offlineModels
 	}
 	meter := eval.NewMeter(upstream)
 	meter.Rewrite = o.Rewrite
@@ -225,6 +233,16 @@ func writeReports(dir string, rep eval.Report, verdicts []eval.Verdict) error {
 		return err
 	}
 	return f.Close()
+}
+
+func countFailed(cases []eval.CaseResult) int {
+	n := 0
+	for _, c := range cases {
+		if !c.Pass {
+			n++
+		}
+	}
+	return n
 }
 
 // progress draws a bar on a terminal, and plain lines otherwise.

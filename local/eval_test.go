@@ -198,6 +198,9 @@ func TestEvalAgainstURL(t *testing.T) {
 	if rep.Cases[1].Pass || !strings.Contains(out, "wrong (smalltalk): turn 1: path answer, want artifact") {
 		t.Errorf("a wrong expectation was not reported:\n%s", out)
 	}
+	if strings.Contains(out, "offline stand-in") {
+		t.Errorf("a deployed stack's failure blamed on the offline model:\n%s", out)
+	}
 	t.Run("bad case file", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "bad.json")
 		os.WriteFile(bad, []byte(`[{"id": "x", "scene": "quiz", "language": "fr", "turns": [{"message": "", "expect": {"paht": "answer"}}]}]`), 0o644)
@@ -206,6 +209,21 @@ func TestEvalAgainstURL(t *testing.T) {
 			t.Errorf("err = %v, want the unknown field named", err)
 		}
 	})
+}
+
+// A failure of one's own case against the offline model says that the
+// stand-in answers the built-in scenarios only.
+func TestEvalOfflineFailureSaysWhy(t *testing.T) {
+	requireSDKInCI(t)
+	cases := filepath.Join(t.TempDir(), "mine.json")
+	os.WriteFile(cases, []byte(`[{"id": "wrong", "scene": "smalltalk", "language": "zh", "turns": [{"message": "你好", "expect": {"path": "artifact"}}]}]`), 0o644)
+	_, out, err := evalRun(t, evalOptions{Cases: cases})
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "1 of 1 cases failed against the offline stand-in model") || !strings.Contains(out, "OPENAI_BASE_URL") {
+		t.Errorf("the failure does not say the stand-in's limit:\n%s", out)
+	}
 }
 
 // TestEvalModels checks every model of each chain: the offline model's are

@@ -25,6 +25,7 @@ import (
 
 	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/local/templatebackend"
+	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/obs"
 )
 
@@ -143,6 +144,10 @@ Settings come from the environment (ADDR, DATA_DIR, OPENAI_BASE_URL, …): READM
 
 func serve(ctx context.Context, o server.Options, stdout io.Writer) error {
 	s, err := server.Start(ctx, o)
+	if errors.Is(err, boltstore.ErrInUse) {
+		return fmt.Errorf("the data directory %s is in use by another process: stop the other `go run ./local` "+
+			"(or whatever holds it), or give this one its own with -data DIR", o.DataDir)
+	}
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,9 @@ const (
 // file fails to open instead of hanging.
 const lockTimeout = 2 * time.Second
 
+// ErrInUse is Open's error when another process holds the store file.
+var ErrInUse = errors.New("the store file is in use by another process")
+
 // Options configure Open.
 type Options struct {
 	// NoSync skips the fsync after each commit (see the package comment);
@@ -130,6 +133,9 @@ func Open(path string, opts Options) (*DB, error) {
 		NoSync:       opts.NoSync,
 		FreelistType: bbolt.FreelistMapType,
 	})
+	if errors.Is(err, bbolt.ErrTimeout) {
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, ErrInUse)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
