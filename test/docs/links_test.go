@@ -91,9 +91,9 @@ func slug(h string) string {
 
 func TestSlug(t *testing.T) {
 	for h, want := range map[string]string{
-		"1. Conversation: the AI SDK UI message stream": "1-conversation-the-ai-sdk-ui-message-stream",
+		"1. Conversation: the AI SDK UI message stream":      "1-conversation-the-ai-sdk-ui-message-stream",
 		"Follow-ups on a built page (refine, rebuild, chat)": "follow-ups-on-a-built-page-refine-rebuild-chat",
-		"A stock `useChat` client (AI SDK)": "a-stock-usechat-client-ai-sdk",
+		"A stock `useChat` client (AI SDK)":                  "a-stock-usechat-client-ai-sdk",
 	} {
 		if got := slug(h); got != want {
 			t.Errorf("slug(%q) = %q, want %q", h, got, want)
