@@ -54,10 +54,31 @@ func plannerMention(msg string) string {
 	return ""
 }
 
+// subjectWords are the words that name a subject, by its data-service name.
+var subjectWords = []struct {
+	subject string
+	words   []string
+}{
+	{"English", []string{"英语", "英文", "english", "grammar", "语法", "vocabulary", "词汇", "reading", "阅读", "writing", "写作"}},
+	{"Mathematics", []string{"数学", "math"}},
+	{"Physics", []string{"物理", "physics"}},
+	{"Chinese Language", []string{"中文", "语文", "chinese"}},
+}
+
+// askedSubject is the subject an analysis request names (its data-service name), or "".
+func askedSubject(low string) string {
+	for _, s := range subjectWords {
+		if containsAny(low, s.words...) {
+			return s.subject
+		}
+	}
+	return ""
+}
+
 func plannedBlueprint(l lang, msg string) blueprint.Blueprint {
 	class := plannerMention(msg)
 	low := strings.ToLower(msg)
-	english := containsAny(low, "英语", "英文", "english", "grammar", "语法", "vocabulary", "词汇", "reading", "阅读", "writing", "写作")
+	english := askedSubject(low) == "English"
 	name := l.pick("班级成绩分析", "Class results analysis")
 	if class != "" {
 		name = l.pick(class+" 班成绩分析", "Class "+class+" results analysis")
@@ -84,7 +105,8 @@ func plannedBlueprint(l lang, msg string) blueprint.Blueprint {
 		details = append(details, blueprint.Block{ID: "skillChart", ComponentType: blueprint.Chart, Variant: "radar",
 			Title: l.pick("各项技能得分率", "Mean by skill"), DataBinding: "bySkill"})
 	}
-	in := blueprint.Input{ID: "class", Type: blueprint.InputClass, Label: l.pick("班级", "Class"), Required: true, Value: class}
+	in := blueprint.Input{ID: "class", Type: blueprint.InputClass, Label: l.pick("班级", "Class"), Required: true, Value: class,
+		Subject: askedSubject(low)}
 	return blueprint.Blueprint{
 		ID: "bp-offline", Name: name, Version: 1, Language: l.pick("zh-CN", "en"), SourcePrompt: msg,
 		Description: l.pick("全班各项作业的得分率统计、分布、排名与教学建议。", "Scores across the class's assignments: statistics, distribution, ranking and teaching suggestions."),

@@ -182,7 +182,11 @@ func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out s
 		case workflow.PlanActionRebuild:
 			out.Action = session.ActionRebuild
 		}
-		return out, session.TurnCompleted, append(textChunks("text-build", out.Text), part), nil
+		chunks := append(textChunks("text-build", out.Text), part)
+		for _, n := range rec.Notices {
+			chunks = append(chunks, n.Chunk())
+		}
+		return out, session.TurnCompleted, chunks, nil
 	default:
 		return planFailed(out, in.Turn, p.Code, p.Message)
 	}

@@ -80,6 +80,11 @@ type Input struct {
 	// Value is the planned choice: the planner resolves the teacher's
 	// mention to an id. The build's context overrides it.
 	Value string `json:"value,omitempty"`
+	// Subject is, on a class input, the subject the teacher asked about,
+	// in the data service's English name ("Mathematics"); empty when the
+	// request names none. A class that teaches another subject is used as
+	// it is and the teacher is told (a SUBSTITUTED notice).
+	Subject string `json:"subject,omitempty"`
 }
 
 // Binding is one data requirement: a data tool and its arguments.

@@ -145,6 +145,10 @@ func (v *validator) inputs(ins []Input) map[string]Input {
 		}
 		v.text(p+".label", in.Label, MaxTextRunes, false)
 		v.text(p+".value", in.Value, MaxTextRunes, false)
+		v.text(p+".subject", in.Subject, MaxTextRunes, false)
+		if in.Subject != "" && in.Type != InputClass {
+			v.bad(p+".subject", "only a class input names a subject")
+		}
 		if in.DependsOn != "" {
 			if _, ok := out[in.DependsOn]; !ok {
 				v.bad(p+".dependsOn", "%q is not an earlier input", in.DependsOn)

@@ -177,6 +177,12 @@ const (
 	SkillVocabulary
 	SkillReading
 	SkillWriting
+
+	// The school subjects, by the data service's English names (Lang.Subject).
+	SubjectEnglish
+	SubjectMathematics
+	SubjectPhysics
+	SubjectChineseLanguage
 	// The data tools (shared/tools/datatools): the progress lines while
 	// each runs (…Running) and what they do for the teacher (DataThing).
 	DataClassesRunning
@@ -265,6 +271,9 @@ const (
 	// %s); PlanNoticeScope the data's names (%s): a page planned.
 	PlanNotice
 	PlanNoticeScope
+	// PlanOtherSubject takes the class, the subject asked about and the
+	// class's own subject (%s, %s, %s): a class used for another subject.
+	PlanOtherSubject
 	// A document's page numbers: PageNumber takes the page's (%d),
 	// PageNumberOf the page's and the count's (%s, %s: Word fields);
 	// FieldSeparator parts a field's name from its blank ("Name: ___").
@@ -417,6 +426,11 @@ var catalogue = [numMsgs][2]string{
 	SkillReading:    {"reading", "阅读"},
 	SkillWriting:    {"writing", "写作"},
 
+	SubjectEnglish:         {"English", "英语"},
+	SubjectMathematics:     {"Mathematics", "数学"},
+	SubjectPhysics:         {"Physics", "物理"},
+	SubjectChineseLanguage: {"Chinese Language", "中文"},
+
 	DataClassesRunning:     {"Fetching the classes…", "正在获取班级数据…"},
 	DataClassRunning:       {"Fetching the class…", "正在获取班级详情…"},
 	DataGradesRunning:      {"Fetching the student's grades…", "正在获取学生成绩…"},
@@ -490,6 +504,8 @@ var catalogue = [numMsgs][2]string{
 	PlanNotice: {"I planned the page %q: %d data sources, %d computations and %d blocks%s. Use Build to generate it.",
 		"已为您规划页面「%s」：%d 个数据来源、%d 项计算、%d 个区块%s。点击「生成页面」即可查看。"},
 	PlanNoticeScope: {", for %s", "，数据范围：%s"},
+	PlanOtherSubject: {"%s has no %s results: the page analyses its %s results instead.",
+		"%s 没有%s科的成绩，页面分析的是该班的%s成绩。"},
 
 	PageNumber:     {"Page %d", "第 %d 页"},
 	PageNumberOf:   {"Page %s of %s", "第 %s 页，共 %s 页"},
@@ -523,4 +539,9 @@ var catalogue = [numMsgs][2]string{
 var skills = map[string]Msg{
 	"overall": SkillOverall, "grammar": SkillGrammar, "vocabulary": SkillVocabulary,
 	"reading": SkillReading, "writing": SkillWriting,
+}
+
+var subjects = map[string]Msg{
+	"english": SubjectEnglish, "mathematics": SubjectMathematics, "physics": SubjectPhysics,
+	"chinese language": SubjectChineseLanguage,
 }

@@ -117,6 +117,15 @@ func (l Lang) Skill(key string) string {
 	return key
 }
 
+// Subject is the name in l of a school subject given by its English name
+// (the data service's, any case); another name is its own.
+func (l Lang) Subject(name string) string {
+	if m, ok := subjects[strings.ToLower(name)]; ok {
+		return l.Text(m)
+	}
+	return name
+}
+
 // closers are the marks that close a clause or a sentence.
 const closers = "。，、；：！？.,;:!?"
 

@@ -20,7 +20,9 @@ You plan a data-analysis page for a teacher and answer with one JSON object only
  "language": "zh-CN"|"en", "sourcePrompt": the teacher's request,
  "dataContract": {
    "inputs": [{"id", "type": "class"|"assignment"|"student"|"text", "label", "required": bool, "dependsOn"?: input id,
-               "value"?: the entity exactly as the teacher named it, e.g. "1A" — never guess an id}],
+               "value"?: the entity exactly as the teacher named it, e.g. "1A" — never guess an id,
+               "subject"?: on a class input, the subject the teacher asked about in the data service's English
+               name (English, Mathematics, Physics, Chinese Language, …); omit it when the request names none}],
    "bindings": [{"id", "toolName": a data tool below, "args": {argument: value},
                  "forEach"?: "$data.<earlier binding>.<list>", "optional"?: bool}]
  },

@@ -315,6 +315,9 @@ const (
 	NoticeUngraded = "UNGRADED_WORK"
 	// NoticePDFUnavailable: the PDF could not be made.
 	NoticePDFUnavailable = "PDF_UNAVAILABLE"
+	// NoticeSubstituted: what the teacher asked for is not there and
+	// something else is used instead; the message says what.
+	NoticeSubstituted = "SUBSTITUTED"
 )
 
 // Chunk returns the data-notice chunk of n. Its id is the code, so that the

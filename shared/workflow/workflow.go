@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/protocol"
 )
 
 // Turn identifies a conversation turn and what the user asked. It is the
@@ -389,6 +390,8 @@ type PlanRecord struct {
 	PatchPlan json.RawMessage `json:"patchPlan,omitempty"`
 	// Notice is the text the teacher reads about the plan.
 	Notice string `json:"notice"`
+	// Notices are the data-notice parts sent with it (a substitution).
+	Notices []protocol.Notice `json:"notices,omitempty"`
 }
 
 // PlanKey is the record key of a turn's PlanRecord.

@@ -98,6 +98,8 @@ type Request struct {
 type Result struct {
 	Blueprint blueprint.Blueprint
 	Resolved  []blueprint.ResolvedEntity
+	// Notices say what is used instead of what was asked for.
+	Notices []protocol.Notice
 }
 
 // DataTools returns the tools a binding may call.
@@ -126,11 +128,11 @@ func (p *Planner) plan(ctx context.Context, req Request, base *blueprint.Bluepri
 			}
 		}
 	}
-	resolved, err := p.resolve(ctx, req, &bp)
+	resolved, notices, err := p.resolve(ctx, req, &bp)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Blueprint: bp, Resolved: resolved}, nil
+	return Result{Blueprint: bp, Resolved: resolved, Notices: notices}, nil
 }
 
 // draft asks the model for a blueprint until one passes the contract; with
@@ -211,8 +213,10 @@ type classDetail struct {
 // resolve replaces the entity inputs' mentions with ids: a class through
 // get_class_detail (which resolves names), an assignment or a student
 // within the class its input depends on (or the blueprint's class input).
-func (p *Planner) resolve(ctx context.Context, req Request, bp *blueprint.Blueprint) ([]blueprint.ResolvedEntity, error) {
-	resolved := []blueprint.ResolvedEntity{}
+// A class that does not teach the subject the input asks about is used as
+// it is, with a notice that says so.
+func (p *Planner) resolve(ctx context.Context, req Request, bp *blueprint.Blueprint) ([]blueprint.ResolvedEntity, []protocol.Notice, error) {
+	resolved, notices := []blueprint.ResolvedEntity{}, []protocol.Notice(nil)
 	classes := map[string]classDetail{} // by input id
 	var firstClass string
 	for i := range bp.DataContract.Inputs {
@@ -225,9 +229,14 @@ func (p *Planner) resolve(ctx context.Context, req Request, bp *blueprint.Bluepr
 		case blueprint.InputClass:
 			d, err := p.classDetail(ctx, req, mention)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			classes[in.ID] = d
+			if c := d.Class; in.Subject != "" && c.Subject != "" && !strings.EqualFold(in.Subject, c.Subject) {
+				l := i18n.Of(req.Language, req.Message)
+				notices = append(notices, protocol.Notice{Code: protocol.NoticeSubstituted,
+					Message: l.Text(i18n.PlanOtherSubject, c.Name, l.Subject(in.Subject), l.Subject(c.Subject))})
+			}
 			if firstClass == "" {
 				firstClass = in.ID
 			}
@@ -247,14 +256,14 @@ func (p *Planner) resolve(ctx context.Context, req Request, bp *blueprint.Bluepr
 			}
 			id, name, err := within(d, in.Type, mention)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			in.Value = id
 			resolved = append(resolved, blueprint.ResolvedEntity{EntityType: in.Type, Mention: mention, EntityID: id,
 				DisplayName: name, InputID: in.ID})
 		}
 	}
-	return resolved, nil
+	return resolved, notices, nil
 }
 
 func (p *Planner) classDetail(ctx context.Context, req Request, mention string) (classDetail, error) {
@@ -350,7 +359,7 @@ func (p *Planner) store(ctx context.Context, t workflow.Turn, res Result, notice
 	if err != nil {
 		return fmt.Errorf("plan: encode entities: %w", err)
 	}
-	if err := p.putPlan(ctx, t, workflow.PlanRecord{Blueprint: bp, ResolvedEntities: ents, Notice: notice}); err != nil {
+	if err := p.putPlan(ctx, t, workflow.PlanRecord{Blueprint: bp, ResolvedEntities: ents, Notice: notice, Notices: res.Notices}); err != nil {
 		return err
 	}
 	p.o.Logger.InfoContext(ctx, "planned a blueprint", "turnId", t.TurnID, "blueprintId", res.Blueprint.ID,
@@ -406,5 +415,9 @@ func notice(lang, msg string, r Result) string {
 		scope = l.Text(i18n.PlanNoticeScope, l.List(names))
 	}
 	bp := r.Blueprint
-	return l.Text(i18n.PlanNotice, bp.Name, len(bp.DataContract.Bindings), len(bp.ComputeGraph.Nodes), len(bp.Blocks()), scope)
+	text := l.Text(i18n.PlanNotice, bp.Name, len(bp.DataContract.Bindings), len(bp.ComputeGraph.Nodes), len(bp.Blocks()), scope)
+	for _, n := range r.Notices {
+		text += "\n\n" + n.Message
+	}
+	return text
 }

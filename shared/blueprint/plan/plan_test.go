@@ -19,6 +19,7 @@ import (
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/tools"
 	"github.com/insightedge/insightedge/shared/tools/datatools"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -151,5 +152,37 @@ func TestPlanBuildStep(t *testing.T) {
 	out, err = p3.PlanBuild(ctx, workflow.PlanInput{Turn: turn})
 	if err != nil || out.Status != workflow.PlanFailed || out.Code != "BLUEPRINT_ERROR" {
 		t.Fatalf("no blueprint: %+v %v", out, err)
+	}
+}
+
+// A class that does not teach the subject asked about is used as it is,
+// and the plan says so: in its notice and as a SUBSTITUTED data-notice.
+// The subject it does teach, or none named, plans without a notice.
+func TestPlanSaysASubjectSubstitution(t *testing.T) {
+	cases := []struct {
+		subject string
+		notice  bool
+	}{{"Mathematics", true}, {"physics", false}, {"", false}}
+	for _, c := range cases {
+		t.Run(c.subject, func(t *testing.T) {
+			bp := blueprinttest.Analysis("3C")
+			bp.DataContract.Inputs[0].Subject = c.subject
+			raw, _ := json.Marshal(bp)
+			p, _ := newPlanner(t, &scripted{answers: []string{string(raw)}})
+			res, err := p.Plan(context.Background(), plan.Request{Message: "分析 3C 班数学成绩", TeacherID: "t-001", Language: "zh-CN"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.notice {
+				if len(res.Notices) != 0 {
+					t.Errorf("notices %+v", res.Notices)
+				}
+				return
+			}
+			if len(res.Notices) != 1 || res.Notices[0].Code != protocol.NoticeSubstituted ||
+				res.Notices[0].Message != "Form 3C 没有数学科的成绩，页面分析的是该班的物理成绩。" {
+				t.Errorf("notices %+v", res.Notices)
+			}
+		})
 	}
 }

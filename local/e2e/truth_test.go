@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +56,24 @@ func TestPageAndReportAgree(t *testing.T) {
 	}
 	if len(page.Groups) != len(grades.Assignments) {
 		t.Errorf("the page shows %d assignments, the report %d", len(page.Groups), len(grades.Assignments))
+	}
+}
+
+// A class that has no results in the subject asked about is analysed in
+// its own subject, and the teacher is told so in the answer and by a
+// SUBSTITUTED notice; a request in the class's own subject is not.
+func TestSubjectSubstitutionIsSaid(t *testing.T) {
+	s := NewLocal(t, nil)
+	st := postStream(t, s.URL, `{"message":"分析 3C 班数学成绩","language":"zh-CN"}`)
+	aiSDK(t, st.Raw)
+	notices := st.data(t, "data-notice")
+	if len(notices) != 1 || notices[0]["code"] != "SUBSTITUTED" || !strings.Contains(st.text(t), "没有数学科的成绩") ||
+		!strings.Contains(st.text(t), "物理") {
+		t.Errorf("the substitution is not said: notices %v, text %q", notices, st.text(t))
+	}
+	same := postStream(t, s.URL, `{"message":"分析 3C 班物理成绩","language":"zh-CN"}`)
+	if n := same.data(t, "data-notice"); len(n) != 0 {
+		t.Errorf("a notice for the class's own subject: %v", n)
 	}
 }
 
