@@ -17,13 +17,14 @@ import (
 // stays open (the next event is answered) and the run writes its report as
 // if nothing had happened.
 func TestTemplateOversizedFrameIsAnswered(t *testing.T) {
-	s := NewLocal(t, templateEnv())
+	content := strings.Repeat("报", 100<<10) // 300 KiB of UTF-8
+	s := NewLocal(t, templateEnv("TEMPLATE_WS_REQUIRE_CONFIRM", "false"))
 	c := dialTemplate(t, wsURL(s), nil)
-	sid, _, step := planned(t, c, "请生成报告 [[offline:slow]]")
-	sendEv2(c, sid, step, true)
-	run := c.until("solver.start", 10*time.Second)
+	sid := c.create()
+	c.send(zhMessage(sid, "请生成报告 [[offline:slow]]"))
+	run := c.until("solver.start", 30*time.Second)
 
-	big := fmt.Sprintf(`{"event":"user.message","session_id":%q,"content":%q}`, sid, strings.Repeat("报", 100<<10))
+	big := fmt.Sprintf(`{"event":"user.message","session_id":%q,"content":%q}`, sid, content)
 	if len(big) < 300<<10 {
 		t.Fatalf("the frame is %d bytes", len(big))
 	}

@@ -4,18 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
-	"github.com/insightedge/insightedge/shared/boltstore"
-	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/recovery"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
-	"github.com/insightedge/insightedge/shared/report/reporttest"
 	"github.com/insightedge/insightedge/shared/session"
 )
 
@@ -26,13 +22,8 @@ import (
 // the message starts a new run; a cancel lets the new run's lease go.
 func TestDeadRunIsClosedOnDemand(t *testing.T) {
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	store, log, runs := report.NewStore(db), eventlog.NewMemory(), &reporttest.Workflows{}
-	leases := db.Sessions()
+	f := newFixture(t) // its stores, with runs holding leases and recovery on demand below
+	store, log, runs, leases := f.store, f.log, f.runs, f.leases
 	svc, err := New(store, log, runs, runs, backend.NewResolver(backend.Options{Default: backendURL}),
 		Options{Secret: []byte("0123456789abcdef"), Settings: pipeline.Settings{ConfirmTimeout: 90 * time.Second, Concurrency: 3},
 			Runs:    report.RunLeases{Leases: leases, Store: store, ConfirmWait: 90 * time.Second},

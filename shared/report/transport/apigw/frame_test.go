@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/insightedge/insightedge/shared/boltstore"
+	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/records"
 	"github.com/insightedge/insightedge/shared/report"
 )
 
@@ -20,12 +20,8 @@ import (
 // changed) is answered with agent.error, and the connection is kept.
 func TestOversizedMessageIsAnswered(t *testing.T) {
 	ctx := context.Background()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "x.db"), boltstore.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	gw, p := newGateway(t, report.NewStore(db), db.Events())
+	store := report.NewStore(records.NewMemory())
+	gw, p := newGateway(t, store, eventlog.NewMemory())
 	route := func(key, body string) events.APIGatewayProxyResponse {
 		t.Helper()
 		resp, err := gw.Route(ctx, events.APIGatewayWebsocketProxyRequest{Body: body,
@@ -51,7 +47,7 @@ func TestOversizedMessageIsAnswered(t *testing.T) {
 	}
 	// The connection is kept: its next message is carried out.
 	route("$default", `{"event":"user.create_session"}`)
-	if c, err := report.NewStore(db).GetConnection(ctx, "c1"); err != nil || len(c.Sessions) != 1 {
+	if c, err := store.GetConnection(ctx, "c1"); err != nil || len(c.Sessions) != 1 {
 		t.Fatalf("after the oversized message: %+v %v", c, err)
 	}
 }
