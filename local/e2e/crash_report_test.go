@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/local/searchsvc"
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/report"
 )
 
 // issue 32: the crash suite for template reports and research runs. The
@@ -40,7 +42,7 @@ func TestCrashRecoveryTemplateAndResearch(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		kill func(*testing.T, *crashRig)
-	}{{"mid-solve", crashMidSolve}, {"mid-research", crashMidResearch}} {
+	}{{"mid-solve", crashMidSolve}, {"mid-solve-socket", crashMidSolveSocket}, {"mid-research", crashMidResearch}} {
 		t.Run(c.name, func(t *testing.T) { c.kill(t, rig) })
 	}
 }
@@ -80,6 +82,24 @@ func newSolverGate(t *testing.T) *solverGate {
 	return g
 }
 
+// env is the server's settings for a report behind the gate, written
+// without a confirmation.
+func (g *solverGate) env() []string {
+	return []string{"OPENAI_BASE_URL=" + g.URL, "OPENAI_API_KEY=offline", "LLM_MODEL_FAST=" + offlinemodel.ModelFast,
+		"LLM_MODEL_STANDARD=" + offlinemodel.ModelStandard, "LLM_MODEL_STRONG=" + offlinemodel.ModelStrong,
+		"TEMPLATE_WS_REQUIRE_CONFIRM=false", "TEMPLATE_WS_RETRY_DELAY=0.05"}
+}
+
+// awaitHeld waits (at most 30 s) until a section writer's call is held.
+func (g *solverGate) awaitHeld(t *testing.T) {
+	t.Helper()
+	select {
+	case <-g.held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no section writer called the model")
+	}
+}
+
 // startOfflineModel serves the offline model on a loopback port for the
 // test's life and returns its base URL (…/v1).
 func startOfflineModel(t *testing.T) string {
@@ -112,9 +132,7 @@ func firstSystemLine(body []byte) string {
 // "solving", and its next message runs a report to its end.
 func crashMidSolve(t *testing.T, rig *crashRig) {
 	gate := newSolverGate(t)
-	env := []string{"OPENAI_BASE_URL=" + gate.URL, "OPENAI_API_KEY=offline", "LLM_MODEL_FAST=" + offlinemodel.ModelFast,
-		"LLM_MODEL_STANDARD=" + offlinemodel.ModelStandard, "LLM_MODEL_STRONG=" + offlinemodel.ModelStrong,
-		"TEMPLATE_WS_REQUIRE_CONFIRM=false", "TEMPLATE_WS_RETRY_DELAY=0.05"}
+	env := gate.env()
 	p := rig.start(t, env...)
 	sid, events, stream := newSSESession(t, p.URL)
 	message := fmt.Sprintf(`{"event":"user.message","content":{"question":"请生成报告","template_name":%q,"knowledge_base_name":"Form 1A"}}`, zhTemplate)
@@ -122,11 +140,7 @@ func crashMidSolve(t *testing.T, rig *crashRig) {
 		t.Fatalf("message: %d %v", code, body)
 	}
 	seen, seenIDs := stream.until("solver.start", 30*time.Second)
-	select {
-	case <-gate.held:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no section writer called the model")
-	}
+	gate.awaitHeld(t)
 	p.kill()
 	stream.cancel()
 	gate.holding.Store(false)
@@ -175,6 +189,45 @@ func crashMidSolve(t *testing.T, rig *crashRig) {
 		}
 	}
 	if next[0].Event != "plan.start" || !strings.Contains(strings.Join(names(next), " "), "aggregate.completed") {
+		t.Fatalf("the run after the restart: %v", names(next))
+	}
+	p.kill()
+}
+
+// crashMidSolveSocket is crashMidSolve over the WebSocket: the socket died
+// with the process, so the client reconnects with the state it asked for
+// before the run; it reads the session as failed and the relayed events
+// end the killed run with agent.error (SERVICE_UNAVAILABLE) and
+// pipeline.completed within closeBound; its next message runs a report.
+func crashMidSolveSocket(t *testing.T, rig *crashRig) {
+	gate := newSolverGate(t)
+	p := rig.start(t, gate.env()...)
+	ws := func(p *proc) string { return "ws" + strings.TrimPrefix(p.URL, "http") + "/ws/template" }
+	c := dialTemplate(t, ws(p), nil)
+	sid := c.create()
+	st := requestState(t, c, sid)
+	c.send(zhMessage(sid, "请生成报告"))
+	c.until("solver.start", 30*time.Second)
+	gate.awaitHeld(t)
+	p.kill()
+	gate.holding.Store(false)
+
+	p = rig.start(t, gate.env()...)
+	c = dialTemplate(t, ws(p), nil)
+	sendEv(c, sid, "user.reconnect_with_state", map[string]any{"state": st.State})
+	var rc report.Reconnected
+	if f := c.next(closeBound); f.Event != "agent.reconnected" {
+		t.Fatalf("reconnect: %s %s", f.Event, f.Content)
+	} else if f.into(t, &rc); rc.Status != report.StatusFailed {
+		t.Fatalf("the killed run's session reads %q after the restart", rc.Status)
+	}
+	relayed := c.until("pipeline.completed", closeBound)
+	if n := len(relayed); n < 3 || relayed[n-2].Event != "agent.error" || relayed[n-2].meta(t)["code"] != "SERVICE_UNAVAILABLE" {
+		t.Fatalf("the killed run's events after the reconnect: %v", names(relayed))
+	}
+	c.send(zhMessage(sid, "请生成报告"))
+	next := c.until("agent.final_answer", runBound)
+	if next[0].Event != "plan.start" || slices.Contains(names(next), "agent.error") {
 		t.Fatalf("the run after the restart: %v", names(next))
 	}
 	p.kill()
