@@ -821,12 +821,7 @@ type heldModel struct {
 
 func newHeldModel(t *testing.T, hold func(body []byte) bool) *heldModel {
 	t.Helper()
-	model := offlinemodel.New(offlinemodel.Options{})
-	base, stop, err := model.Start(context.Background(), "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stop(context.Background()) })
+	base := startOfflineModel(t)
 	m := &heldModel{held: make(chan struct{}), release: make(chan struct{})}
 	var once sync.Once
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"github.com/insightedge/insightedge/shared/blueprint/launch"
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -48,9 +49,10 @@ func (s *Server) startBuild(ctx context.Context, o Options) (*BuildRuntime, erro
 	b.appRoutes = s.App.Apps(b.Apps, b.Replayer, nil)
 
 	// Whatever holds a lease now was left by a process that died (the store
-	// file is locked to one process): close it before anything runs.
+	// file is locked to one process): close it before anything runs,
+	// template-report runs included (issue 32).
 	if rec := s.App.Recoverer(b.Launcher, b.Apps); rec != nil {
-		n, err := rec.Sweep(ctx, time.Now().Add(100*365*24*time.Hour))
+		n, err := rec.WithReports(report.NewStore(s.DB)).Sweep(ctx, time.Now().Add(100*365*24*time.Hour))
 		if err != nil {
 			return nil, fmt.Errorf("local: recover the work of a previous run: %w", err)
 		}

@@ -76,13 +76,20 @@ func (s *Server) startTemplate(o Options, env *envOverlay) error {
 	}
 	tokens := asl.NewTokens()
 	var r *runner
-	s.Template, err = s.App.NewTemplate(tc, wire.TemplateBackends{Store: report.NewStore(s.DB), Blobs: s.Files,
+	store := report.NewStore(s.DB)
+	s.Template, err = s.App.NewTemplate(tc, wire.TemplateBackends{Store: store, Blobs: s.Files,
 		Start: rawStarter{func() *runner { return r }}, Tokens: tokenSender{tokens}, PDF: s.reportPDF()})
 	if err != nil {
 		return err
 	}
 	// A run waits for its confirmation, then writes every section.
-	r, err = newRunner(infra.TemplateASL, wire.TemplateTasks(s.Template.Pipeline), tc.Settings.ConfirmTimeout+time.Hour, o.Logger)
+	// Every step keeps its run's lease (issue 32): a run a killed process
+	// left is closed at the next start (startBuild's recovery sweep).
+	tasks := wire.TemplateTasks(s.Template.Pipeline)
+	for k, t := range tasks {
+		tasks[k] = wire.RunLeased(t, s.App.RunLeases(store, tc.Settings.ConfirmTimeout))
+	}
+	r, err = newRunner(infra.TemplateASL, tasks, tc.Settings.ConfirmTimeout+time.Hour, o.Logger)
 	if err != nil {
 		return err
 	}

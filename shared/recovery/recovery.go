@@ -1,5 +1,6 @@
 // Package recovery closes the work a dead process left running: turns,
-// page builds and app runs whose lease (session.Leases) was not renewed.
+// page builds, app runs and template-report runs whose lease
+// (session.Leases) was not renewed.
 // A recovered turn ends failed with an error and a finish in its stream
 // (the parts it streamed are kept); a recovered build's stream ends with an
 // ERROR; a recovered app run takes its build's outcome, or fails. Locally
@@ -21,6 +22,7 @@ import (
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -50,8 +52,10 @@ type Recoverer struct {
 	log    eventlog.Log
 	builds Builds
 	snaps  Snapshots
-	logger *slog.Logger
-	now    func() time.Time
+	// reports are the template sessions (WithReports; nil: none).
+	reports report.Store
+	logger  *slog.Logger
+	now     func() time.Time
 }
 
 // New returns a Recoverer; builds and snaps may be nil where there are no
@@ -130,6 +134,8 @@ func (r *Recoverer) recover(ctx context.Context, l session.Lease) error {
 		err = r.build(ctx, l.ID)
 	case session.LeaseRun:
 		err = r.run(ctx, l.Owner, l.ID)
+	case report.LeaseKind:
+		err = r.report(ctx, l)
 	}
 	if err != nil {
 		return err

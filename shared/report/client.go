@@ -99,15 +99,25 @@ func (SolveTasks) clientEvent()         {}
 func (RequestState) clientEvent()       {}
 func (ReconnectWithState) clientEvent() {}
 
-// MaxFrameBytes bounds a client frame.
-const MaxFrameBytes = 256 << 10
+// MaxFrameBytes bounds a client frame (one WebSocket message, one POSTed
+// envelope): API Gateway's own message limit (128 KB, a quota that cannot
+// be raised), so that a client the local socket accepts is accepted in AWS
+// too. Over it, the local socket and the POST route answer agent.error
+// (FrameTooLarge); in AWS API Gateway closes the socket with 1009 first
+// (docs/template-report.md, "Frame limits").
+const MaxFrameBytes = 128 << 10
+
+// FrameTooLarge is the error of a frame of n bytes over MaxFrameBytes.
+func FrameTooLarge(n int64) error {
+	return fmt.Errorf("%w: frame of %d bytes is larger than %d", ErrBadEnvelope, n, MaxFrameBytes)
+}
 
 // DecodeClient parses one client frame. Errors wrap ErrBadEnvelope and say
 // what is wrong in words a client developer can act on.
 func DecodeClient(frame []byte) (Envelope, ClientEvent, error) {
 	var env Envelope
 	if len(frame) > MaxFrameBytes {
-		return env, nil, fmt.Errorf("%w: frame of %d bytes is larger than %d", ErrBadEnvelope, len(frame), MaxFrameBytes)
+		return env, nil, FrameTooLarge(int64(len(frame)))
 	}
 	if err := json.Unmarshal(frame, &env); err != nil {
 		return env, nil, fmt.Errorf("%w: not a JSON object: %v", ErrBadEnvelope, err)

@@ -132,8 +132,12 @@ func (a *App) NewTemplate(tc TemplateConfig, b TemplateBackends) (*Template, err
 	res := backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed})
 	p := pipeline.New(pipeline.Deps{Store: b.Store, Log: a.Log, Blobs: b.Blobs, Backends: res, Model: a.Model,
 		Settings: tc.Settings, Logger: a.Logger, PDF: b.PDF, FileTTL: a.Config.FileLinkTTL})
-	svc, err := control.New(b.Store, a.Log, b.Start, b.Tokens, res, control.Options{Settings: p.Settings(),
-		Secret: tc.StateSecret, StateTTL: tc.StateTTL, Logger: a.Logger})
+	o := control.Options{Settings: p.Settings(), Secret: tc.StateSecret, StateTTL: tc.StateTTL, Logger: a.Logger,
+		Runs: a.RunLeases(b.Store, tc.Settings.ConfirmTimeout)}
+	if r := a.Recoverer(nil, nil); r != nil {
+		o.Recover = r.WithReports(b.Store)
+	}
+	svc, err := control.New(b.Store, a.Log, b.Start, b.Tokens, res, o)
 	if err != nil {
 		return nil, fmt.Errorf("wire: template agent: %w", err)
 	}
@@ -170,5 +174,36 @@ func TemplateStep(p *pipeline.Pipeline) Task {
 			return nil, fmt.Errorf("wire: unknown report step %q", head.Step)
 		}
 		return step(ctx, raw)
+	}
+}
+
+// issue 32: a template run holds a lease while it runs.
+
+// RunLeases are the leases of template runs in the App's lease table (a
+// zero Leases without one: runs then hold none).
+func (a *App) RunLeases(store report.Store, confirmWait time.Duration) report.RunLeases {
+	return report.RunLeases{Leases: a.leases(), Store: store, ConfirmWait: confirmWait}
+}
+
+// RunLeased has every step of a template run keep its run's lease while it
+// works (report.RunLeases.Keep), as the steps of a turn keep the turn's
+// (renewing); without a lease table it is step itself.
+func RunLeased(step Task, rl report.RunLeases) Task {
+	if rl.Leases == nil {
+		return step
+	}
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var head struct {
+			SessionID string `json:"session_id"`
+			Run       int    `json:"run"`
+			Step      string `json:"step"`
+		}
+		if json.Unmarshal(raw, &head) != nil || head.SessionID == "" {
+			return step(ctx, raw) // it fails on its own
+		}
+		done := rl.Keep(ctx, head.SessionID, head.Run, head.Step)
+		out, err := step(ctx, raw)
+		done(err)
+		return out, err
 	}
 }

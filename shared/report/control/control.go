@@ -24,6 +24,7 @@ import (
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/pipeline"
+	"github.com/insightedge/insightedge/shared/session"
 )
 
 // Starter starts and stops template workflow executions.
@@ -65,6 +66,18 @@ type Options struct {
 	SessionTTL time.Duration
 	Logger     *slog.Logger
 	Now        func() time.Time
+	// issue 32: crash recovery of template runs.
+	// Runs, when its Leases is set, has every run hold a lease from its
+	// start (report.RunLeases; its steps keep it).
+	Runs report.RunLeases
+	// Recover, when set, closes a run whose lease ran out (its process
+	// died) when an event meets it, so that the session takes new work.
+	Recover Recoverer
+}
+
+// Recoverer closes the work of an expired lease (recovery.Recoverer).
+type Recoverer interface {
+	IfDead(ctx context.Context, kind session.LeaseKind, id string) (bool, error)
 }
 
 // Service handles client events.
@@ -110,6 +123,7 @@ func (s *Service) Handle(ctx context.Context, c Caller, env report.Envelope, ev 
 	if err != nil {
 		return Result{}, err
 	}
+	sess = s.ifDead(ctx, sess)
 	switch e := ev.(type) {
 	case report.Message:
 		return Result{}, s.message(ctx, sess, e)
@@ -153,6 +167,35 @@ func (s *Service) owned(ctx context.Context, c Caller, id string) (report.Sessio
 	return sess, nil
 }
 
+// ifDead closes the session's run when its lease ran out (the process
+// running it died; Options.Recover) and returns the session as it is then.
+func (s *Service) ifDead(ctx context.Context, sess report.Session) report.Session {
+	if !sess.Running() || s.o.Recover == nil {
+		return sess
+	}
+	dead, err := s.o.Recover.IfDead(ctx, report.LeaseKind, report.LeaseID(sess.ID, sess.Run))
+	if err != nil {
+		s.o.Logger.WarnContext(ctx, "could not check the run's lease", "sessionId", sess.ID, "run", sess.Run, "err", err)
+	}
+	if !dead {
+		return sess
+	}
+	if now, err := s.store.GetSession(ctx, sess.ID); err == nil {
+		return now
+	}
+	return sess
+}
+
+// leased reports whether runs hold leases.
+func (s *Service) leased() bool { return s.o.Runs.Leases != nil }
+
+// release drops the lease of a run that was stopped or replaced.
+func (s *Service) release(ctx context.Context, sess report.Session) {
+	if s.leased() {
+		s.o.Runs.Drop(ctx, sess.ID, sess.Run)
+	}
+}
+
 func (s *Service) create(ctx context.Context, c Caller, _ report.CreateSession) (Result, error) {
 	now := s.o.Now().UTC()
 	sess := report.Session{ID: uuid.NewString(), TeacherID: c.TeacherID, ConnectionID: c.ConnectionID,
@@ -188,6 +231,7 @@ func (s *Service) begin(ctx context.Context, sess report.Session, mode string, u
 		if err := s.stop(ctx, sess); err != nil {
 			return err
 		}
+		s.release(ctx, sess)
 	}
 	next, err := s.store.UpdateSession(ctx, sess.ID, func(x *report.Session) error {
 		if x.Run != sess.Run {
@@ -206,7 +250,14 @@ func (s *Service) begin(ctx context.Context, sess report.Session, mode string, u
 	}
 	in, _ := json.Marshal(pipeline.RunInput{SessionID: next.ID, TeacherID: next.TeacherID, Run: next.Run, Mode: mode,
 		ConfirmTimeout: max(1, int(s.o.Settings.ConfirmTimeout/time.Second)), Concurrency: s.o.Settings.Concurrency})
-	if err := s.start.Start(ctx, next.Execution, in); err != nil {
+	if s.leased() { // the run's lease, before anything runs (issue 32)
+		err = s.o.Runs.Take(ctx, next.ID, next.Run)
+	}
+	if err == nil {
+		err = s.start.Start(ctx, next.Execution, in)
+	}
+	if err != nil {
+		s.release(ctx, next)
 		_, _ = s.store.UpdateSession(context.WithoutCancel(ctx), next.ID, func(x *report.Session) error {
 			if x.Run == next.Run {
 				x.Status = report.StatusFailed
@@ -354,6 +405,7 @@ func (s *Service) cancel(ctx context.Context, sess report.Session, what string) 
 	}); err != nil {
 		return storeErr(err)
 	}
+	s.release(ctx, sess)
 	return report.Emitter(s.log, sess.ID).Emit(ctx, report.Cancelled{What: what}, report.PipelineCompleted{})
 }
 
@@ -529,6 +581,7 @@ func (s *Service) Close(ctx context.Context, connID string) error {
 		}
 		if sess.Running() {
 			errs = append(errs, s.stop(ctx, sess))
+			s.release(ctx, sess)
 		}
 		_, err = s.store.UpdateSession(ctx, id, func(x *report.Session) error {
 			if x.ConnectionID == connID {

@@ -27,6 +27,8 @@ type fixture struct {
 	log   *eventlog.Memory
 	runs  *reporttest.Workflows
 	now   time.Time
+	// leases are the lease table in the same file (issue 32).
+	leases *boltstore.SessionStore
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -36,7 +38,8 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &fixture{store: report.NewStore(db), log: eventlog.NewMemory(), runs: &reporttest.Workflows{}, now: time.Unix(1_800_000_000, 0)}
+	f := &fixture{store: report.NewStore(db), log: eventlog.NewMemory(), runs: &reporttest.Workflows{}, now: time.Unix(1_800_000_000, 0),
+		leases: db.Sessions()}
 	f.svc, err = New(f.store, f.log, f.runs, f.runs, backend.NewResolver(backend.Options{Default: backendURL}),
 		Options{Secret: []byte("0123456789abcdef"), Settings: pipeline.Settings{ConfirmTimeout: 90 * time.Second, Concurrency: 3},
 			Now: func() time.Time { return f.now }})

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -36,7 +37,10 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return nil // Accept wrote the HTTP error
 	}
-	conn.SetReadLimit(report.MaxFrameBytes + 1024)
+	// The library closes the socket (1009) at its read limit: the limit is
+	// set to what the socket may skip, and a frame over MaxFrameBytes is
+	// refused here, with agent.error (read).
+	conn.SetReadLimit(maxSkipBytes)
 	c := &wsConn{s: s, conn: conn, caller: control.Caller{TeacherID: id.TeacherID, ConnectionID: uuid.NewString()},
 		out: make(chan []byte, s.o.SendBuffer), relays: map[string]bool{}}
 	c.run(r.Context())
@@ -81,12 +85,32 @@ func (c *wsConn) run(parent context.Context) {
 	c.conn.CloseNow()
 }
 
-// read hands client frames to the dispatcher until the socket closes.
+// maxSkipBytes bounds what the socket reads of a frame over MaxFrameBytes
+// to skip it (never held: it is discarded as it arrives); a frame over it
+// closes the socket with 1009.
+const maxSkipBytes = 8 << 20
+
+// read hands client frames to the dispatcher until the socket closes. A
+// frame over MaxFrameBytes is skipped and answered with agent.error
+// (VALIDATION_ERROR); the socket and its sessions' runs go on.
 func (c *wsConn) read(ctx context.Context) {
 	for {
-		typ, frame, err := c.conn.Read(ctx)
+		typ, r, err := c.conn.Reader(ctx)
 		if err != nil {
 			return
+		}
+		frame, err := io.ReadAll(io.LimitReader(r, report.MaxFrameBytes+1))
+		if err != nil {
+			return
+		}
+		if len(frame) > report.MaxFrameBytes {
+			rest, err := io.Copy(io.Discard, r)
+			if err != nil {
+				return // over maxSkipBytes: the library closed the socket
+			}
+			c.s.disp.Answer(ctx, c, "", report.Error{Message: report.FrameTooLarge(int64(len(frame)) + rest).Error(),
+				Code: string(apperr.ValidationError)})
+			continue
 		}
 		if typ != websocket.MessageText {
 			c.s.disp.Answer(ctx, c, "", report.Error{Message: "frames must be JSON text", Code: string(apperr.ValidationError)})

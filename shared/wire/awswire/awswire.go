@@ -44,6 +44,7 @@ import (
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
 	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/sfnstart"
@@ -545,6 +546,9 @@ func (c *App) ReplayHandler() (func(context.Context, apps.ReplayInput) (apps.Rep
 	l := c.Launcher(c.BuildStarter)
 	r := c.Replayer(c.AppStore, l)
 	rec := c.Recoverer(l, c.AppStore)
+	if rec != nil { // issue 32: dead template runs too
+		rec = rec.WithReports(report.NewStore(c.Records))
+	}
 	return func(ctx context.Context, in apps.ReplayInput) (apps.ReplayOutput, error) {
 		if deadline, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc

@@ -62,10 +62,11 @@ func (c *App) ReportStep() (wire.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := pipeline.New(pipeline.Deps{Store: report.NewStore(c.Records),
+	store := report.NewStore(c.Records)
+	p := pipeline.New(pipeline.Deps{Store: store,
 		Log: c.Log, Blobs: c.Blob, Backends: backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed}),
 		Model: c.Model, Settings: tc.Settings, Logger: c.Logger, PDF: pdfRenderer(c), FileTTL: c.Config.FileLinkTTL})
-	return wire.TemplateStep(p), nil
+	return wire.RunLeased(wire.TemplateStep(p), c.RunLeases(store, tc.Settings.ConfirmTimeout)), nil
 }
 
 // TemplateWSHandler is the ws function's handler: the WebSocket API's
