@@ -194,3 +194,111 @@ func TestSoak(t *testing.T) {
 		t.Errorf("after the soak: %d", st.Status)
 	}
 }
+
+// issue 32: stalled readers of large history pages.
+//
+// TestSoakStalledPages builds a 300-turn conversation with long messages
+// on the real binary, then has 50 clients ask for its largest page
+// (/messages?limit=200) and read it at 1 byte a second. The server must
+// hold little per stalled reader (stalledPageRSSBound above the idle RSS
+// in all), and its RSS must return near idle (idle + settledRSSSlack)
+// within a minute after the readers go.
+func TestSoakStalledPages(t *testing.T) {
+	const (
+		turns               = 300
+		readers             = 50
+		stalledPageRSSBound = 64 << 10 // KB over idle with 50 stalled readers
+		settledRSSSlack     = 32 << 10 // KB over idle a minute after they go
+	)
+	stall := 20 * time.Second
+	if v := os.Getenv("SOAK_STALL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stall = d
+	}
+	rig := newCrashRig(t)
+	p := rig.start(t)
+	pid := p.cmd.Process.Pid
+	addr := strings.TrimPrefix(p.URL, "http://")
+	first := postStream(t, p.URL, `{"message":"What is photosynthesis?"}`)
+	conv := first.Header.Get("X-Conversation-Id")
+	long := strings.Repeat("光合作用", 1900)
+	for range turns - 1 {
+		if st := postStream(t, p.URL, fmt.Sprintf(`{"message":%q,"conversationId":%q}`, long, conv)); st.Status != 200 {
+			t.Fatalf("turn: %d %s", st.Status, st.Raw)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, p.URL+"/api/conversation/"+conv+"/messages?limit=200", nil)
+	t.Logf("a page of 200 turns is %d KB", len(do(t, req).Raw)/1024)
+	settle := func() int {
+		// The binary is idle: RSS as it is after the last GC the runtime ran.
+		time.Sleep(2 * time.Second)
+		rss, _ := procStat(t, pid)
+		return rss
+	}
+	idle := settle()
+	t.Logf("idle: RSS %d MB", idle/1024)
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	ctx, cancel := context.WithTimeout(context.Background(), stall)
+	defer cancel()
+	for range readers {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		conns = append(conns, c)
+		mu.Unlock()
+		fmt.Fprintf(c, "GET /api/conversation/%s/messages?limit=200 HTTP/1.1\r\nHost: x\r\n\r\n", conv)
+		wg.Add(1)
+		go func() { // one byte a second
+			defer wg.Done()
+			buf := make([]byte, 1)
+			for ctx.Err() == nil {
+				if _, err := c.Read(buf); err != nil {
+					return
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		}()
+	}
+	peak := 0
+	for ctx.Err() == nil {
+		rss, _ := procStat(t, pid)
+		peak = max(peak, rss)
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	mu.Lock()
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
+	wg.Wait()
+	t.Logf("%d stalled readers of limit=200: peak RSS %d MB (idle %d MB, bound idle + %d MB)", readers, peak/1024, idle/1024, stalledPageRSSBound>>10)
+	if peak > idle+stalledPageRSSBound {
+		t.Errorf("peak RSS %d MB with %d stalled readers: over idle %d MB + %d MB", peak/1024, readers, idle/1024, stalledPageRSSBound>>10)
+	}
+	var rss int
+	gone := time.Now()
+	for time.Since(gone) < time.Minute {
+		if rss, _ = procStat(t, pid); rss <= idle+settledRSSSlack {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	t.Logf("after the readers went: RSS %d MB in %v", rss/1024, time.Since(gone).Round(time.Second))
+	if rss > idle+settledRSSSlack {
+		t.Errorf("RSS %d MB a minute after the readers went: over idle %d MB + %d MB", rss/1024, idle/1024, settledRSSSlack>>10)
+	}
+}

@@ -385,8 +385,11 @@ const (
 // UIMessages, rebuilt from each turn's event log, a page at a time. A page
 // is the latest ?limit= turns (before the turn ?before= names, which is the
 // previous page's nextCursor), oldest first; nextCursor is there when older
-// turns remain. Each message is written as it is assembled, so that a
-// client that reads slowly holds one message of memory, not the answer.
+// turns remain. The page is held as references to its turns, which are read
+// again a few at a time (session.EachTurn) and written one message at a
+// time, each write with its own deadline: a client that reads slowly holds
+// a few turns of memory, not the page, and one that stops reading is let go
+// (issue 32).
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	sess, found, err := s.idleSession(r)
@@ -397,52 +400,111 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var page []session.Turn
+	var refs []session.TurnRef
 	var more bool
 	if found {
 		// The store reads this page only, not the whole conversation; a
 		// regenerated answer hides the one it replaced.
-		if page, more, err = session.PageVisible(ctx, s.store, sess.ID, before, limit); err != nil {
+		if refs, more, err = session.PageRefs(ctx, s.store, sess.ID, before, limit); err != nil {
 			return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
 		}
 	}
-	// The first message is assembled before anything is written, so that
-	// an unreadable log is still a JSON error.
-	var first protocol.UIMessage
-	if len(page) > 0 {
-		if first, err = s.assemble(ctx, page[0]); err != nil {
-			return err
+	pw := &pageWriter{w: w, rc: http.NewResponseController(w), conversationID: sess.ID, until: time.Now().Add(messagesWriteBound)}
+	for t, err := range session.EachTurn(ctx, s.store, sess.ID, refs) {
+		var m protocol.UIMessage
+		if err != nil {
+			err = apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		} else {
+			m, err = s.assemble(ctx, t)
 		}
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
-	head, _ := json.Marshal(sess.ID)
-	_, _ = fmt.Fprintf(w, `{"conversationId":%s,"messages":[`, head)
-	for i, t := range page {
-		m := first
-		if i > 0 {
-			if m, err = s.assemble(ctx, t); err != nil {
-				// Headers are out: end the JSON so that the client sees a
-				// well-formed, shorter page, and log why.
-				s.rl.Logger.ErrorContext(ctx, "messages page cut short", "turnId", t.ID, "err", err)
-				break
-			}
-			_, _ = io.WriteString(w, ",")
+		if err != nil && !pw.started {
+			return err // nothing is written yet: a JSON error
+		}
+		if err != nil {
+			// Headers are out: end the JSON so that the client sees a
+			// well-formed, shorter page, and log why.
+			s.rl.Logger.ErrorContext(ctx, "messages page cut short", "turnId", t.ID, "err", err)
+			break
 		}
 		s.resignFiles(ctx, sess.TeacherID, &m) // stored links die with the credentials that signed them
-		_ = enc.Encode(protocol.UIMessage{ID: userMessageID(t), Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
-		_, _ = io.WriteString(w, ",")
-		if err := enc.Encode(m); err != nil {
-			return nil // the client went away
+		if err := pw.write(t, m); err != nil {
+			return nil // the client went away, or stopped reading
 		}
 	}
-	_, _ = io.WriteString(w, "]")
-	if more && len(page) > 0 {
-		_, _ = fmt.Fprintf(w, `,"nextCursor":"%d"`, page[0].Index)
+	cursor := ""
+	if more && len(refs) > 0 {
+		cursor = strconv.Itoa(refs[0].Index)
 	}
-	_, _ = io.WriteString(w, "}\n")
+	pw.end(cursor)
 	return nil
+}
+
+// messagesWriteBound bounds the whole answer of a messages page, and
+// streamWriteBound each of its writes.
+const messagesWriteBound = 5 * time.Minute
+
+// pageWriter writes a messages page: its head with the first message, then
+// each turn's two messages, each with a write deadline and flushed.
+type pageWriter struct {
+	w              http.ResponseWriter
+	rc             *http.ResponseController
+	conversationID string
+	until          time.Time
+	started        bool
+	enc            *json.Encoder
+}
+
+func (pw *pageWriter) start() {
+	pw.started = true
+	pw.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	pw.w.WriteHeader(http.StatusOK)
+	// The server's read deadline would cancel a long answer's request: the
+	// write deadlines bound it instead.
+	_ = pw.rc.SetReadDeadline(time.Time{})
+	pw.enc = json.NewEncoder(pw.w)
+	head, _ := json.Marshal(pw.conversationID)
+	_, _ = fmt.Fprintf(pw.w, `{"conversationId":%s,"messages":[`, head)
+}
+
+// write writes a turn's user message and its assistant message m.
+func (pw *pageWriter) write(t session.Turn, m protocol.UIMessage) error {
+	if !pw.started {
+		pw.start()
+	} else {
+		_, _ = io.WriteString(pw.w, ",")
+	}
+	pw.deadline()
+	_ = pw.enc.Encode(protocol.UIMessage{ID: userMessageID(t), Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
+	_, _ = io.WriteString(pw.w, ",")
+	if err := pw.enc.Encode(m); err != nil {
+		return err
+	}
+	if err := pw.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+// deadline bounds the next write.
+func (pw *pageWriter) deadline() {
+	d := time.Now().Add(streamWriteBound)
+	if d.After(pw.until) {
+		d = pw.until
+	}
+	_ = pw.rc.SetWriteDeadline(d)
+}
+
+// end closes the page, with its nextCursor when there is one.
+func (pw *pageWriter) end(cursor string) {
+	if !pw.started {
+		pw.start()
+	}
+	pw.deadline()
+	_, _ = io.WriteString(pw.w, "]")
+	if cursor != "" {
+		_, _ = fmt.Fprintf(pw.w, `,"nextCursor":"%s"`, cursor)
+	}
+	_, _ = io.WriteString(pw.w, "}\n")
 }
 
 // pageOf reads ?limit= and ?before= of a messages page.
