@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -527,8 +528,11 @@ func pageOf(r *http.Request) (limit, before int, err error) {
 // maxAssembleEvents bounds the events read for one message.
 const maxAssembleEvents = 100_000
 
+// assemble rebuilds a turn's assistant message from its event log, as the
+// live stream showed it.
 func (s *Server) assemble(ctx context.Context, t session.Turn) (protocol.UIMessage, error) {
 	a := protocol.NewAssembler(t.MessageID)
+	var failure string // the error text the stream showed, if any
 	var after int64
 	for after < maxAssembleEvents {
 		evs, err := s.log.Read(ctx, workflow.TurnStream(t.ID), after, 500)
@@ -539,11 +543,59 @@ func (s *Server) assemble(ctx context.Context, t session.Turn) (protocol.UIMessa
 			if err := a.Add(ev.Data); err != nil {
 				return protocol.UIMessage{}, fmt.Errorf("edge: turn %s: %w", t.ID, err)
 			}
+			if text, ok := errorText(ev.Data); ok {
+				failure = text
+			}
 			after = ev.Seq
 		}
 		if len(evs) < 500 {
 			break
 		}
 	}
-	return a.Message(), nil
+	m := a.Message()
+	if p, ok := failureNotice(t, failure); ok {
+		m.Parts = append(m.Parts, p)
+	}
+	return m, nil
+}
+
+// issue 32: a failed turn after a reload.
+
+// errorText is the errorText of an encoded error chunk.
+func errorText(raw []byte) (string, bool) {
+	if !bytes.Contains(raw, []byte(`"type":"error"`)) {
+		return "", false
+	}
+	var c struct {
+		Type      string `json:"type"`
+		ErrorText string `json:"errorText"`
+	}
+	if json.Unmarshal(raw, &c) != nil || c.Type != "error" {
+		return "", false
+	}
+	return c.ErrorText, true
+}
+
+// failureNotice is what a failed turn's message ends with in /messages: the
+// stream's error chunk (or, without one, the stored error) as a data-notice
+// part {code, message}, code being the turn's error code. The live stream
+// ended with that error; a UIMessage has no error part, and an empty
+// message would reload as a blank bubble (docs/protocol.md).
+func failureNotice(t session.Turn, streamed string) (protocol.Part, bool) {
+	msg := streamed
+	if msg == "" && t.Status == session.TurnFailed {
+		msg = t.Outcome.Error
+	}
+	if msg == "" {
+		return protocol.Part{}, false
+	}
+	code := t.Outcome.ErrorCode
+	if code == "" {
+		code = string(apperr.AIError)
+	}
+	data, err := json.Marshal(protocol.Notice{Code: code, Message: msg})
+	if err != nil {
+		return protocol.Part{}, false
+	}
+	return protocol.Part{Type: "data-" + protocol.DataNotice, Data: data}, true
 }
