@@ -45,26 +45,42 @@ func procStat(t *testing.T, pid int) (rssKB, fds int) {
 	return rssKB, len(ents)
 }
 
-func TestSoak(t *testing.T) {
-	dur := 60 * time.Second
-	if v := os.Getenv("SOAK_DURATION"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dur = d
+// envDuration is the duration the environment variable name sets, else def.
+func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
 	}
-	rig := newCrashRig(t)
-	p := rig.start(t)
-	pid := p.cmd.Process.Pid
-	addr := strings.TrimPrefix(p.URL, "http://")
-	// Warm up: a conversation with long messages, whose /messages is big.
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return d
+}
+
+// soakServer starts the real binary with a conversation of turns turns
+// with long messages (whose /messages is big); it returns the process, its
+// address and the conversation.
+func soakServer(t *testing.T, turns int) (p *proc, addr, conv string) {
+	t.Helper()
+	p = newCrashRig(t).start(t)
+	addr = strings.TrimPrefix(p.URL, "http://")
 	first := postStream(t, p.URL, `{"message":"What is photosynthesis?"}`)
-	conv := first.Header.Get("X-Conversation-Id")
+	conv = first.Header.Get("X-Conversation-Id")
 	long := strings.Repeat("光合作用", 1900)
-	for range 20 {
-		postStream(t, p.URL, fmt.Sprintf(`{"message":%q,"conversationId":%q}`, long, conv))
+	for range turns - 1 {
+		if st := postStream(t, p.URL, fmt.Sprintf(`{"message":%q,"conversationId":%q}`, long, conv)); st.Status != http.StatusOK {
+			t.Fatalf("turn: %d %s", st.Status, st.Raw)
+		}
 	}
+	return p, addr, conv
+}
+
+func TestSoak(t *testing.T) {
+	dur := envDuration(t, "SOAK_DURATION", 60*time.Second)
+	p, addr, conv := soakServer(t, 21)
+	pid := p.cmd.Process.Pid
 	time.Sleep(2 * time.Second)
 	baseRSS, baseFDs := procStat(t, pid)
 	t.Logf("baseline: RSS %d MB, %d open files", baseRSS/1024, baseFDs)
@@ -210,26 +226,9 @@ func TestSoakStalledPages(t *testing.T) {
 		stalledPageRSSBound = 64 << 10 // KB over idle with 50 stalled readers
 		settledRSSSlack     = 32 << 10 // KB over idle a minute after they go
 	)
-	stall := 20 * time.Second
-	if v := os.Getenv("SOAK_STALL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stall = d
-	}
-	rig := newCrashRig(t)
-	p := rig.start(t)
+	stall := envDuration(t, "SOAK_STALL", 30*time.Second)
+	p, addr, conv := soakServer(t, turns)
 	pid := p.cmd.Process.Pid
-	addr := strings.TrimPrefix(p.URL, "http://")
-	first := postStream(t, p.URL, `{"message":"What is photosynthesis?"}`)
-	conv := first.Header.Get("X-Conversation-Id")
-	long := strings.Repeat("光合作用", 1900)
-	for range turns - 1 {
-		if st := postStream(t, p.URL, fmt.Sprintf(`{"message":%q,"conversationId":%q}`, long, conv)); st.Status != 200 {
-			t.Fatalf("turn: %d %s", st.Status, st.Raw)
-		}
-	}
 	req, _ := http.NewRequest(http.MethodGet, p.URL+"/api/conversation/"+conv+"/messages?limit=200", nil)
 	t.Logf("a page of 200 turns is %d KB", len(do(t, req).Raw)/1024)
 	settle := func() int {
