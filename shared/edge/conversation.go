@@ -506,6 +506,11 @@ func (pw *pageWriter) end(cursor string) {
 		_, _ = fmt.Fprintf(pw.w, `,"nextCursor":"%s"`, cursor)
 	}
 	_, _ = io.WriteString(pw.w, "}\n")
+	// Sent: the next request on the connection is not held to this
+	// page's deadline (a server without a WriteTimeout sets none).
+	if err := pw.rc.Flush(); err == nil {
+		_ = pw.rc.SetWriteDeadline(time.Time{})
+	}
 }
 
 // pageOf reads ?limit= and ?before= of a messages page.

@@ -127,6 +127,21 @@ func TestReplayWindow(t *testing.T) {
 
 var update = flag.Bool("update", false, "rewrite testdata/messages-pages.golden")
 
+// smallReads is the real store, except that a read of more than 32 turns
+// at once fails the test: a page is read a few turns at a time, never
+// held whole.
+type smallReads struct {
+	session.Store
+	t *testing.T
+}
+
+func (s smallReads) PageTurns(ctx context.Context, id string, before, limit int) ([]session.Turn, bool, error) {
+	if limit > 32 {
+		s.t.Errorf("PageTurns(%s, limit %d): /messages read its page at once", id, limit)
+	}
+	return s.Store.PageTurns(ctx, id, before, limit)
+}
+
 // TestMessagesPagesGolden: the pages of a 24-turn conversation (long and
 // short messages, a data part, a regenerated answer), walked with their
 // cursors at limit 7 and read at the default limit, are byte for byte what
@@ -159,7 +174,7 @@ func TestMessagesPagesGolden(t *testing.T) {
 		}
 		endedTurn(t, db, turn, append(chunks, protocol.FinishStep{}, protocol.Finish{FinishReason: protocol.FinishStop})...)
 	}
-	srv := edge.New(db.Sessions(), db.Events(), nil, auth.Dev{Default: "t-001"}, edge.Options{})
+	srv := edge.New(smallReads{Store: db.Sessions(), t: t}, db.Events(), nil, auth.Dev{Default: "t-001"}, edge.Options{})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 
