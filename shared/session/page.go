@@ -38,19 +38,24 @@ func PageVisible(ctx context.Context, p Pager, sessionID string, before, limit i
 // issue 32: a page held as references, read again a few turns at a time.
 
 // Store reads of a page held as TurnRefs: refRead turns a read while the
-// page's turns are chosen (held only for that read), pageRead while they
-// are written, so that a client that reads slowly holds a few turns, not
-// the page (the turns of a 200-turn page of long messages are megabytes).
-// pageRead matches the turn items the DynamoDB store reads at once.
+// page's turns are chosen (held only for that read), at most pageRead
+// while they are written, and fewer when the turns are large, about
+// pageReadBytes a read, so that a client that reads slowly holds a few
+// kilobytes of turns, not the page (a 200-turn page of long messages is
+// megabytes). pageRead matches the turn items the DynamoDB store reads at
+// once.
 const (
-	refRead  = 32
-	pageRead = 8
+	refRead       = 32
+	pageRead      = 8
+	pageReadBytes = 48 << 10
 )
 
-// TurnRef names a turn of a page: what PageRefs keeps of it.
+// TurnRef names a turn of a page: what PageRefs keeps of it, with about
+// the bytes it holds.
 type TurnRef struct {
 	Index int
 	ID    string
+	Size  int
 }
 
 // PageRefs is PageVisible keeping only each turn's TurnRef, reading the
@@ -59,7 +64,7 @@ type TurnRef struct {
 func PageRefs(ctx context.Context, p Pager, sessionID string, before, limit int) ([]TurnRef, bool, error) {
 	var out []TurnRef // newest first
 	more, err := walkVisible(ctx, p, sessionID, before, limit, min(limit, refRead), func(t Turn) {
-		out = append(out, TurnRef{Index: t.Index, ID: t.ID})
+		out = append(out, TurnRef{Index: t.Index, ID: t.ID, Size: t.size()})
 	})
 	if err != nil {
 		return nil, false, err
@@ -69,14 +74,18 @@ func PageRefs(ctx context.Context, p Pager, sessionID string, before, limit int)
 }
 
 // EachTurn yields the turns refs names (oldest first, as PageRefs gives
-// them), reading the store pageRead turn indexes at a time and letting go
-// of each turn once it is yielded. A turn that is no longer there is
-// skipped; a read error is yielded and ends the sequence.
+// them), reading the store a few turns at a time (pageRead indexes at most,
+// fewer when the turns are large) and letting go of each turn once it is
+// yielded. A turn that is no longer there is skipped; a read error
+// is yielded and ends the sequence.
 func EachTurn(ctx context.Context, p Pager, sessionID string, refs []TurnRef) iter.Seq2[Turn, error] {
 	return func(yield func(Turn, error) bool) {
 		for len(refs) > 0 {
-			n := 1 // the refs within pageRead indexes of the first
-			for n < len(refs) && refs[n].Index-refs[0].Index < pageRead {
+			// The refs within pageRead indexes of the first, of about
+			// pageReadBytes in all (one at least).
+			n, size := 1, refs[0].Size
+			for n < len(refs) && refs[n].Index-refs[0].Index < pageRead && size+refs[n].Size <= pageReadBytes {
+				size += refs[n].Size
 				n++
 			}
 			chunk, last := refs[:n], refs[n-1].Index
@@ -88,7 +97,7 @@ func EachTurn(ctx context.Context, p Pager, sessionID string, refs []TurnRef) it
 			}
 			for i, t := range turns {
 				turns[i] = Turn{} // held only until it is written
-				if !slices.Contains(chunk, TurnRef{Index: t.Index, ID: t.ID}) {
+				if !slices.ContainsFunc(chunk, func(r TurnRef) bool { return r.Index == t.Index && r.ID == t.ID }) {
 					continue // hidden between two visible ones, or gone
 				}
 				if !yield(t, nil) {
@@ -97,6 +106,16 @@ func EachTurn(ctx context.Context, p Pager, sessionID string, refs []TurnRef) it
 			}
 		}
 	}
+}
+
+// size is about the bytes a turn holds: its texts and JSON values.
+func (t Turn) size() int {
+	o := t.Outcome
+	n := len(t.Message) + len(o.Text) + len(o.Error) + len(o.Blueprint) + len(o.ResolvedEntities) + len(o.PatchPlan)
+	for _, m := range o.Memory {
+		n += len(m)
+	}
+	return n + 256 // ids, times, small fields
 }
 
 // walkVisible walks back from before over the visible turns, reading the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"slices"
 	"testing"
 )
@@ -76,15 +77,22 @@ func TestPageVisibleMatchesVisible(t *testing.T) {
 
 // issue 32: pages held as references.
 
-// countingPager is a turnsPager that records the limit of each read.
+// countingPager is a turnsPager that records the limit of each read, and
+// the most turn bytes one read returned.
 type countingPager struct {
 	turnsPager
-	reads []int
+	reads    []int
+	mostRead int
 }
 
 func (p *countingPager) PageTurns(ctx context.Context, id string, before, limit int) ([]Turn, bool, error) {
 	p.reads = append(p.reads, limit)
 	page, more, err := p.turnsPager.PageTurns(ctx, id, before, limit)
+	size := 0
+	for _, t := range page {
+		size += t.size()
+	}
+	p.mostRead = max(p.mostRead, size)
 	return slices.Clone(page), more, err // a store hands out its own copy
 }
 
@@ -143,11 +151,43 @@ func TestPageRefsAndEachTurn(t *testing.T) {
 	}
 }
 
+// TestEachTurnLargeTurns: turns of long messages (8,000 characters of
+// Chinese, 24 KB) are read again one or two at a time, about pageReadBytes
+// a read, and shorter ones more at a time.
+func TestEachTurnLargeTurns(t *testing.T) {
+	p := &countingPager{}
+	for i := 1; i <= 40; i++ {
+		msg := strings.Repeat("光合作用", 2000) // 24 KB
+		if i > 20 {
+			msg = "short"
+		}
+		p.turnsPager = append(p.turnsPager, Turn{Index: i, ID: fmt.Sprintf("t%d", i), Message: msg})
+	}
+	refs, _, err := PageRefs(context.Background(), p, "s", 0, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.reads, p.mostRead = nil, 0
+	n := 0
+	for _, err := range EachTurn(context.Background(), p, "s", refs) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 40 || p.mostRead > pageReadBytes {
+		t.Errorf("%d turns; a read of %d bytes, want at most %d", n, p.mostRead, pageReadBytes)
+	}
+	if !slices.Contains(p.reads, pageRead) {
+		t.Errorf("reads %v: the short turns were not read %d at a time", p.reads, pageRead)
+	}
+}
+
 // TestEachTurnError: a failed read ends the sequence with its error.
 func TestEachTurnError(t *testing.T) {
 	boom := errors.New("store down")
 	var errs []error
-	for _, err := range EachTurn(context.Background(), failingPager{boom}, "s", []TurnRef{{1, "t1"}, {20, "t20"}}) {
+	for _, err := range EachTurn(context.Background(), failingPager{boom}, "s", []TurnRef{{Index: 1, ID: "t1"}, {Index: 20, ID: "t20"}}) {
 		errs = append(errs, err)
 	}
 	if len(errs) != 1 || !errors.Is(errs[0], boom) {
