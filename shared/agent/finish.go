@@ -27,10 +27,12 @@ func (a *Agent) Finish(ctx context.Context, in workflow.FinishInput) (workflow.F
 	}
 	if err := a.Store.EndTurn(ctx, t.SessionID, t.TurnID, status, out); err != nil {
 		if errors.Is(err, session.ErrConflict) {
+			a.logCaught(ctx, in, true)
 			return workflow.FinishOutput{Status: "already-ended"}, nil
 		}
 		return workflow.FinishOutput{}, fmt.Errorf("agent: end turn: %w", err)
 	}
+	a.logCaught(ctx, in, false)
 	fin := protocol.Finish{FinishReason: protocol.FinishStop}
 	if status == session.TurnFailed {
 		fin.FinishReason = protocol.FinishError
@@ -45,6 +47,20 @@ func (a *Agent) Finish(ctx context.Context, in workflow.FinishInput) (workflow.F
 	return workflow.FinishOutput{Status: string(status)}, nil
 }
 
+// logCaught logs the step error a turn's Finish caught. A turn that had
+// ended already (ended) was stopped by the teacher, or closed by the edge
+// or the start-up recovery, which logged why: the error is that of its
+// cancelled work, not a failure (issue 32: a Stop is INFO).
+func (a *Agent) logCaught(ctx context.Context, in workflow.FinishInput, ended bool) {
+	switch {
+	case in.Error == nil:
+	case ended:
+		a.Logger.InfoContext(ctx, "turn cancelled: it had ended (a stop)", "turn", in.Turn.TurnID, "error", in.Error.Error, "cause", in.Error.Cause)
+	default:
+		a.Logger.ErrorContext(ctx, "turn failed", "turn", in.Turn.TurnID, "error", in.Error.Error, "cause", in.Error.Cause)
+	}
+}
+
 // closing decides the outcome and the chunks that precede finish.
 func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.Outcome, session.TurnStatus, []protocol.Chunk, error) {
 	var out session.Outcome
@@ -53,12 +69,13 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	}
 	switch {
 	case in.Error != nil:
-		a.Logger.ErrorContext(ctx, "turn failed", "turn", in.Turn.TurnID, "error", in.Error.Error, "cause", in.Error.Cause)
 		code, msg := userError(*in.Error, i18n.Of(in.Turn.Language, in.Turn.Message))
 		out.Action, out.Error, out.ErrorCode = session.ActionChat, msg, string(code)
 		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: msg}}, nil
 	case in.Route == nil:
-		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: "internal error"}}, nil
+		// issue 32: stored with its error, as every failed turn is.
+		out.Action, out.Error, out.ErrorCode = session.ActionChat, "internal error", string(apperr.Internal)
+		return out, session.TurnFailed, []protocol.Chunk{protocol.Error{ErrorText: out.Error}}, nil
 	case in.Route.Path == workflow.PathClarify:
 		c := in.Route.Result.Clarify
 		out.Action, out.Text = session.ActionClarify, c.Question

@@ -1,12 +1,14 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -385,8 +387,11 @@ const (
 // UIMessages, rebuilt from each turn's event log, a page at a time. A page
 // is the latest ?limit= turns (before the turn ?before= names, which is the
 // previous page's nextCursor), oldest first; nextCursor is there when older
-// turns remain. Each message is written as it is assembled, so that a
-// client that reads slowly holds one message of memory, not the answer.
+// turns remain. The page is held as references to its turns, which are read
+// again a few at a time (session.EachTurn) and written one message at a
+// time, each write with its own deadline: a client that reads slowly holds
+// a few turns of memory, not the page, and one that stops reading is let go
+// (issue 32).
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	sess, found, err := s.idleSession(r)
@@ -397,52 +402,140 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var page []session.Turn
+	var refs []session.TurnRef
 	var more bool
 	if found {
 		// The store reads this page only, not the whole conversation; a
 		// regenerated answer hides the one it replaced.
-		if page, more, err = session.PageVisible(ctx, s.store, sess.ID, before, limit); err != nil {
-			return apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
-		}
-	}
-	// The first message is assembled before anything is written, so that
-	// an unreadable log is still a JSON error.
-	var first protocol.UIMessage
-	if len(page) > 0 {
-		if first, err = s.assemble(ctx, page[0]); err != nil {
+		if refs, more, err = chooseTurns(ctx, s.store, sess.ID, before, limit); err != nil {
 			return err
 		}
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
-	head, _ := json.Marshal(sess.ID)
-	_, _ = fmt.Fprintf(w, `{"conversationId":%s,"messages":[`, head)
-	for i, t := range page {
-		m := first
-		if i > 0 {
-			if m, err = s.assemble(ctx, t); err != nil {
-				// Headers are out: end the JSON so that the client sees a
-				// well-formed, shorter page, and log why.
-				s.rl.Logger.ErrorContext(ctx, "messages page cut short", "turnId", t.ID, "err", err)
-				break
-			}
-			_, _ = io.WriteString(w, ",")
+	pw := &pageWriter{w: w, rc: http.NewResponseController(w), conversationID: sess.ID, until: time.Now().Add(messagesWriteBound)}
+	for t, err := range session.EachTurn(ctx, s.store, sess.ID, refs) {
+		var m protocol.UIMessage
+		if err != nil {
+			err = apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+		} else {
+			m, err = s.assemble(ctx, t)
+		}
+		if err != nil && !pw.started {
+			return err // nothing is written yet: a JSON error
+		}
+		if err != nil {
+			// Headers are out: end the JSON so that the client sees a
+			// well-formed, shorter page, and log why.
+			s.rl.Logger.ErrorContext(ctx, "messages page cut short", "turnId", t.ID, "err", err)
+			break
 		}
 		s.resignFiles(ctx, sess.TeacherID, &m) // stored links die with the credentials that signed them
-		_ = enc.Encode(protocol.UIMessage{ID: userMessageID(t), Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
-		_, _ = io.WriteString(w, ",")
-		if err := enc.Encode(m); err != nil {
-			return nil // the client went away
+		if err := pw.write(t, m); err != nil {
+			return nil // the client went away, or stopped reading
 		}
 	}
-	_, _ = io.WriteString(w, "]")
-	if more && len(page) > 0 {
-		_, _ = fmt.Fprintf(w, `,"nextCursor":"%d"`, page[0].Index)
+	cursor := ""
+	if more && len(refs) > 0 {
+		cursor = strconv.Itoa(refs[0].Index)
 	}
-	_, _ = io.WriteString(w, "}\n")
+	pw.end(cursor)
 	return nil
+}
+
+// choosing bounds the pages whose turns are being chosen at once, in the
+// process: choosing reads whole turns (session.PageRefs, up to 32 at a
+// time, megabytes of long messages) only to keep their references, work
+// for the CPU that more of at once would not speed up, while 50 clients
+// asking for a large page at the same moment would hold 50 such reads
+// (issue 32: measured in-process, a peak heap of 40 MB, 13 MB with this
+// bound).
+var choosing = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// chooseTurns is session.PageRefs under the choosing bound.
+func chooseTurns(ctx context.Context, p session.Pager, sessionID string, before, limit int) ([]session.TurnRef, bool, error) {
+	select {
+	case choosing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, false, apperr.Wrap(ctx.Err(), apperr.ServiceUnavailable, "the request ended while waiting")
+	}
+	defer func() { <-choosing }()
+	refs, more, err := session.PageRefs(ctx, p, sessionID, before, limit)
+	if err != nil {
+		return nil, false, apperr.Wrap(err, apperr.ServiceUnavailable, "session store unavailable")
+	}
+	return refs, more, nil
+}
+
+// messagesWriteBound bounds the whole answer of a messages page, and
+// streamWriteBound each of its writes.
+const messagesWriteBound = 5 * time.Minute
+
+// pageWriter writes a messages page: its head with the first message, then
+// each turn's two messages, each with a write deadline and flushed.
+type pageWriter struct {
+	w              http.ResponseWriter
+	rc             *http.ResponseController
+	conversationID string
+	until          time.Time
+	started        bool
+	enc            *json.Encoder
+}
+
+func (pw *pageWriter) start() {
+	pw.started = true
+	pw.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	pw.w.WriteHeader(http.StatusOK)
+	// The server's read deadline would cancel a long answer's request: the
+	// write deadlines bound it instead.
+	_ = pw.rc.SetReadDeadline(time.Time{})
+	pw.enc = json.NewEncoder(pw.w)
+	head, _ := json.Marshal(pw.conversationID)
+	_, _ = fmt.Fprintf(pw.w, `{"conversationId":%s,"messages":[`, head)
+}
+
+// write writes a turn's user message and its assistant message m.
+func (pw *pageWriter) write(t session.Turn, m protocol.UIMessage) error {
+	if !pw.started {
+		pw.start()
+	} else {
+		_, _ = io.WriteString(pw.w, ",")
+	}
+	pw.deadline()
+	_ = pw.enc.Encode(protocol.UIMessage{ID: userMessageID(t), Role: "user", Parts: []protocol.Part{protocol.TextPart(t.Message)}})
+	_, _ = io.WriteString(pw.w, ",")
+	if err := pw.enc.Encode(m); err != nil {
+		return err
+	}
+	if err := pw.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+// deadline bounds the next write.
+func (pw *pageWriter) deadline() {
+	d := time.Now().Add(streamWriteBound)
+	if d.After(pw.until) {
+		d = pw.until
+	}
+	_ = pw.rc.SetWriteDeadline(d)
+}
+
+// end closes the page, with its nextCursor when there is one.
+func (pw *pageWriter) end(cursor string) {
+	if !pw.started {
+		pw.start()
+	}
+	pw.deadline()
+	_, _ = io.WriteString(pw.w, "]")
+	if cursor != "" {
+		_, _ = fmt.Fprintf(pw.w, `,"nextCursor":"%s"`, cursor)
+	}
+	_, _ = io.WriteString(pw.w, "}\n")
+	// Sent: the next request on the connection is not held to this
+	// page's deadline (a server without a WriteTimeout sets none).
+	if err := pw.rc.Flush(); err == nil {
+		_ = pw.rc.SetWriteDeadline(time.Time{})
+	}
 }
 
 // pageOf reads ?limit= and ?before= of a messages page.
@@ -465,8 +558,11 @@ func pageOf(r *http.Request) (limit, before int, err error) {
 // maxAssembleEvents bounds the events read for one message.
 const maxAssembleEvents = 100_000
 
+// assemble rebuilds a turn's assistant message from its event log, as the
+// live stream showed it.
 func (s *Server) assemble(ctx context.Context, t session.Turn) (protocol.UIMessage, error) {
 	a := protocol.NewAssembler(t.MessageID)
+	var failure string // the error text the stream showed, if any
 	var after int64
 	for after < maxAssembleEvents {
 		evs, err := s.log.Read(ctx, workflow.TurnStream(t.ID), after, 500)
@@ -477,11 +573,59 @@ func (s *Server) assemble(ctx context.Context, t session.Turn) (protocol.UIMessa
 			if err := a.Add(ev.Data); err != nil {
 				return protocol.UIMessage{}, fmt.Errorf("edge: turn %s: %w", t.ID, err)
 			}
+			if text, ok := errorText(ev.Data); ok {
+				failure = text
+			}
 			after = ev.Seq
 		}
 		if len(evs) < 500 {
 			break
 		}
 	}
-	return a.Message(), nil
+	m := a.Message()
+	if p, ok := failureNotice(t, failure); ok {
+		m.Parts = append(m.Parts, p)
+	}
+	return m, nil
+}
+
+// issue 32: a failed turn after a reload.
+
+// errorText is the errorText of an encoded error chunk.
+func errorText(raw []byte) (string, bool) {
+	if !bytes.Contains(raw, []byte(`"type":"error"`)) {
+		return "", false
+	}
+	var c struct {
+		Type      string `json:"type"`
+		ErrorText string `json:"errorText"`
+	}
+	if json.Unmarshal(raw, &c) != nil || c.Type != "error" {
+		return "", false
+	}
+	return c.ErrorText, true
+}
+
+// failureNotice is what a failed turn's message ends with in /messages: the
+// stream's error chunk (or, without one, the stored error) as a data-notice
+// part {code, message}, code being the turn's error code. The live stream
+// ended with that error; a UIMessage has no error part, and an empty
+// message would reload as a blank bubble (docs/protocol.md).
+func failureNotice(t session.Turn, streamed string) (protocol.Part, bool) {
+	msg := streamed
+	if msg == "" && t.Status == session.TurnFailed {
+		msg = t.Outcome.Error
+	}
+	if msg == "" {
+		return protocol.Part{}, false
+	}
+	code := t.Outcome.ErrorCode
+	if code == "" {
+		code = string(apperr.AIError)
+	}
+	data, err := json.Marshal(protocol.Notice{Code: code, Message: msg})
+	if err != nil {
+		return protocol.Part{}, false
+	}
+	return protocol.Part{Type: "data-" + protocol.DataNotice, Data: data}, true
 }
