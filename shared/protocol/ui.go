@@ -349,7 +349,15 @@ type ToolProgress struct {
 	Tool    string     `json:"tool"`
 	Status  ToolStatus `json:"status"`
 	Message string     `json:"message"`
+	// Count and Preview come with a success (seed 003's tool.end): how many
+	// items the tool found or made, and up to MaxPreview short labels of
+	// them, never pupils' private data (no names with scores).
+	Count   int      `json:"count,omitempty"`
+	Preview []string `json:"preview,omitempty"`
 }
+
+// MaxPreview bounds ToolProgress.Preview.
+const MaxPreview = 3
 
 // Clarify is the payload of data-clarify.
 type Clarify struct {

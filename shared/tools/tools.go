@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -67,7 +68,48 @@ type Result struct {
 	// data, a stale list, incomplete records): sent as data-notice chunks,
 	// and to the model inside Output.
 	Notices []protocol.Notice
+	// Count is how many items a list or a generated set holds (classes,
+	// students, submissions, questions, slides …), 0 for a single thing;
+	// Preview labels a few of them (see Previewed). Both go to the
+	// teacher's data-tool-progress on success, never to the model.
+	Count   int
+	Preview []string
 }
+
+// Counted returns r with n items, labelled by the first few of labels
+// (protocol.MaxPreview, each clipped; empty ones skipped). Labels must
+// not be pupils' private data: never a name with a score.
+func (r Result) Counted(n int, labels ...string) Result {
+	r.Count = n
+	r.Preview = nil
+	for _, l := range labels {
+		if len(r.Preview) == protocol.MaxPreview {
+			break
+		}
+		if l = i18n.Clip(strings.Join(strings.Fields(l), " "), maxPreviewLabel); l != "" {
+			r.Preview = append(r.Preview, l)
+		}
+	}
+	return r
+}
+
+// Labels are the labels of the first items a preview shows, by label
+// (blank ones skipped).
+func Labels[T any](items []T, label func(T) string) []string {
+	var out []string
+	for _, it := range items {
+		if len(out) == protocol.MaxPreview {
+			break
+		}
+		if l := strings.TrimSpace(label(it)); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// maxPreviewLabel bounds one preview label, in characters.
+const maxPreviewLabel = 40
 
 // Tool is one callable tool.
 type Tool struct {

@@ -99,7 +99,8 @@ func (p *pack) requestInteractive(ctx context.Context, c tools.Call, a Interacti
 	default:
 		return tools.Result{}, argError(tool, "template %q is not flashcards, quiz or explainer", a.Template)
 	}
-	return p.page(ctx, c, a, tool, a.Title, a.Template, len(a.Items), content, build)
+	res, err := p.page(ctx, c, a, tool, a.Title, a.Template, len(a.Items), content, build)
+	return res.Counted(len(a.Items), tools.Labels(a.Items, itemLabel)...), err
 }
 
 func (p *pack) generateHTML(ctx context.Context, c tools.Call, a HTMLArgs) (tools.Result, error) {
@@ -244,6 +245,9 @@ func stripLetter(s string) string {
 	}
 	return s
 }
+
+// itemLabel names an item in a preview: its prompt side.
+func itemLabel(it ItemArg) string { return first(it.Front, it.Question, it.Heading) }
 
 func first(s ...string) string {
 	for _, x := range s {
