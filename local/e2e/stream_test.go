@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
@@ -42,4 +43,54 @@ func TestDataToolProgressCountsAndPreviews(t *testing.T) {
 		}
 	}
 	aiSDK(t, st.Raw)
+}
+
+// TestClarifyAnsweredWithChoiceValue: a data question without a class is
+// asked back with the teacher's classes as choices whose value is the
+// class id and whose label is its name; sending a choice's value answers
+// the first question at once, with no second question back (seed 004
+// S4-12). The JSON answer's clarifyOptions carry the same choices.
+func TestClarifyAnsweredWithChoiceValue(t *testing.T) {
+	s := NewLocal(t, nil)
+	ask := postStream(t, s.URL, `{"message":"哪些学生语法最弱？"}`)
+	clarify := ask.last(t, "data-clarify")["data"].(map[string]any)
+	choices, _ := clarify["choices"].([]any)
+	var value, label string
+	for _, c := range choices {
+		ch := c.(map[string]any)
+		if ch["label"] == "Form 1A" {
+			value, label = fmt.Sprint(ch["value"]), fmt.Sprint(ch["label"])
+		}
+	}
+	if value != "class-hk-f1a" {
+		t.Fatalf("choices %v: want Form 1A with its id as the value", choices)
+	}
+	aiSDK(t, ask.Raw)
+	id := ask.last(t, "start")["messageMetadata"].(map[string]any)["conversationId"].(string)
+	next := postStream(t, s.URL, fmt.Sprintf(`{"message":%q,"conversationId":%q}`, value, id))
+	if types := next.types(t); slices.Contains(types, "data-clarify") {
+		t.Fatalf("a second question back: %v", types)
+	}
+	var ended []string
+	for _, p := range next.data(t, "data-tool-progress") {
+		if p["status"] == "success" {
+			ended = append(ended, fmt.Sprint(p["tool"]))
+		}
+	}
+	if !slices.Contains(ended, "analyze_student_weakness") {
+		t.Fatalf("tools %v: the first question was not answered", ended)
+	}
+	weakest := weakestInGrammar("class-hk-f1a")[0]
+	if answer := next.text(t); !strings.Contains(answer, weakest) || !strings.Contains(answer, label) {
+		t.Fatalf("the answer does not name %s in %s:\n%s", weakest, label, answer)
+	}
+	var resp struct {
+		ClarifyOptions struct {
+			Choices []struct{ Label, Value string } `json:"choices"`
+		} `json:"clarifyOptions"`
+	}
+	PostJSON(t, s.URL+"/api/conversation", `{"message":"Which students are weakest in grammar?"}`, &resp)
+	if !slices.Contains(resp.ClarifyOptions.Choices, struct{ Label, Value string }{"Form 1A", "class-hk-f1a"}) {
+		t.Fatalf("clarifyOptions.choices %+v", resp.ClarifyOptions.Choices)
+	}
 }

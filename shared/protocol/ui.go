@@ -359,11 +359,22 @@ type ToolProgress struct {
 // MaxPreview bounds ToolProgress.Preview.
 const MaxPreview = 3
 
-// Clarify is the payload of data-clarify.
+// Clarify is the payload of data-clarify. Options are the choices'
+// labels (what the seed's frontend shows); Choices pair each label with
+// the value a client sends back when it is picked (issue 30).
 type Clarify struct {
 	Question string   `json:"question"`
 	Options  []string `json:"options,omitempty"`
 	Hint     string   `json:"hint,omitempty"`
+	Choices  []Choice `json:"choices,omitempty"`
+}
+
+// Choice is one answer to a clarify question: Label is what the teacher
+// reads, Value what the client sends when it is picked: the entity's id
+// (a class id, a student id) when the choice names one, else the label.
+type Choice struct {
+	Label string `json:"label" description:"what the teacher reads, e.g. the class name"`
+	Value string `json:"value" description:"the entity's id from a tool result (classId, studentId), else the label"`
 }
 
 // Guide is the payload of data-guide: what the teacher can ask, the facts
