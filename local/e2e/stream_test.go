@@ -94,3 +94,54 @@ func TestClarifyAnsweredWithChoiceValue(t *testing.T) {
 		t.Fatalf("clarifyOptions.choices %+v", resp.ClarifyOptions.Choices)
 	}
 }
+
+// TestInteractivePageShowsProgress: an interactive page's turn shows the
+// page's plan and progress (data-interactive-progress: planning, writing
+// with the section last written, building) under the call's id before its
+// data-interactive-content, and the AI SDK's own client accepts the parts.
+func TestInteractivePageShowsProgress(t *testing.T) {
+	s := NewLocal(t, nil)
+	for _, msg := range []string{"做一个光合作用的互动闪卡", "Make a simple web page about Newton's first law"} {
+		t.Run(msg, func(t *testing.T) {
+			st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q}`, msg))
+			var stages, sections []string
+			var progressID, contentID string
+			for _, e := range st.Events {
+				switch e.typ(t) {
+				case "data-interactive-progress":
+					if contentID != "" {
+						t.Fatal("progress after the content")
+					}
+					c := e.chunk(t)
+					progressID = fmt.Sprint(c["id"])
+					d := c["data"].(map[string]any)
+					if n := len(stages); n == 0 || stages[n-1] != d["stage"] {
+						stages = append(stages, fmt.Sprint(d["stage"]))
+					}
+					if sec, _ := d["section"].(string); sec != "" {
+						sections = append(sections, sec)
+					}
+				case "data-interactive-content":
+					contentID = fmt.Sprint(e.chunk(t)["id"])
+				}
+			}
+			if !slices.Equal(stages, []string{"planning", "writing", "building"}) {
+				t.Errorf("stages %v, want planning, writing, building", stages)
+			}
+			if contentID == "" || progressID != contentID {
+				t.Errorf("progress id %q, content id %q: want one part id", progressID, contentID)
+			}
+			if len(sections) == 0 {
+				t.Error("no section named while the page was written")
+			}
+			msgOut := aiSDK(t, st.Raw)
+			var kinds []string
+			for _, p := range msgOut.Parts {
+				kinds = append(kinds, p.Type)
+			}
+			if !slices.Contains(kinds, "data-interactive-progress") || !slices.Contains(kinds, "data-interactive-content") {
+				t.Errorf("the SDK's message has parts %v", kinds)
+			}
+		})
+	}
+}

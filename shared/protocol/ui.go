@@ -280,8 +280,11 @@ const (
 	DataQuizQuestion       = "quiz-question"
 	DataQuizComplete       = "quiz-complete"
 	DataInteractiveContent = "interactive-content"
-	DataClarify            = "clarify"
-	DataNotice             = "notice"
+	// DataInteractiveProgress shows an interactive page's plan and
+	// progress while it is written (issue 30), same id as its content.
+	DataInteractiveProgress = "interactive-progress"
+	DataClarify             = "clarify"
+	DataNotice              = "notice"
 	// DataGuide is the guide_user tool's structured guidance (seed 003):
 	// not an artifact.
 	DataGuide = "guide"
@@ -384,6 +387,23 @@ type Guide struct {
 	Missing     []string `json:"missing"`
 	Suggestions []string `json:"suggestions"`
 }
+
+// InteractiveProgress is the payload of data-interactive-progress: the
+// stage of the page (planning: the model is writing what the page is;
+// writing: its sections, Section naming the last one written; building:
+// the page is assembled and stored), its title once known.
+type InteractiveProgress struct {
+	Stage   string `json:"stage"`
+	Title   string `json:"title,omitempty"`
+	Section string `json:"section,omitempty"`
+}
+
+// Stages of InteractiveProgress.
+const (
+	StagePlanning = "planning"
+	StageWriting  = "writing"
+	StageBuilding = "building"
+)
 
 // QuizQuestion is the payload of data-quiz-question.
 type QuizQuestion struct {

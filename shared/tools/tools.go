@@ -126,7 +126,28 @@ type Tool struct {
 	// catalogue's messages about the tool name it, never the tool's name.
 	Thing  i18n.Msg
 	Schema llm.Schema
-	run    func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
+	// Drafts names the data part (e.g. protocol.DataInteractiveProgress)
+	// that shows the tool's work while the model still writes its
+	// arguments, and NewDrafter makes the reader of one call's arguments;
+	// both empty for a tool with nothing to show before it runs.
+	Drafts     string
+	NewDrafter func() Drafter
+	run        func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
+}
+
+// Drafter reads one call's arguments as the model writes them (issue 30).
+type Drafter interface {
+	// Draft gets the arguments written so far and returns the payload of
+	// the tool's Drafts part, and whether it changed since the last one
+	// it returned (only a change is sent).
+	Draft(argsSoFar string) (payload any, changed bool)
+}
+
+// Drafting returns t showing part, made by a drafter per call, while the
+// model writes its arguments.
+func (t Tool) Drafting(part string, newDrafter func() Drafter) Tool {
+	t.Drafts, t.NewDrafter = part, newDrafter
+	return t
 }
 
 // ArgumentError is returned when the model's arguments do not fit the schema.

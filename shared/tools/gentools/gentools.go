@@ -107,8 +107,10 @@ func New(d Deps) []tools.Tool {
 		generation(GeneratePptx, i18n.SlidesRunning, i18n.SlidesThing, p.generatePptx, protocol.DataFileReady),
 		generation(GenerateDocx, i18n.DocxRunning, i18n.DocxThing, p.generateDocx, protocol.DataFileReady),
 		generation(RenderPDF, i18n.PDFRunning, i18n.PDFThing, p.renderPDF, protocol.DataFileReady),
-		generation(RequestInteractiveContent, i18n.InteractiveRunning, i18n.InteractiveThing, p.requestInteractive, protocol.DataInteractiveContent),
-		generation(GenerateInteractiveHTML, i18n.HTMLRunning, i18n.HTMLThing, p.generateHTML, protocol.DataInteractiveContent),
+		generation(RequestInteractiveContent, i18n.InteractiveRunning, i18n.InteractiveThing, p.requestInteractive, protocol.DataInteractiveContent).
+			Drafting(protocol.DataInteractiveProgress, newItemsDraft),
+		generation(GenerateInteractiveHTML, i18n.HTMLRunning, i18n.HTMLThing, p.generateHTML, protocol.DataInteractiveContent).
+			Drafting(protocol.DataInteractiveProgress, newHTMLDraft),
 	}
 }
 

@@ -135,7 +135,17 @@ func (p *pack) generateHTML(ctx context.Context, c tools.Call, a HTMLArgs) (tool
 }
 
 func (p *pack) page(ctx context.Context, c tools.Call, args any, tool, title, template string, items int, content string, build func() ([]byte, error)) (tools.Result, error) {
-	d, err := p.deliver(ctx, c, args, file{tool: tool, title: title, ext: "html", contentType: htmlpage.ContentType, build: build})
+	// A page that passed its checks is shown being built (stored) before
+	// its content part; one that fails them shows nothing more.
+	built := func() ([]byte, error) {
+		page, err := build()
+		if err != nil {
+			return nil, err
+		}
+		building := protocol.InteractiveProgress{Stage: protocol.StageBuilding, Title: office.Line(title)}
+		return page, emit(ctx, c, protocol.DataInteractiveProgress, building)
+	}
+	d, err := p.deliver(ctx, c, args, file{tool: tool, title: title, ext: "html", contentType: htmlpage.ContentType, build: built})
 	if err != nil {
 		return tools.Result{}, err
 	}
