@@ -101,7 +101,12 @@ func TestClarifyAnsweredWithChoiceValue(t *testing.T) {
 // data-interactive-content, and the AI SDK's own client accepts the parts.
 func TestInteractivePageShowsProgress(t *testing.T) {
 	s := NewLocal(t, nil)
-	for _, msg := range []string{"做一个光合作用的互动闪卡", "Make a simple web page about Newton's first law"} {
+	for msg, template := range map[string]string{
+		"做一个光合作用的互动闪卡":                                        "flashcards",
+		"Make a simple web page about Newton's first law":     "custom",
+		"做一个光合作用的互动配对练习网页":                                    "matching", // a page kind beyond the three
+		"Make an interactive timeline page of photosynthesis": "timeline",
+	} {
 		t.Run(msg, func(t *testing.T) {
 			st := postStream(t, s.URL, fmt.Sprintf(`{"message":%q}`, msg))
 			var stages, sections []string
@@ -123,6 +128,9 @@ func TestInteractivePageShowsProgress(t *testing.T) {
 					}
 				case "data-interactive-content":
 					contentID = fmt.Sprint(e.chunk(t)["id"])
+					if got := e.chunk(t)["data"].(map[string]any)["template"]; got != template {
+						t.Errorf("template %v, want %s", got, template)
+					}
 				}
 			}
 			if !slices.Equal(stages, []string{"planning", "writing", "building"}) {

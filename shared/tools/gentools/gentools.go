@@ -52,7 +52,8 @@ var descriptions = map[string]string{
 		"The teacher gets a download card.",
 	RenderPDF: "Make a PDF of a document (same arguments as generate_docx), for printing or sharing. The teacher gets a download card.",
 	RequestInteractiveContent: "Make an interactive web page from a built-in template: flashcards (front/back), a self-check quiz with instant feedback " +
-		"(question/options/answer/explanation) or a step-by-step explainer (heading/body). Prefer this over generate_interactive_html.",
+		"(question/options/answer/explanation), a step-by-step explainer (heading/body), a matching exercise (front: term, back: its match) " +
+		"or a timeline (heading: when, body: what happened). Prefer this over generate_interactive_html.",
 	GenerateInteractiveHTML: "Make a simple interactive web page from HTML you write: the body only, with inline <style> and <script>. " +
 		"External scripts, styles, fonts, images and frames are removed. Use request_interactive_content when a template fits.",
 }
