@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/insightedge/insightedge/shared/javaapi/mockdata"
 )
 
@@ -152,4 +154,46 @@ func TestInteractivePageShowsProgress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConsoleDrawsStreamDetails: the dev console draws an interactive
+// page's progress before its frame and a tool's count and preview, and its
+// clarify buttons show a choice's label and send its value.
+func TestConsoleDrawsStreamDetails(t *testing.T) {
+	s := NewLocal(t, nil)
+	b := newBrowser(t, s.URL)
+	b.send("做一个光合作用的互动闪卡", 1)
+	var page struct {
+		Stage    string
+		Before   bool
+		Progress string
+	}
+	b.eval(`(() => { const m = [...document.querySelectorAll('#chat .msg.assistant')].pop();
+		const p = m.querySelector('.page-progress'), f = m.querySelector('.interactive');
+		return {Stage: p ? p.dataset.stage : '', Before: !!(p && f && (p.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING)), Progress: p ? p.innerText : ''}; })()`, &page)
+	if page.Stage != "building" || !page.Before || !strings.Contains(page.Progress, "光合作用") {
+		t.Errorf("interactive progress %+v:\n%s", page, b.lastAssistant())
+	}
+	var tool string
+	b.eval(`(() => { const c = [...document.querySelectorAll('#chat .msg.assistant')].pop().querySelector('.tool .count'); return c ? c.parentElement.innerText : ''; })()`, &tool)
+	if !strings.Contains(tool, "× 8") || !strings.Contains(tool, "叶绿体") {
+		t.Errorf("tool line %q: want its count and preview", tool)
+	}
+	b.send("哪些学生语法最弱？", 2)
+	var choices []struct{ Label, Value string }
+	b.eval(`[...[...document.querySelectorAll('#chat .msg.assistant')].pop().querySelectorAll('.clarify .choices button')].map(e => ({Label: e.innerText, Value: e.dataset.value}))`, &choices)
+	if len(choices) == 0 || choices[0].Label != "Form 1A" || choices[0].Value != "class-hk-f1a" {
+		t.Fatalf("clarify buttons %+v", choices)
+	}
+	b.run("choose", chromedp.Click(chromedp.CSS("#chat .clarify .choices button")))
+	b.waitTurn(3)
+	var asked string
+	b.eval(`[...document.querySelectorAll('#chat .msg.user')].pop().innerText`, &asked)
+	if asked != "Form 1A" {
+		t.Errorf("the choice shows %q, want its label", asked)
+	}
+	if last := b.lastAssistant(); strings.Contains(last, "你想看哪个班") || !strings.Contains(last, weakestInGrammar("class-hk-f1a")[0]) {
+		t.Errorf("the value did not go straight on:\n%s", last)
+	}
+	b.noRawJSON()
 }
