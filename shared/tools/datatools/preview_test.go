@@ -49,8 +49,8 @@ func TestCountAndPreview(t *testing.T) {
 				t.Errorf("preview of %d labels, more than %d", len(res.Preview), protocol.MaxPreview)
 			}
 			for _, l := range res.Preview {
-				if strings.TrimSpace(l) == "" || strings.ContainsAny(l, "0123456789%") && tt.namesPupils {
-					t.Errorf("label %q", l)
+				if strings.TrimSpace(l) == "" || (tt.namesPupils && strings.ContainsAny(l, "0123456789%")) {
+					t.Errorf("label %q: blank, or a pupil's name with a number", l)
 				}
 				if pupils[l] && !tt.namesPupils {
 					t.Errorf("label %q names a pupil", l)
