@@ -57,6 +57,7 @@ func protocolFlows() []protocolFlow {
 			defer c.s.Java.SetFault(mockserver.Fault{})
 			c.sse("POST", "/api/conversation/stream", `{"message":"我有哪些班？"}`)
 		}},
+		{"clarify-choices", conv("哪些学生语法最弱？", "class-hk-f1a")}, // issue 30: choices by id (after data-notice: it warms the class cache)
 		{"guide", func(c *capturer) { c.sse("POST", "/api/conversation/stream", `{"message":"你好","mode":"strict"}`) }},
 		{"reasoning", conv("What is photosynthesis? [[offline:reasoning]]")},
 		{"error", conv("出 2 道牛顿第一定律的选择题 [[offline:claim-always]]")},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -96,6 +97,9 @@ func agentScenarioFor(c *call) scenario {
 			class := classMention(c.user)
 			if class == "" && answersQuizClarify(c) {
 				class = classMention(lastTurn(c.history))
+				if label, _, ok := pickedChoice(c); ok {
+					class = classMention(label)
+				}
 			}
 			return &clarifyScenario{class: class}
 		}
@@ -107,7 +111,13 @@ func agentScenarioFor(c *call) scenario {
 		}
 		return cs
 	case isDataQuestion(c.user):
+		if d, ok := clarifiedData(c); ok {
+			return d
+		}
 		return dataScenarioFrom(c.user)
+	case answersDataClarify(c):
+		d, _ := clarifiedData(c)
+		return d
 	}
 	return answerScenario{}
 }
@@ -439,14 +449,13 @@ func (s *clarifyScenario) next(st *agentState) action {
 
 func (s *clarifyScenario) finish(st *agentState) finalResult {
 	l := st.c.lang
-	var classes, subjects []string
+	var choices []protocol.Choice
+	var subjects []string
 	if last := st.lastCall(toolClasses); last != nil && last.answered && !last.failed {
 		var obj map[string]any
 		if json.Unmarshal([]byte(last.result), &obj) == nil {
+			choices = classChoices(obj, 4)
 			for _, cl := range list(obj, "classes") {
-				if name := str(cl, "name", "className", "classId"); name != "" && len(classes) < 4 {
-					classes = append(classes, name)
-				}
 				subjects = append(subjects, str(cl, "subject"))
 			}
 		}
@@ -461,9 +470,9 @@ func (s *clarifyScenario) finish(st *agentState) finalResult {
 		cl.Hint = "needTopic"
 		cl.Question = l.pick("好的！想给 "+s.class+" 班出哪个知识点的练习？", "Sure! Which topic should the practice for class "+s.class+" cover?")
 		cl.Options = topics
-	case len(classes) > 0:
+	case len(choices) > 0:
 		cl.Question = l.pick("好的！这份练习是给哪个班的？（知识点下一步再选）", "Sure! Which class is the practice for? (We'll pick the topic next.)")
-		cl.Options = classes
+		offerChoices(cl, choices)
 	default:
 		cl.Hint = "needTopic"
 		cl.Question = l.pick("好的！想练哪个知识点？", "Sure! Which topic should the practice cover?")

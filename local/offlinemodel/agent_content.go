@@ -105,6 +105,10 @@ func asksForSlides(low string) bool {
 // walks through the topic when nothing else is asked.
 func pageTemplate(low string) string {
 	switch {
+	case containsAny(low, "配对", "连线", "匹配", "matching", "match the", "match each"):
+		return templateMatching
+	case containsAny(low, "时间线", "时间轴", "大事年表", "timeline", "time line"):
+		return templateTimeline
 	case containsAny(low, "闪卡", "卡片", "记忆卡", "flashcard", "flash card"):
 		return templateFlashcards
 	case containsAny(low, "测验", "自测", "小测", "练习", "题", "quiz", "self-check", "test"):
@@ -293,6 +297,7 @@ func (s *contentScenario) done(st *agentState, tool string) finalResult {
 		n, _ := num(out, "items")
 		name := map[string][2]string{
 			templateFlashcards: {"闪卡", "flashcards"}, templateQuiz: {"自测题", "self-check quiz"}, templateExplainer: {"分步讲解", "step-by-step explainer"},
+			templateMatching: {"配对练习", "matching exercise"}, templateTimeline: {"时间线", "timeline"},
 		}[s.templateOr()]
 		fr.Artifacts = []string{"interactive"}
 		fr.Message = l.pick(

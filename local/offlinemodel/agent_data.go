@@ -1,12 +1,14 @@
 package offlinemodel
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -27,7 +29,8 @@ const (
 
 type dataScenario struct {
 	ask   dataAsk
-	class string // as the teacher said it ("1A"); the tools resolve it
+	class string // as the teacher said it ("1A") or a picked choice's id; the tools resolve it
+	label string // the picked choice's label, what the answer calls the class; "" for class
 	skill skill  // zero when none was named
 	query string
 }
@@ -52,6 +55,9 @@ func dataScenarioFrom(text string) *dataScenario {
 	}
 	return d
 }
+
+// name is what the answer calls the class.
+func (d *dataScenario) name() string { return cmp.Or(d.label, d.class) }
 
 func (d *dataScenario) next(st *agentState) action {
 	return withNotices(st, d.answerOf(st))
@@ -125,13 +131,13 @@ func (d *dataScenario) answerOf(st *agentState) action {
 		if a != nil {
 			return *a
 		}
-		return answer(weaknessAnswer(l, d.class, d.skill, res))
+		return answer(weaknessAnswer(l, d.name(), d.skill, res))
 	case askStudents:
 		res, a := st.need(toolClassDetail, map[string]any{"classId": d.class})
 		if a != nil {
 			return *a
 		}
-		return answer(studentsAnswer(l, d.class, res))
+		return answer(studentsAnswer(l, d.name(), res))
 	}
 	detail, a := st.need(toolClassDetail, map[string]any{"classId": d.class})
 	if a != nil {
@@ -139,14 +145,14 @@ func (d *dataScenario) answerOf(st *agentState) action {
 	}
 	latest := latestAssignment(list(detail, "assignments"))
 	if latest == nil {
-		return answer(l.pick(className(l, d.class)+"目前还没有布置作业，所以暂时没有成绩可以分析。",
-			"There are no assignments in "+className(l, d.class)+" yet, so there are no scores to look at."))
+		return answer(l.pick(className(l, d.name())+"目前还没有布置作业，所以暂时没有成绩可以分析。",
+			"There are no assignments in "+className(l, d.name())+" yet, so there are no scores to look at."))
 	}
 	subs, a := st.need(toolSubmissions, map[string]any{"assignmentId": str(latest, "assignmentId", "id")})
 	if a != nil {
 		return *a
 	}
-	return answer(scoresAnswer(l, d.class, latest, subs))
+	return answer(scoresAnswer(l, d.name(), latest, subs))
 }
 
 // finish answers from whatever results are in, or says what is missing.
@@ -196,17 +202,62 @@ func classesAnswer(l lang, res map[string]any) string {
 	return sb.String()
 }
 
-// whichClass asks back which class a data question is about.
+// whichClass asks back which class a data question is about. Each choice
+// is the class's name with its id as the value, which the client sends
+// back when it is picked (clarifiedData).
 func whichClass(l lang, res map[string]any) finalResult {
-	var names []string
+	q := l.pick("你想看哪个班的数据？", "Which class would you like me to look at?")
+	cl := &workflow.Clarify{Question: q, Hint: "needClassId"}
+	offerChoices(cl, classChoices(res, -1))
+	return finalResult{Status: statusClarify, Message: q, Clarify: cl}
+}
+
+// offerChoices sets a clarify's choices and, as the schema also asks,
+// its options: their labels.
+func offerChoices(cl *workflow.Clarify, choices []protocol.Choice) {
+	cl.Choices, cl.Options = choices, nil
+	for _, ch := range choices {
+		cl.Options = append(cl.Options, ch.Label)
+	}
+}
+
+// classChoices are the classes of a get_teacher_classes result as clarify
+// choices (label: the name, value: the class id), at most n (-1: all).
+func classChoices(res map[string]any, n int) []protocol.Choice {
+	var out []protocol.Choice
 	for _, cl := range list(res, "classes") {
+		if len(out) == n {
+			break
+		}
 		if name := str(cl, "name", "classId"); name != "" {
-			names = append(names, name)
+			out = append(out, protocol.Choice{Label: name, Value: str(cl, "classId", "name")})
 		}
 	}
-	q := l.pick("你想看哪个班的数据？", "Which class would you like me to look at?")
-	return finalResult{Status: statusClarify, Message: q,
-		Clarify: &workflow.Clarify{Question: q, Options: names, Hint: "needClassId"}}
+	return out
+}
+
+// clarifiedData is the data question a reply completes: when the last
+// turn asked which class a data question is about (whichClass) and the
+// teacher answered with a class (the value of a picked choice, which the
+// history's "[choices: label = value]" names, or a class they typed), the
+// question asked then, about that class, with no second question back.
+func clarifiedData(c *call) (*dataScenario, bool) {
+	last := lastTurn(c.history)
+	if !strings.Contains(last, "Assistant: (asked) 你想看哪个班的数据？") &&
+		!strings.Contains(last, "Assistant: (asked) Which class would you like me to look at?") {
+		return nil, false
+	}
+	first, _, _ := strings.Cut(last, "\n")
+	d := dataScenarioFrom(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(first), "Teacher:")))
+	if label, value, ok := pickedChoice(c); ok {
+		d.class, d.label = value, label
+		return d, true
+	}
+	if m := classMention(c.user); m != "" {
+		d.class = m
+		return d, true
+	}
+	return nil, false
 }
 
 func weaknessAnswer(l lang, class string, sk skill, res map[string]any) string {
@@ -434,4 +485,29 @@ func sign(f float64) float64 {
 		return -1
 	}
 	return 1
+}
+
+// answersDataClarify reports a reply that completes the data question the
+// last turn asked back about (clarifiedData).
+func answersDataClarify(c *call) bool {
+	_, ok := clarifiedData(c)
+	return ok
+}
+
+// pickedChoice is the choice of the last turn's question back that the
+// reply names, by its value (what a client sends when it is picked) or its
+// label, as the history lists them ("[choices: Form 1A = class-hk-f1a]").
+func pickedChoice(c *call) (label, value string, ok bool) {
+	m := submatch(`\[choices: (.*)\]`, lastTurn(c.history))
+	if m == nil {
+		return "", "", false
+	}
+	reply := strings.TrimSpace(c.user)
+	for _, ch := range strings.Split(m[1], "; ") {
+		label, value, _ := strings.Cut(ch, " = ")
+		if reply == value || reply == label {
+			return label, value, true
+		}
+	}
+	return "", "", false
 }

@@ -90,6 +90,8 @@ const (
 	templateFlashcards = "flashcards"
 	templateQuiz       = "quiz"
 	templateExplainer  = "explainer"
+	templateMatching   = "matching"
+	templateTimeline   = "timeline"
 )
 
 // outlineOf is the outline the stand-in proposes for a material.
@@ -223,8 +225,11 @@ func stripOptionLetters(options []string) []string {
 // pageOf is request_interactive_content's arguments for a template.
 func pageOf(l lang, m material, template string) interactiveArgs {
 	switch template {
-	case templateFlashcards:
-		p := interactiveArgs{Title: l.pick(m.title+" · 闪卡", m.title+" · flashcards"), Template: templateFlashcards}
+	case templateFlashcards, templateMatching:
+		p := interactiveArgs{Title: l.pick(m.title+" · 闪卡", m.title+" · flashcards"), Template: template}
+		if template == templateMatching {
+			p.Title = l.pick(m.title+" · 配对练习", m.title+" · matching")
+		}
 		for _, c := range m.cards {
 			p.Items = append(p.Items, itemArg{Front: c[0], Back: c[1]})
 		}
@@ -238,6 +243,9 @@ func pageOf(l lang, m material, template string) interactiveArgs {
 		return interactiveArgs{Title: l.pick(m.title+" · 自测题", m.title+" · self-check quiz"), Template: templateQuiz, Items: quizItems(l, m)}
 	}
 	p := interactiveArgs{Title: l.pick(m.title+" · 分步讲解", m.title+" · step by step"), Template: templateExplainer}
+	if template == templateTimeline {
+		p = interactiveArgs{Title: l.pick(m.title+" · 时间线", m.title+" · timeline"), Template: templateTimeline}
+	}
 	for _, s := range m.slides {
 		body := strings.Join(s.Bullets, l.pick("；", "; ")) + l.pick("。", ".")
 		p.Items = append(p.Items, itemArg{Heading: s.Title, Body: body})

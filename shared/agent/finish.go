@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -79,8 +80,9 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	case in.Route.Path == workflow.PathClarify:
 		c := in.Route.Result.Clarify
 		out.Action, out.Text = session.ActionClarify, c.Question
-		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
-		chunks, err := clarifyChunks(*c)
+		var chunks []protocol.Chunk
+		var err error
+		out.Clarify, chunks, err = askBack(*c)
 		return out, session.TurnCompleted, chunks, err
 	case in.Route.Path == workflow.PathBuild:
 		return a.buildOutcome(ctx, in, out)
@@ -113,10 +115,8 @@ func (a *Agent) closing(ctx context.Context, in workflow.FinishInput) (session.O
 	var chunks []protocol.Chunk
 	if rec.Result.Status == StatusClarifyNeeded && rec.Result.Clarify != nil {
 		out.Action = session.ActionClarify
-		c := *rec.Result.Clarify
-		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
 		var err error
-		if chunks, err = clarifyChunks(c); err != nil {
+		if out.Clarify, chunks, err = askBack(*rec.Result.Clarify); err != nil {
 			return out, "", nil, err
 		}
 	}
@@ -148,16 +148,44 @@ func (a *Agent) strictFallback(ctx context.Context, in workflow.FinishInput, rec
 	return textChunks(fmt.Sprintf("text-strict-%d", in.Attempt), text), true, nil
 }
 
-// clarifyChunks is the question a turn asks back. It is said once, in the
-// data-clarify part (PROTOCOL.md §1: question, options, hint), which the
-// frontend renders as the question with its choices; a text part with the
-// same words would show it twice.
-func clarifyChunks(c workflow.Clarify) ([]protocol.Chunk, error) {
-	d, err := protocol.NewData(protocol.DataClarify, "", protocol.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint})
+// askBack is the question a turn asks back: the outcome's record of it and
+// its chunks. It is said once, in the data-clarify part (PROTOCOL.md §1:
+// question, options, hint, choices), which the frontend renders as the
+// question with its choices; a text part with the same words would show
+// it twice.
+func askBack(c workflow.Clarify) (*session.Clarify, []protocol.Chunk, error) {
+	c = withChoices(c)
+	d, err := protocol.NewData(protocol.DataClarify, "", protocol.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint, Choices: c.Choices})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return []protocol.Chunk{d}, nil
+	return &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint, Choices: c.Choices}, []protocol.Chunk{d}, nil
+}
+
+// withChoices makes c's options and choices agree (seed 004 S4-12): the
+// options are the choices' labels; an option without a choice is sent
+// back as its own words. A choice with no value is sent back as its label.
+func withChoices(c workflow.Clarify) workflow.Clarify {
+	var choices []protocol.Choice
+	for _, ch := range c.Choices {
+		ch.Label, ch.Value = strings.TrimSpace(ch.Label), strings.TrimSpace(ch.Value)
+		if ch.Label == "" {
+			continue
+		}
+		choices = append(choices, protocol.Choice{Label: ch.Label, Value: cmp.Or(ch.Value, ch.Label)})
+	}
+	if len(choices) == 0 {
+		for _, o := range c.Options {
+			if o = strings.TrimSpace(o); o != "" {
+				choices = append(choices, protocol.Choice{Label: o, Value: o})
+			}
+		}
+	}
+	c.Choices, c.Options = choices, nil
+	for _, ch := range choices {
+		c.Options = append(c.Options, ch.Label)
+	}
+	return c
 }
 
 func textChunks(id, text string) []protocol.Chunk {
@@ -176,10 +204,10 @@ func (a *Agent) buildOutcome(ctx context.Context, in workflow.FinishInput, out s
 		// No plan step ran (an execution of an older definition).
 		out.Text = i18n.Of(in.Turn.Language, in.Turn.Message).Text(i18n.BuildNotice, i18n.Clip(strings.TrimSpace(in.Turn.Message), 80))
 	case p.Status == workflow.PlanClarify && p.Clarify != nil:
-		c := *p.Clarify
-		out.Action, out.Text = session.ActionClarify, c.Question
-		out.Clarify = &session.Clarify{Question: c.Question, Options: c.Options, Hint: c.Hint}
-		chunks, err := clarifyChunks(c)
+		out.Action, out.Text = session.ActionClarify, p.Clarify.Question
+		var chunks []protocol.Chunk
+		var err error
+		out.Clarify, chunks, err = askBack(*p.Clarify)
 		return out, session.TurnCompleted, chunks, err
 	case p.Status == workflow.PlanPlanned:
 		var rec workflow.PlanRecord

@@ -8,6 +8,7 @@ import (
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -40,7 +41,7 @@ func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
 		reply := x.Outcome.Text
 		switch {
 		case x.Outcome.Clarify != nil:
-			reply = "(asked) " + x.Outcome.Clarify.Question
+			reply = "(asked) " + x.Outcome.Clarify.Question + askedChoices(x.Outcome.Clarify.Choices)
 		case x.Status == session.TurnStopped:
 			reply = "(stopped by the teacher)"
 		case x.Outcome.Error != "":
@@ -75,3 +76,20 @@ func (a *Agent) initialHistory(ctx context.Context, in workflow.AgentInput, syst
 
 // maxMemory bounds one tool's memory in the history summary.
 const maxMemory = 9000
+
+// askedChoices lists a clarify's choices whose value is not their label
+// (" [choices: Form 1A = class-hk-f1a]"): the teacher's next message may be
+// a value a client sent when a choice was picked, and the model must know
+// what it names.
+func askedChoices(cs []protocol.Choice) string {
+	var named []string
+	for _, c := range cs {
+		if c.Value != c.Label {
+			named = append(named, c.Label+" = "+c.Value)
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	return " [choices: " + strings.Join(named, "; ") + "]"
+}

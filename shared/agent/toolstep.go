@@ -38,7 +38,7 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	if r := i18n.Of(t.Language, t.Message).Text(tool.Running); known && r != "" {
 		running = r
 	}
-	if err := a.progress(ctx, em, in.Call, protocol.ToolRunning, running); err != nil {
+	if err := a.progress(ctx, em, in.Call, protocol.ToolProgress{Status: protocol.ToolRunning, Message: running}); err != nil {
 		return workflow.ToolOutput{}, err
 	}
 	rec := toolRecord{Name: in.Call.Name}
@@ -69,7 +69,11 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	if err := putJSON(ctx, a.Store, t.SessionID, key, rec); err != nil {
 		return workflow.ToolOutput{}, err
 	}
-	if err := a.progress(ctx, em, in.Call, protocol.ToolStatus(rec.Status), msg); err != nil {
+	end := protocol.ToolProgress{Status: protocol.ToolStatus(rec.Status), Message: msg}
+	if end.Status == protocol.ToolSuccess {
+		end.Count, end.Preview = res.Count, res.Preview // seed 003's tool.end
+	}
+	if err := a.progress(ctx, em, in.Call, end); err != nil {
 		return workflow.ToolOutput{}, err
 	}
 	if err == nil {
@@ -84,8 +88,9 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	return workflow.ToolOutput{Status: rec.Status}, nil
 }
 
-func (a *Agent) progress(ctx context.Context, em emitter, c workflow.ToolCallRef, s protocol.ToolStatus, msg string) error {
-	d, err := protocol.NewData(protocol.DataToolProgress, c.ID, protocol.ToolProgress{Tool: c.Name, Status: s, Message: msg})
+func (a *Agent) progress(ctx context.Context, em emitter, c workflow.ToolCallRef, p protocol.ToolProgress) error {
+	p.Tool = c.Name
+	d, err := protocol.NewData(protocol.DataToolProgress, c.ID, p)
 	if err != nil {
 		return err
 	}

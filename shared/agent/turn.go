@@ -83,6 +83,7 @@ type modelRound struct {
 	reasoning *textWriter
 	evidence  Evidence
 
+	drafts        map[string]*draft // the tool calls shown while written, by call id
 	ext           llm.TextExtractor // across interrupted tries: nothing is sent twice
 	message       llm.PartialField  // final_result's message, decoded as it grows
 	reasoningSent string            // the reasoning already sent, across tries
@@ -119,12 +120,12 @@ func (r *modelRound) call(ctx context.Context, hist []llm.Message) (llm.Response
 				}
 				return r.text.Write(ctx, r.ext.Feed(content.String()))
 			},
-			OnToolCall: func(_ int, _, name, args string) error {
+			OnToolCall: func(_ int, id, name, args string) error {
 				if err := r.reasoning.End(ctx); err != nil {
 					return err
 				}
 				if name != prompts.FinalResultTool {
-					return nil
+					return r.feedDraft(ctx, id, name, args)
 				}
 				return r.feedFinal(ctx, args)
 			},
@@ -151,6 +152,53 @@ func (r *modelRound) feedReasoning(ctx context.Context, sofar string) error {
 	d := sofar[len(r.reasoningSent):]
 	r.reasoningSent = sofar
 	return r.reasoning.Write(ctx, d)
+}
+
+// draft is one tool call shown while the model writes its arguments.
+type draft struct {
+	d    tools.Drafter
+	part string
+	read int // the length of the arguments last read
+}
+
+// draftStep is how much a call's arguments grow before they are read
+// again: at least draftMin bytes, and an eighth of what is there, so that a
+// long page costs a few dozen reads, not one per fragment.
+const draftMin = 256
+
+// feedDraft shows a tool call's work while the model writes it (a tool
+// with a Drafter: an interactive page's plan and progress), as the tool's
+// Drafts part with the call's id, so that the tool's own parts follow
+// under the same id.
+func (r *modelRound) feedDraft(ctx context.Context, id, name, args string) error {
+	if id == "" {
+		return nil
+	}
+	st := r.drafts[id]
+	if st == nil {
+		t, ok := r.a.Tools.Get(name)
+		if !ok || t.NewDrafter == nil {
+			return nil
+		}
+		st = &draft{d: t.NewDrafter(), part: t.Drafts, read: -draftMin}
+		if r.drafts == nil {
+			r.drafts = map[string]*draft{}
+		}
+		r.drafts[id] = st
+	}
+	if len(args)-st.read < max(draftMin, st.read/8) {
+		return nil
+	}
+	st.read = len(args)
+	payload, changed := st.d.Draft(args)
+	if !changed {
+		return nil
+	}
+	d, err := protocol.NewData(st.part, id, payload)
+	if err != nil {
+		return err
+	}
+	return r.em.Emit(ctx, d)
 }
 
 // feedFinal streams FinalResult.message out of the final_result arguments as

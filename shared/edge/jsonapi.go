@@ -162,8 +162,15 @@ func responseOf(t session.Turn, followup bool) ConversationResponse {
 		if o.Clarify != nil {
 			co := &ClarifyOptions{Type: "single_select", Question: o.Clarify.Question, Hint: o.Clarify.Hint,
 				AllowCustomInput: true, Choices: []ClarifyChoice{}}
-			for _, opt := range o.Clarify.Options {
-				co.Choices = append(co.Choices, ClarifyChoice{Label: opt, Value: opt})
+			// issue 30: value is the entity's id (seed 004 S4-12); a turn
+			// stored before choices existed sends its options back as said.
+			for _, ch := range o.Clarify.Choices {
+				co.Choices = append(co.Choices, ClarifyChoice{Label: ch.Label, Value: ch.Value})
+			}
+			if len(co.Choices) == 0 {
+				for _, opt := range o.Clarify.Options {
+					co.Choices = append(co.Choices, ClarifyChoice{Label: opt, Value: opt})
+				}
 			}
 			resp.ClarifyOptions = co
 		}

@@ -303,6 +303,10 @@ const (
 	ListFilesRunning
 	ReadFileRunning
 	SplitTreeRunning
+	// issue 30: the template report's system.error (a backend down, an
+	// internal failure). ReportSystemError takes the cause (%s).
+	ReportSystemError
+	ReportInternalError
 	numMsgs
 )
 
@@ -533,6 +537,10 @@ var catalogue = [numMsgs][2]string{
 	ListFilesRunning:     {"Listing the files", "正在列出文件"},
 	ReadFileRunning:      {"Reading a file", "正在读取文件"},
 	SplitTreeRunning:     {"Reading the template's structure", "正在解析模板结构"},
+
+	// issue 30: the template report's system.error.
+	ReportSystemError:   {"System error: %s", "系统错误：%s"},
+	ReportInternalError: {"the report service failed internally, please try again", "报告服务内部出错，请稍后重试"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

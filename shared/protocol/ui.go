@@ -280,8 +280,11 @@ const (
 	DataQuizQuestion       = "quiz-question"
 	DataQuizComplete       = "quiz-complete"
 	DataInteractiveContent = "interactive-content"
-	DataClarify            = "clarify"
-	DataNotice             = "notice"
+	// DataInteractiveProgress shows an interactive page's plan and
+	// progress while it is written (issue 30), same id as its content.
+	DataInteractiveProgress = "interactive-progress"
+	DataClarify             = "clarify"
+	DataNotice              = "notice"
 	// DataGuide is the guide_user tool's structured guidance (seed 003):
 	// not an artifact.
 	DataGuide = "guide"
@@ -352,13 +355,32 @@ type ToolProgress struct {
 	Tool    string     `json:"tool"`
 	Status  ToolStatus `json:"status"`
 	Message string     `json:"message"`
+	// Count and Preview come with a success (seed 003's tool.end): how many
+	// items the tool found or made, and up to MaxPreview short labels of
+	// them, never pupils' private data (no names with scores).
+	Count   int      `json:"count,omitempty"`
+	Preview []string `json:"preview,omitempty"`
 }
 
-// Clarify is the payload of data-clarify.
+// MaxPreview bounds ToolProgress.Preview.
+const MaxPreview = 3
+
+// Clarify is the payload of data-clarify. Options are the choices'
+// labels (what the seed's frontend shows); Choices pair each label with
+// the value a client sends back when it is picked (issue 30).
 type Clarify struct {
 	Question string   `json:"question"`
 	Options  []string `json:"options,omitempty"`
 	Hint     string   `json:"hint,omitempty"`
+	Choices  []Choice `json:"choices,omitempty"`
+}
+
+// Choice is one answer to a clarify question: Label is what the teacher
+// reads, Value what the client sends when it is picked: the entity's id
+// (a class id, a student id) when the choice names one, else the label.
+type Choice struct {
+	Label string `json:"label" description:"what the teacher reads, e.g. the class name"`
+	Value string `json:"value" description:"the entity's id from a tool result (classId, studentId), else the label"`
 }
 
 // Guide is the payload of data-guide: what the teacher can ask, the facts
@@ -368,6 +390,23 @@ type Guide struct {
 	Missing     []string `json:"missing"`
 	Suggestions []string `json:"suggestions"`
 }
+
+// InteractiveProgress is the payload of data-interactive-progress: the
+// stage of the page (planning: the model is writing what the page is;
+// writing: its sections, Section naming the last one written; building:
+// the page is assembled and stored), its title once known.
+type InteractiveProgress struct {
+	Stage   string `json:"stage"`
+	Title   string `json:"title,omitempty"`
+	Section string `json:"section,omitempty"`
+}
+
+// Stages of InteractiveProgress.
+const (
+	StagePlanning = "planning"
+	StageWriting  = "writing"
+	StageBuilding = "building"
+)
 
 // QuizQuestion is the payload of data-quiz-question.
 type QuizQuestion struct {

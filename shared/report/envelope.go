@@ -122,8 +122,13 @@ type Error struct {
 	Code string
 }
 
-// SystemError is system.error.
-type SystemError struct{ Message string }
+// SystemError is system.error: a failure of the system rather than of the
+// request (the template backend down, an internal error). Message is the
+// content; Code, a seed 004 §3.2 code, is in metadata (issue 30).
+type SystemError struct {
+	Message string
+	Code    string
+}
 
 // Heartbeat is system.heartbeat; it is written by the transport, never logged.
 type Heartbeat struct {
@@ -226,6 +231,9 @@ func Encode(sessionID string, ev ServerEvent) ([]byte, error) {
 		}
 	case SystemError:
 		content = e.Message
+		if e.Code != "" {
+			meta = map[string]string{"code": e.Code}
+		}
 	case Heartbeat:
 		meta = e
 	default:

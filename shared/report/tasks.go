@@ -26,7 +26,15 @@ type Section struct {
 	ID      int    `json:"id"`
 	Title   string `json:"title"`
 	Content string `json:"content"`
-	Tables  []any  `json:"tables,omitempty"`
+	// Tables are the Markdown tables of Content, parsed (issue 30).
+	Tables []Table `json:"tables,omitempty"`
+}
+
+// Table is a table a solver wrote in its section: the header row's cells
+// and each body row's cells, as plain text.
+type Table struct {
+	Headers []string   `json:"headers"`
+	Rows    [][]string `json:"rows"`
 }
 
 // Report is the aggregated report.

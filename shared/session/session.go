@@ -12,6 +12,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
@@ -143,6 +144,8 @@ type Clarify struct {
 	Question string   `json:"question"`
 	Options  []string `json:"options,omitempty"`
 	Hint     string   `json:"hint,omitempty"`
+	// Choices pair each option with the value sent back (issue 30).
+	Choices []protocol.Choice `json:"choices,omitempty"`
 }
 
 // Store keeps sessions, turns and turn records.

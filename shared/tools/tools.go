@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -67,7 +68,48 @@ type Result struct {
 	// data, a stale list, incomplete records): sent as data-notice chunks,
 	// and to the model inside Output.
 	Notices []protocol.Notice
+	// Count is how many items a list or a generated set holds (classes,
+	// students, submissions, questions, slides …), 0 for a single thing;
+	// Preview labels a few of them (see Previewed). Both go to the
+	// teacher's data-tool-progress on success, never to the model.
+	Count   int
+	Preview []string
 }
+
+// Counted returns r with n items, labelled by the first few of labels
+// (protocol.MaxPreview, each clipped; empty ones skipped). Labels must
+// not be pupils' private data: never a name with a score.
+func (r Result) Counted(n int, labels ...string) Result {
+	r.Count = n
+	r.Preview = nil
+	for _, l := range labels {
+		if len(r.Preview) == protocol.MaxPreview {
+			break
+		}
+		if l = i18n.Clip(strings.Join(strings.Fields(l), " "), maxPreviewLabel); l != "" {
+			r.Preview = append(r.Preview, l)
+		}
+	}
+	return r
+}
+
+// Labels are the labels of the first items a preview shows, by label
+// (blank ones skipped).
+func Labels[T any](items []T, label func(T) string) []string {
+	var out []string
+	for _, it := range items {
+		if len(out) == protocol.MaxPreview {
+			break
+		}
+		if l := strings.TrimSpace(label(it)); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// maxPreviewLabel bounds one preview label, in characters.
+const maxPreviewLabel = 40
 
 // Tool is one callable tool.
 type Tool struct {
@@ -84,7 +126,28 @@ type Tool struct {
 	// catalogue's messages about the tool name it, never the tool's name.
 	Thing  i18n.Msg
 	Schema llm.Schema
-	run    func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
+	// Drafts names the data part (e.g. protocol.DataInteractiveProgress)
+	// that shows the tool's work while the model still writes its
+	// arguments, and NewDrafter makes the reader of one call's arguments;
+	// both empty for a tool with nothing to show before it runs.
+	Drafts     string
+	NewDrafter func() Drafter
+	run        func(ctx context.Context, c Call, args json.RawMessage) (Result, error)
+}
+
+// Drafter reads one call's arguments as the model writes them (issue 30).
+type Drafter interface {
+	// Draft gets the arguments written so far and returns the payload of
+	// the tool's Drafts part, and whether it changed since the last one
+	// it returned (only a change is sent).
+	Draft(argsSoFar string) (payload any, changed bool)
+}
+
+// Drafting returns t showing part, made by a drafter per call, while the
+// model writes its arguments.
+func (t Tool) Drafting(part string, newDrafter func() Drafter) Tool {
+	t.Drafts, t.NewDrafter = part, newDrafter
+	return t
 }
 
 // ArgumentError is returned when the model's arguments do not fit the schema.

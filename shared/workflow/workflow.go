@@ -162,6 +162,9 @@ type Clarify struct {
 	Question string   `json:"question"`
 	Options  []string `json:"options,omitempty"`
 	Hint     string   `json:"hint,omitempty"`
+	// Choices (issue 30) are the options with the value a client sends
+	// back: the entity's id when an option names one (seed 004 S4-12).
+	Choices []protocol.Choice `json:"choices,omitempty" description:"when the options name classes or students: each option as {label, value: its id from a tool result}"`
 }
 
 // RouteInput is the Route step's input.

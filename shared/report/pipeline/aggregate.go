@@ -197,9 +197,31 @@ func (p *Pipeline) Finish(ctx context.Context, in FinishInput) (struct{}, error)
 	case ReasonTimeout:
 		ev = report.Error{Code: "VALIDATION_ERROR", Message: lang(s).Text(i18n.ReportConfirmTimeout, p.set.ConfirmTimeout)}
 	default:
+		if sys, ok := systemFailure(lang(s), in.Error); ok {
+			// The run ends (pipeline.completed) and its last event says
+			// why: the system failed, not the request.
+			return struct{}{}, report.Emitter(p.log, s.ID).Emit(ctx, report.PipelineCompleted{}, sys)
+		}
 		ev = failure(lang(s), in.Error)
 	}
 	return struct{}{}, report.Emitter(p.log, s.ID).Emit(ctx, ev, report.PipelineCompleted{})
+}
+
+// systemFailure is the system.error of a caught error the seed assigns to
+// it, with a stable code: SERVICE_UNAVAILABLE for a template backend that
+// is down (its message names what it failed on), INTERNAL_ERROR for a step
+// that failed with no code of its own (a crash, a broken store: its cause
+// is logged, never sent). A timeout is no system failure (failure: AI_ERROR).
+func systemFailure(l i18n.Lang, e *ErrorInfo) (report.SystemError, bool) {
+	switch {
+	case e == nil || e.TimedOut():
+		return report.SystemError{}, false
+	case e.Code() == apperr.ServiceUnavailable:
+		return report.SystemError{Code: string(apperr.ServiceUnavailable), Message: l.Text(i18n.ReportSystemError, e.Message())}, true
+	case e.Code() == apperr.Internal:
+		return report.SystemError{Code: string(apperr.Internal), Message: l.Text(i18n.ReportSystemError, l.Text(i18n.ReportInternalError))}, true
+	}
+	return report.SystemError{}, false
 }
 
 // failure turns a caught error into agent.error: a step's apperr is named

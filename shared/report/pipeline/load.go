@@ -135,7 +135,8 @@ func backendErr(l i18n.Lang, err error, what string) error {
 	if errors.Is(err, backend.ErrNotFound) {
 		return apperr.Wrap(err, apperr.EntityNotFound, "%s", l.Text(i18n.ReportBackendMissing, what))
 	}
-	return apperr.Wrap(err, apperr.DataError, "%s", l.Text(i18n.ReportBackendFailed, what))
+	// The backend is down or broken: a system failure (system.error).
+	return apperr.Wrap(err, apperr.ServiceUnavailable, "%s", l.Text(i18n.ReportBackendFailed, what))
 }
 
 // fileName makes a name safe as one VFS path segment.

@@ -45,7 +45,11 @@ func (m *scripted) Complete(_ context.Context, req llm.Request) (llm.Response, e
 	case strings.HasPrefix(sys, prompts.ReportSolverHeader):
 		var t report.SectionTask
 		_ = json.Unmarshal([]byte(req.Messages[1].Content), &t)
-		return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "## " + t.Title + "\n\nWritten: " + t.Title}}, nil
+		content := "## " + t.Title + "\n\nWritten: " + t.Title
+		if t.ID == 2 { // a solver that writes a table (issue 30: the section's tables)
+			content += "\n\n| Class | Mean |\n| --- | ---: |\n| 1A | **72.5** |\n| 1B | 68 |"
+		}
+		return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: content}}, nil
 	}
 	return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "Done."}}, nil
 }
@@ -75,6 +79,10 @@ func newFixture(tb testing.TB, leaves int) fixture {
 	tb.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/templates", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("name") == "Down" { // a backend that is down (issue 30: system.error)
+			http.Error(w, "upstream unavailable", http.StatusServiceUnavailable)
+			return
+		}
 		if name := r.URL.Query().Get("name"); name != "" && name != "Bench" {
 			fmt.Fprint(w, `{"templates":[]}`)
 			return

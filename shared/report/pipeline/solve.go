@@ -12,8 +12,10 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/report"
+	"github.com/insightedge/insightedge/shared/report/export"
 	"github.com/insightedge/insightedge/shared/report/vfs"
 	"github.com/insightedge/insightedge/shared/tools"
 )
@@ -83,6 +85,12 @@ func (p *Pipeline) Solve(ctx context.Context, in SolveInput) (SolveOutput, error
 		gen := s.Restarts[task.ID]
 		running, err := p.setTask(ctx, s.ID, in.Run, task.ID, report.TaskRunning)
 		if errors.Is(err, errTaskCancelled) {
+			// Cancelled before it started: it starts and ends at once, so
+			// that its solver.completed has its solver.start (the pairing
+			// rule, docs/template-report.md).
+			if err := p.emit(ctx, s.ID, in.Run, report.SolverStart{ID: task.ID, Title: task.Title}); err != nil {
+				return out, staleOr(err)
+			}
 			return p.endTask(ctx, s, in.Run, task, report.TaskCancelled, "", "")
 		}
 		if err != nil {
@@ -116,7 +124,7 @@ func (p *Pipeline) Solve(ctx context.Context, in SolveInput) (SolveOutput, error
 		if err != nil {
 			return out, err
 		}
-		sec, _ := json.Marshal(report.Section{ID: task.ID, Title: task.Title, Content: content})
+		sec, _ := json.Marshal(report.Section{ID: task.ID, Title: task.Title, Content: content, Tables: Tables(content)})
 		if err := f.PutWork(ctx, sectionName(task.ID), sec); err != nil {
 			return out, err
 		}
@@ -245,6 +253,38 @@ func (p *Pipeline) solveOnce(ctx context.Context, s report.Session, run int, t r
 		return "", errNoAnswer
 	}
 	return content, nil
+}
+
+// Tables are the Markdown tables (GFM, goldmark's table extension) of a
+// section's content, in order.
+func Tables(content string) []report.Table {
+	var out []report.Table
+	for _, sec := range export.Document(content, "").Sections {
+		for _, b := range sec.Blocks {
+			if t, ok := b.(office.Table); ok {
+				out = append(out, report.Table{Headers: unescaped(t.Headers), Rows: unescapedRows(t.Rows)})
+			}
+		}
+	}
+	return out
+}
+
+// unescaped are a row's cells with the escaped pipes of GFM (a \| b) as
+// the reader sees them; never nil.
+func unescaped(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.ReplaceAll(c, `\|`, "|")
+	}
+	return out
+}
+
+func unescapedRows(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = unescaped(r)
+	}
+	return out
 }
 
 // Summary is a section's first sentence-sized line, without Markdown marks,

@@ -349,7 +349,7 @@ func (p *pack) teacherClasses(ctx context.Context, teacher string, in classesArg
 		return tools.Result{}, err
 	}
 	return result(len(cs), lang(ctx).Text(i18n.DataClasses, len(cs)),
-		classesOut{TeacherID: teacher, Classes: cs}), nil
+		classesOut{TeacherID: teacher, Classes: cs}, tools.Labels(cs, func(c javaapi.ClassInfo) string { return c.Name })...), nil
 }
 
 func (p *pack) classDetail(ctx context.Context, teacher string, in classArgs) (tools.Result, error) {
@@ -371,7 +371,9 @@ func (p *pack) classDetail(ctx context.Context, teacher string, in classArgs) (t
 		return tools.Result{}, err
 	}
 	msg := lang(ctx).Text(i18n.DataClass, detail.Class.Name, len(detail.Students), len(as))
-	return result(1, msg, classDetailOut{Class: detail.Class, Students: detail.Students, Assignments: as}), nil
+	// The preview counts the roster: names alone, never with a score.
+	return result(1, msg, classDetailOut{Class: detail.Class, Students: detail.Students, Assignments: as}).
+		Counted(len(detail.Students), tools.Labels(detail.Students, func(s javaapi.Student) string { return s.Name })...), nil
 }
 
 func (p *pack) assignmentSubmissions(ctx context.Context, teacher string, in assignmentArgs) (tools.Result, error) {
@@ -402,6 +404,7 @@ func (p *pack) assignmentSubmissions(ctx context.Context, teacher string, in ass
 	st := summarize(scores)
 	st.Ungraded, st.Unusable = ungraded, unusable
 	n := len(subs.Submissions)
+	// A count and no preview: every item is a pupil's score.
 	res := result(n, lang(ctx).Text(i18n.DataSubmissions, n, statsLeftOut(ungraded, unusable, lang(ctx))),
 		submissionsOut{AssignmentID: subs.AssignmentID, Title: subs.Title, Submissions: records, Stats: st})
 	res.Notices = ungradedNotices(ungraded, unusable, lang(ctx))
@@ -466,8 +469,10 @@ func (p *pack) studentGrades(ctx context.Context, teacher string, in studentArgs
 			unusable++
 		}
 	}
+	// The preview names the assignments, without their scores.
 	res := result(n, lang(ctx).Text(i18n.DataGrades, g.StudentName, n, statsLeftOut(ungraded, unusable, lang(ctx))),
-		gradesOut{StudentID: g.StudentID, StudentName: g.StudentName, Submissions: records})
+		gradesOut{StudentID: g.StudentID, StudentName: g.StudentName, Submissions: records},
+		tools.Labels(records, func(r gradeRecord) string { return r.AssignmentTitle })...)
 	res.Notices = ungradedNotices(ungraded, unusable, lang(ctx))
 	return res, nil
 }
@@ -486,7 +491,7 @@ func (p *pack) errorPatterns(ctx context.Context, teacher string, in studentArgs
 		return tools.Result{}, err
 	}
 	return result(len(ps), lang(ctx).Text(i18n.DataErrors, len(ps)),
-		patternsOut{StudentID: id, Patterns: ps}), nil
+		patternsOut{StudentID: id, Patterns: ps}, tools.Labels(ps, func(p javaapi.ErrorPattern) string { return p.Pattern })...), nil
 }
 
 func (p *pack) searchDocuments(ctx context.Context, teacher string, in searchArgs) (tools.Result, error) {
@@ -495,7 +500,7 @@ func (p *pack) searchDocuments(ctx context.Context, teacher string, in searchArg
 		return tools.Result{}, err
 	}
 	return result(len(docs), lang(ctx).Text(i18n.DataDocuments, len(docs)),
-		documentsOut{Documents: docs}), nil
+		documentsOut{Documents: docs}, tools.Labels(docs, func(d javaapi.Document) string { return d.Title })...), nil
 }
 
 func (p *pack) rubrics(ctx context.Context, teacher string, _ noArgs) (tools.Result, error) {
@@ -503,7 +508,8 @@ func (p *pack) rubrics(ctx context.Context, teacher string, _ noArgs) (tools.Res
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(len(rs), lang(ctx).Text(i18n.DataRubrics, len(rs)), rubricsOut{Rubrics: rs}), nil
+	return result(len(rs), lang(ctx).Text(i18n.DataRubrics, len(rs)), rubricsOut{Rubrics: rs},
+		tools.Labels(rs, func(r javaapi.RubricSummary) string { return r.Title })...), nil
 }
 
 func (p *pack) rubric(ctx context.Context, teacher string, in rubricArgs) (tools.Result, error) {
@@ -514,7 +520,8 @@ func (p *pack) rubric(ctx context.Context, teacher string, in rubricArgs) (tools
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return result(1, lang(ctx).Text(i18n.DataRubric, r.Title), rubricOut{Rubric: r}), nil
+	return result(1, lang(ctx).Text(i18n.DataRubric, r.Title), rubricOut{Rubric: r}).
+		Counted(len(r.Criteria), tools.Labels(r.Criteria, func(c javaapi.Criterion) string { return c.Name })...), nil
 }
 
 // unknownRubric turns a 404 into an error that lists the rubrics there are.
@@ -562,6 +569,7 @@ func (p *pack) weakness(ctx context.Context, teacher string, in weaknessArgs) (t
 		label = "overall"
 	}
 	msg := lang(ctx).Text(i18n.DataWeakness, cls.Name, len(students), lang(ctx).Skill(label))
+	// A count and no preview: a ranking by score names pupils with their results.
 	return result(len(students), msg, weaknessOut{ClassID: cls.ClassID, Skill: label, Students: students}), nil
 }
 
@@ -680,13 +688,14 @@ func (p *pack) withStudent(ctx context.Context, teacher string, in studentArgs, 
 	return fn(s.StudentID)
 }
 
-// result builds a Result: empty when there is nothing to show.
-func result(n int, msg string, out any) tools.Result {
+// result builds a Result of n items, previewed by labels: empty when
+// there is nothing to show.
+func result(n int, msg string, out any, labels ...string) tools.Result {
 	st := protocol.ToolSuccess
 	if n == 0 {
 		st = protocol.ToolEmpty
 	}
-	return tools.Result{Status: st, Message: msg, Output: out}
+	return tools.Result{Status: st, Message: msg, Output: out}.Counted(n, labels...)
 }
 
 // firstErr returns the first non-nil error.

@@ -207,5 +207,5 @@ func (p *pack) documentFile(ctx context.Context, c tools.Call, args any, tool, t
 			"next":     "The teacher sees a download card for the file; do not repeat the link. Tell them briefly what it contains.",
 		},
 		Memory: memory(fmt.Sprintf("%s file %s generated from this document", typ, d.obj.Filename()), args),
-	}, nil
+	}.Counted(len(doc.Sections), tools.Labels(doc.Sections, func(s office.Section) string { return s.Heading })...), nil
 }

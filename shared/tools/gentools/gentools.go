@@ -52,7 +52,8 @@ var descriptions = map[string]string{
 		"The teacher gets a download card.",
 	RenderPDF: "Make a PDF of a document (same arguments as generate_docx), for printing or sharing. The teacher gets a download card.",
 	RequestInteractiveContent: "Make an interactive web page from a built-in template: flashcards (front/back), a self-check quiz with instant feedback " +
-		"(question/options/answer/explanation) or a step-by-step explainer (heading/body). Prefer this over generate_interactive_html.",
+		"(question/options/answer/explanation), a step-by-step explainer (heading/body), a matching exercise (front: term, back: its match) " +
+		"or a timeline (heading: when, body: what happened). Prefer this over generate_interactive_html.",
 	GenerateInteractiveHTML: "Make a simple interactive web page from HTML you write: the body only, with inline <style> and <script>. " +
 		"External scripts, styles, fonts, images and frames are removed. Use request_interactive_content when a template fits.",
 }
@@ -107,8 +108,10 @@ func New(d Deps) []tools.Tool {
 		generation(GeneratePptx, i18n.SlidesRunning, i18n.SlidesThing, p.generatePptx, protocol.DataFileReady),
 		generation(GenerateDocx, i18n.DocxRunning, i18n.DocxThing, p.generateDocx, protocol.DataFileReady),
 		generation(RenderPDF, i18n.PDFRunning, i18n.PDFThing, p.renderPDF, protocol.DataFileReady),
-		generation(RequestInteractiveContent, i18n.InteractiveRunning, i18n.InteractiveThing, p.requestInteractive, protocol.DataInteractiveContent),
-		generation(GenerateInteractiveHTML, i18n.HTMLRunning, i18n.HTMLThing, p.generateHTML, protocol.DataInteractiveContent),
+		generation(RequestInteractiveContent, i18n.InteractiveRunning, i18n.InteractiveThing, p.requestInteractive, protocol.DataInteractiveContent).
+			Drafting(protocol.DataInteractiveProgress, newItemsDraft),
+		generation(GenerateInteractiveHTML, i18n.HTMLRunning, i18n.HTMLThing, p.generateHTML, protocol.DataInteractiveContent).
+			Drafting(protocol.DataInteractiveProgress, newHTMLDraft),
 	}
 }
 

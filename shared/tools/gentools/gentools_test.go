@@ -381,6 +381,11 @@ func TestInteractiveTemplates(t *testing.T) {
 			"quiz", []string{`data-answer="0"`, `data-answer="1"`, "两者之差小于任何正数", "重新作答"}},
 		{"explainer", `{"title":"Photosynthesis","template":"explainer","items":[{"heading":"Light","body":"Chlorophyll absorbs light."},{"heading":"Water","body":"Water is split."}]}`,
 			"explainer", []string{"Chlorophyll absorbs light.", "Next"}},
+		// issue 30: page kinds beyond the three, through the same sanitiser and CSP.
+		{"matching", `{"title":"Cell parts","template":"matching","items":[{"front":"nucleus","back":"holds the DNA"},{"front":"ribosome","back":"makes <proteins>"}]}`,
+			"matching", []string{`class="term"`, "holds the DNA", "makes &lt;proteins&gt;", "Score", "Content-Security-Policy"}},
+		{"timeline", `{"title":"牛顿力学","template":"timeline","items":[{"heading":"1687","body":"《原理》出版"},{"heading":"1905","body":"狭义相对论"}]}`,
+			"timeline", []string{"<summary>1687</summary>", "狭义相对论", "全部翻开"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

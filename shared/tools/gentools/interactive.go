@@ -42,8 +42,8 @@ type ItemArg struct {
 // InteractiveArgs are request_interactive_content's arguments.
 type InteractiveArgs struct {
 	Title    string    `json:"title" description:"the page title"`
-	Template string    `json:"template" enum:"flashcards,quiz,explainer" description:"flashcards, quiz (self-check with instant feedback) or explainer (one step at a time)"`
-	Items    []ItemArg `json:"items" description:"flashcards: {front, back}; quiz: {question, options, answer, explanation}; explainer: {heading, body}"`
+	Template string    `json:"template" enum:"flashcards,quiz,explainer,matching,timeline" description:"flashcards, quiz (self-check with instant feedback), explainer (one step at a time), matching (match each term with its definition) or timeline (events in order, each opening to its details)"`
+	Items    []ItemArg `json:"items" description:"flashcards and matching: {front, back}; quiz: {question, options, answer, explanation}; explainer: {heading, body}; timeline: {heading: when, body: what happened}, in order"`
 }
 
 // HTMLArgs are generate_interactive_html's arguments.
@@ -66,16 +66,22 @@ func (p *pack) requestInteractive(ctx context.Context, c tools.Call, a Interacti
 	content := office.Lang("", a.Title, itemText(a.Items))
 	var build func() ([]byte, error)
 	switch a.Template {
-	case TemplateFlashcards:
+	case TemplateFlashcards, TemplateMatching:
 		cards := make([]htmlpage.Card, 0, len(a.Items))
 		for i, it := range a.Items {
 			c := htmlpage.Card{Front: first(it.Front, it.Question, it.Heading), Back: first(it.Back, it.Answer, it.Body)}
 			if c.Front == "" || c.Back == "" {
-				return tools.Result{}, argError(tool, "flashcard %d needs front and back", i+1)
+				return tools.Result{}, argError(tool, "%s item %d needs front and back", a.Template, i+1)
 			}
 			cards = append(cards, c)
 		}
 		build = func() ([]byte, error) { return htmlpage.Flashcards(a.Title, content, cards) }
+		if a.Template == TemplateMatching {
+			if len(cards) < 2 {
+				return tools.Result{}, argError(tool, "a matching exercise needs at least 2 pairs")
+			}
+			build = func() ([]byte, error) { return matchingPage(a.Title, content, cards) }
+		}
 	case TemplateQuiz:
 		qs := make([]htmlpage.Question, 0, len(a.Items))
 		for i, it := range a.Items {
@@ -86,7 +92,7 @@ func (p *pack) requestInteractive(ctx context.Context, c tools.Call, a Interacti
 			qs = append(qs, q)
 		}
 		build = func() ([]byte, error) { return htmlpage.Quiz(a.Title, content, qs) }
-	case TemplateExplainer:
+	case TemplateExplainer, TemplateTimeline:
 		steps := make([]htmlpage.Step, 0, len(a.Items))
 		for i, it := range a.Items {
 			s := htmlpage.Step{Title: first(it.Heading, it.Front, it.Question), Body: first(it.Body, it.Back, it.Answer, it.Explanation)}
@@ -96,10 +102,14 @@ func (p *pack) requestInteractive(ctx context.Context, c tools.Call, a Interacti
 			steps = append(steps, s)
 		}
 		build = func() ([]byte, error) { return htmlpage.Explainer(a.Title, content, steps) }
+		if a.Template == TemplateTimeline {
+			build = func() ([]byte, error) { return timelinePage(a.Title, content, steps) }
+		}
 	default:
-		return tools.Result{}, argError(tool, "template %q is not flashcards, quiz or explainer", a.Template)
+		return tools.Result{}, argError(tool, "template %q is not flashcards, quiz, explainer, matching or timeline", a.Template)
 	}
-	return p.page(ctx, c, a, tool, a.Title, a.Template, len(a.Items), content, build)
+	res, err := p.page(ctx, c, a, tool, a.Title, a.Template, len(a.Items), content, build)
+	return res.Counted(len(a.Items), tools.Labels(a.Items, itemLabel)...), err
 }
 
 func (p *pack) generateHTML(ctx context.Context, c tools.Call, a HTMLArgs) (tools.Result, error) {
@@ -134,7 +144,17 @@ func (p *pack) generateHTML(ctx context.Context, c tools.Call, a HTMLArgs) (tool
 }
 
 func (p *pack) page(ctx context.Context, c tools.Call, args any, tool, title, template string, items int, content string, build func() ([]byte, error)) (tools.Result, error) {
-	d, err := p.deliver(ctx, c, args, file{tool: tool, title: title, ext: "html", contentType: htmlpage.ContentType, build: build})
+	// A page that passed its checks is shown being built (stored) before
+	// its content part; one that fails them shows nothing more.
+	built := func() ([]byte, error) {
+		page, err := build()
+		if err != nil {
+			return nil, err
+		}
+		building := protocol.InteractiveProgress{Stage: protocol.StageBuilding, Title: office.Line(title)}
+		return page, emit(ctx, c, protocol.DataInteractiveProgress, building)
+	}
+	d, err := p.deliver(ctx, c, args, file{tool: tool, title: title, ext: "html", contentType: htmlpage.ContentType, build: built})
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -244,6 +264,9 @@ func stripLetter(s string) string {
 	}
 	return s
 }
+
+// itemLabel names an item in a preview: its prompt side.
+func itemLabel(it ItemArg) string { return first(it.Front, it.Question, it.Heading) }
 
 func first(s ...string) string {
 	for _, x := range s {

@@ -88,7 +88,7 @@ func (p *pack) proposeOutline(ctx context.Context, c tools.Call, a OutlineArgs) 
 				"Call generate_pptx only after they confirm, with the confirmed slides and speaker notes.",
 		},
 		Memory: memory("PPT outline proposed, awaiting the teacher's confirmation (propose_pptx_outline arguments)", a),
-	}, nil
+	}.Counted(len(out.Slides), tools.Labels(out.Slides, func(s OutlineSlide) string { return s.Title })...), nil
 }
 
 func (p *pack) generatePptx(ctx context.Context, c tools.Call, a PptxArgs) (tools.Result, error) {
@@ -129,7 +129,7 @@ func (p *pack) generatePptx(ctx context.Context, c tools.Call, a PptxArgs) (tool
 		},
 		// The deck's content, so that "导出为PDF" next exports this deck.
 		Memory: memory("pptx file "+d.obj.Filename()+" generated from this deck (generate_pptx arguments)", a),
-	}, nil
+	}.Counted(len(deck.Slides), tools.Labels(deck.Slides, func(s office.Slide) string { return s.Title })...), nil
 }
 
 func slideText(d office.Deck) string {

@@ -128,7 +128,7 @@ func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, erro
 		Message: i18n.Of(s.Language, s.Topic).Text(i18n.QuizReady, len(qs)),
 		Output:  summary(s, qs),
 		Memory:  memory(s, qs),
-	}, nil
+	}.Counted(len(qs), tools.Labels(qs, func(q protocol.Question) string { return q.Question })...), nil
 }
 
 // MemoryNote starts the quiz's note in the history summary; the JSON after
