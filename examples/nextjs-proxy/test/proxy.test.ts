@@ -23,7 +23,7 @@ const repo = (p: string): URL => new URL('../../../../' + p, import.meta.url);
 const run = randomBytes(4).toString('hex');
 const cookie = (teacherId: string): string => `${SESSION_COOKIE}=${signSession(teacherId, process.env.SESSION_SECRET!)}`;
 
-interface ChatStep { do: string; text?: string; status?: string; error?: string | null; httpStatus?: number; messages?: any[] }
+interface ChatStep { do: string; text?: string; stopOnText?: boolean; stopped?: boolean; status?: string; error?: string | null; httpStatus?: number; messages?: any[] }
 
 // chat runs test/aisdk/chat.mjs (the AI SDK's AbstractChat with its
 // DefaultChatTransport) against base as chat chatId.
@@ -107,6 +107,21 @@ describe('through the proxy', () => {
     // The stored conversation is the same answer, once.
     const stored = await (await fetch(`${proxy.url}/api/conversation/${chatId}/messages`, { headers })).json();
     assert.deepEqual(stored.messages.map((m: any) => m.id), resumed.messages!.map((m: any) => m.id));
+  });
+
+  it('passes a stop on: stop() then a new message is not refused', async () => {
+    // useChat's stop() aborts only its fetch; the proxy must abort its own
+    // request to the edge, or the edge still sees a reader and answers the
+    // next message with 409 CONFLICT.
+    const headers = { cookie: cookie('t-proxy-1') };
+    const [stopped, next] = await chat(proxy.url, `chat-proxy-stop-${run}`, headers, [
+      { do: 'send', text: 'What is photosynthesis? [[offline:slow]]', stopOnText: true },
+      { do: 'send', text: '出 2 道牛顿第一定律的选择题' },
+    ]);
+    assert.equal(stopped.stopped, true);
+    assert.equal(next.error, null);
+    assert.equal(next.status, 'ready');
+    assert.equal(next.messages!.at(-1).parts.filter((p: any) => p.type === 'data-quiz-question').length, 2);
   });
 
   it('streams a conversation the AI SDK parser accepts, with a download link that works', async () => {
