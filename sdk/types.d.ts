@@ -265,7 +265,7 @@ export interface ConversationRequest {
   blueprint?: Blueprint;
   pageContext?: PageContext;
   conversationId?: string | null;
-  mode?: string;
+  mode?: 'natural' | 'free' | 'strict';
   id?: string;
   messages?: ChatRequestMessage[];
   trigger?: string;
@@ -287,7 +287,7 @@ export interface PageContext {
  */
 export interface ConversationResponse {
   mode: string;
-  action: string;
+  action: 'chat' | 'build' | 'clarify' | 'refine' | 'rebuild';
   chatKind: string | null;
   legacyAction: string;
   chatResponse: string | null;
@@ -297,7 +297,7 @@ export interface ConversationResponse {
   conversationId: string | null;
   resolvedEntities: unknown;
   notices?: Notice[];
-  chatMode: string;
+  chatMode: 'natural' | 'free' | 'strict';
   artifacts: DataUIPart[];
 }
 /**
@@ -305,7 +305,7 @@ export interface ConversationResponse {
  * via the `definition` "PatchPlan".
  */
 export interface PatchPlan {
-  scope: string;
+  scope: 'patch' | 'rebuild';
   instructions: PatchInstruction[];
 }
 /**
@@ -313,7 +313,7 @@ export interface PatchPlan {
  * via the `definition` "PatchInstruction".
  */
 export interface PatchInstruction {
-  op: string;
+  op: 'recompose' | 'restyle';
   blockId: string;
   prompt?: string;
   title?: string;
@@ -324,7 +324,7 @@ export interface PatchInstruction {
  * via the `definition` "Notice".
  */
 export interface Notice {
-  code: string;
+  code: 'MOCK_DATA' | 'STALE_DATA' | 'INCOMPLETE_DATA' | 'UNGRADED_WORK' | 'PDF_UNAVAILABLE';
   message: string;
 }
 /**
@@ -511,7 +511,7 @@ export interface DataToolProgressPart {
  */
 export interface ToolProgress {
   tool: string;
-  status: string;
+  status: 'running' | 'success' | 'empty' | 'error';
   message: string;
 }
 /**
@@ -591,7 +591,7 @@ export interface ListItem {
 export interface MessageMetadata {
   conversationId: string;
   turnId: string;
-  mode?: string;
+  mode?: 'natural' | 'free' | 'strict';
   warnings?: string[];
 }
 /**
@@ -759,7 +759,7 @@ export interface PageError {
  */
 export interface PagePhase {
   type: 'PHASE';
-  phase: string;
+  phase: 'data' | 'compute' | 'compose';
   message: string;
 }
 /**
@@ -780,7 +780,7 @@ export interface PageToolCall {
 export interface PageToolResult {
   type: 'TOOL_RESULT';
   tool: string;
-  status: string;
+  status: 'success' | 'error';
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
@@ -857,7 +857,7 @@ export interface ResearchEvents {
  * via the `definition` "ResearchProgress".
  */
 export interface ResearchProgress {
-  phase: string;
+  phase: 'skeleton' | 'search' | 'draft' | 'check';
   message: string;
   percent: number;
 }

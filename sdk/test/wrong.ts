@@ -21,6 +21,10 @@ export const w7: T.TemplateServerEnvelope = { event: 'solver.start', session_id:
 export const w8: T.ErrorBody = { error: { code: 'NOT_FOUND', message: 'm' } };
 // @ts-expect-error the JSON answer's artifacts are data parts
 export const w9: T.ConversationResponse['artifacts'] = [{ type: 'text', text: 'hi' }];
+// @ts-expect-error a tool status outside running, success, empty, error
+export const w10: T.DataParts['tool-progress'] = { tool: 'x', status: 'done', message: 'm' };
+// @ts-expect-error a chat mode the server does not have
+export const w11: T.ConversationRequest = { message: 'hi', mode: 'fast' };
 
 // A useChat message's parts are typed by the data-part map.
 declare const m: T.InsightUIMessage;

@@ -18,6 +18,7 @@ import (
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/research"
+	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/tools/gentools"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -114,6 +115,24 @@ var refs = map[string]string{
 	"ErrorBodyError.code":                 "ErrorCode",
 	"ConversationResponse.clarifyOptions": "ClarifyOptions?",
 }
+
+// enums states the values of string fields that Go declares as constants:
+// "Def.property" → the values.
+var enums = map[string][]any{
+	"ConversationRequest.mode":      modes,
+	"MessageMetadata.mode":          modes,
+	"ConversationResponse.chatMode": modes,
+	"ConversationResponse.action":   {session.ActionChat, session.ActionBuild, session.ActionClarify, session.ActionRefine, session.ActionRebuild},
+	"ToolProgress.status":           {protocol.ToolRunning, protocol.ToolSuccess, protocol.ToolEmpty, protocol.ToolError},
+	"PatchPlan.scope":               {blueprint.ScopePatch, blueprint.ScopeRebuild},
+	"PatchInstruction.op":           {blueprint.OpRecompose, blueprint.OpRestyle},
+	"PagePhase.phase":               {protocol.PhaseData, protocol.PhaseCompute, protocol.PhaseCompose},
+	"PageToolResult.status":         {protocol.PageToolSuccess, protocol.PageToolError},
+	"ResearchProgress.phase":        {protocol.ResearchPhaseSkeleton, protocol.ResearchPhaseSearch, protocol.ResearchPhaseDraft, protocol.ResearchPhaseCheck},
+	"Notice.code":                   {protocol.NoticeMockData, protocol.NoticeStaleData, protocol.NoticeIncompleteData, protocol.NoticeUngraded, protocol.NoticePDFUnavailable},
+}
+
+var modes = []any{workflow.ModeNatural, workflow.ModeFree, workflow.ModeStrict}
 
 // names gives the Go types whose own name would be ambiguous or private
 // their schema name.
@@ -473,6 +492,21 @@ func (b *builder) patch() error {
 			return fmt.Errorf("gen: refs names %s: no such property", k)
 		}
 		d.Properties.Set(prop, ref(refs[k]))
+	}
+	for _, k := range sortedKeys(enums) {
+		def, prop, _ := strings.Cut(k, ".")
+		d, ok := b.defs[def]
+		if !ok || d.Properties == nil {
+			return fmt.Errorf("gen: enums names %s: no such definition", k)
+		}
+		if _, ok := d.Properties.Get(prop); !ok {
+			return fmt.Errorf("gen: enums names %s: no such property", k)
+		}
+		var values []any
+		for _, v := range enums[k] {
+			values = append(values, fmt.Sprint(v))
+		}
+		d.Properties.Set(prop, &jsonschema.Schema{Type: "string", Enum: values})
 	}
 	for n, d := range b.defs {
 		if d.Properties == nil || !strings.HasSuffix(n, "Request") {
