@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -52,7 +51,7 @@ func TestDataPartsCoverProtocol(t *testing.T) {
 			return true
 		}
 		if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-			s, _ := strconv.Unquote(lit.Value)
+			s := strings.Trim(lit.Value, "\"`")
 			declared = append(declared, s)
 		}
 		return true

@@ -5,8 +5,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/invopop/jsonschema"
@@ -309,14 +310,8 @@ func Document() ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// sortedKeys returns m's keys in order: the document is the same on every run.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // dataParts adds each payload, the DataParts map (name → payload) and
 // DataUIPart, the union of the parts as a UIMessage (and the JSON
