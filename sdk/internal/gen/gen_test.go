@@ -139,7 +139,7 @@ func TestPack(t *testing.T) {
 		}
 	}
 	write("package.json", `{"name":"app","private":true}`)
-	run(t, app, bin, "install", "--offline", "--no-audit", "--no-fund", filepath.Join(dir, packed[0].Filename))
+	run(t, app, bin, "install", "--prefer-offline", "--no-audit", "--no-fund", filepath.Join(dir, packed[0].Filename))
 	write("app.ts", `import type { PageEvent, ConversationResponse } from '@insightedge/sdk';
 export const e: PageEvent = { type: 'BLOCK_COMPLETE', blockId: 'kpis' };
 export const kind = (r: ConversationResponse): string => r.chatMode;
