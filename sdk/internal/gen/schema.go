@@ -61,33 +61,38 @@ var (
 		report.SolveTasks{}, report.RequestState{}, report.ReconnectWithState{}}
 )
 
-// Requests are the JSON request bodies, by schema name. Their fields are
-// all optional in the schema: the server states what it requires in its
-// 400 answers (docs/protocol.md).
-var Requests = map[string]any{
-	"ConversationRequest": edge.ConversationRequest{},
-	"WorkflowRequest":     edge.WorkflowRequest{},
-	"PageGenerateRequest": edge.PageGenerateRequest{},
-	"PagePatchRequest":    edge.PagePatchRequest{},
-	"ResearchRequest":     edge.ResearchRequest{},
-	"SaveAppRequest":      edge.SaveAppRequest{},
+// A Shape is a Go type reflected under a schema name. A request body's
+// fields are all optional in the schema (the server states what it requires
+// in its 400 answers, docs/protocol.md); an answer's are required unless
+// omitted when empty.
+type Shape struct {
+	Name    string
+	Value   any
+	Request bool
 }
 
-// Answers are the JSON answers (and the shapes they carry), by schema name.
-var Answers = map[string]any{
-	"ConversationResponse": edge.ConversationResponse{},
-	"UIMessage":            protocol.UIMessage{},
-	"MessageMetadata":      protocol.MessageMetadata{},
-	"Blueprint":            blueprint.Blueprint{},
-	"Page":                 blueprint.Page{},
-	"PatchPlan":            blueprint.PatchPlan{},
-	"PageContext":          workflow.PageContext{},
-	"DataContext":          blueprint.DataContext{},
-	"ComputeResults":       blueprint.ComputeResults{},
-	"ResearchResponse":     edge.ResearchResponse{},
-	"ResearchProposal":     research.Proposal{},
-	"FileLink":             edge.FileLink{},
-	"ErrorBody":            apperr.Body{},
+// Shapes are the request bodies and the JSON answers (and the shapes they
+// carry), answers first: a type both use is described by its answer.
+var Shapes = []Shape{
+	{"ConversationResponse", edge.ConversationResponse{}, false},
+	{"UIMessage", protocol.UIMessage{}, false},
+	{"MessageMetadata", protocol.MessageMetadata{}, false},
+	{"Blueprint", blueprint.Blueprint{}, false},
+	{"Page", blueprint.Page{}, false},
+	{"PatchPlan", blueprint.PatchPlan{}, false},
+	{"PageContext", workflow.PageContext{}, false},
+	{"DataContext", blueprint.DataContext{}, false},
+	{"ComputeResults", blueprint.ComputeResults{}, false},
+	{"ResearchResponse", edge.ResearchResponse{}, false},
+	{"ResearchProposal", research.Proposal{}, false},
+	{"FileLink", edge.FileLink{}, false},
+	{"ErrorBody", apperr.Body{}, false},
+	{"ConversationRequest", edge.ConversationRequest{}, true},
+	{"WorkflowRequest", edge.WorkflowRequest{}, true},
+	{"PageGenerateRequest", edge.PageGenerateRequest{}, true},
+	{"PagePatchRequest", edge.PagePatchRequest{}, true},
+	{"ResearchRequest", edge.ResearchRequest{}, true},
+	{"SaveAppRequest", edge.SaveAppRequest{}, true},
 }
 
 // refs replaces a property that Go holds as raw JSON (or any) with the
@@ -283,14 +288,9 @@ func tagged(d *jsonschema.Schema, key, value string) *jsonschema.Schema {
 // Document returns the schema document, indented, with a final newline.
 func Document() ([]byte, error) {
 	b := &builder{defs: jsonschema.Definitions{}}
-	for _, group := range []struct {
-		m        map[string]any
-		optional bool
-	}{{Answers, false}, {Requests, true}} {
-		for _, n := range sortedKeys(group.m) {
-			if err := b.reflect(n, group.m[n], group.optional); err != nil {
-				return nil, err
-			}
+	for _, sh := range Shapes {
+		if err := b.reflect(sh.Name, sh.Value, sh.Request); err != nil {
+			return nil, err
 		}
 	}
 	steps := []func() error{b.dataParts, b.pageEvents, b.researchEvents, b.templateEvents, b.patch}
@@ -478,30 +478,18 @@ func (b *builder) patch() error {
 		"conversationId", &jsonschema.Schema{Type: "string"},
 		"turnId", &jsonschema.Schema{Type: "string"})
 	for _, k := range sortedKeys(refs) {
-		def, prop, _ := strings.Cut(k, ".")
-		d, ok := b.defs[def]
-		if !ok || d.Properties == nil {
-			return fmt.Errorf("gen: refs names %s: no such definition", k)
+		if err := b.setProperty(k, ref(refs[k])); err != nil {
+			return err
 		}
-		if _, ok := d.Properties.Get(prop); !ok {
-			return fmt.Errorf("gen: refs names %s: no such property", k)
-		}
-		d.Properties.Set(prop, ref(refs[k]))
 	}
 	for _, k := range sortedKeys(enums) {
-		def, prop, _ := strings.Cut(k, ".")
-		d, ok := b.defs[def]
-		if !ok || d.Properties == nil {
-			return fmt.Errorf("gen: enums names %s: no such definition", k)
-		}
-		if _, ok := d.Properties.Get(prop); !ok {
-			return fmt.Errorf("gen: enums names %s: no such property", k)
-		}
 		var values []any
 		for _, v := range enums[k] {
 			values = append(values, fmt.Sprint(v))
 		}
-		d.Properties.Set(prop, &jsonschema.Schema{Type: "string", Enum: values})
+		if err := b.setProperty(k, &jsonschema.Schema{Type: "string", Enum: values}); err != nil {
+			return err
+		}
 	}
 	for n, d := range b.defs {
 		if d.Properties == nil || !strings.HasSuffix(n, "Request") {
@@ -512,5 +500,20 @@ func (b *builder) patch() error {
 				Description: "development mode only: with AUTH_JWT_SECRET the token names the teacher and a different id is refused"})
 		}
 	}
+	return nil
+}
+
+// setProperty replaces the property "Def.property" names, which must exist:
+// a Go field renamed or gone fails the generator instead of passing unseen.
+func (b *builder) setProperty(name string, to *jsonschema.Schema) error {
+	def, prop, _ := strings.Cut(name, ".")
+	d, ok := b.defs[def]
+	if !ok || d.Properties == nil {
+		return fmt.Errorf("gen: %s: no such definition", name)
+	}
+	if _, ok := d.Properties.Get(prop); !ok {
+		return fmt.Errorf("gen: %s: no such property", name)
+	}
+	d.Properties.Set(prop, to)
 	return nil
 }
