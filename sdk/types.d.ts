@@ -91,38 +91,20 @@ export type TemplateServerEnvelope =
 export interface InsightEdge {}
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "Binding".
+ * via the `definition` "App".
  */
-export interface Binding {
+export interface App {
   id: string;
-  toolName: string;
-  args: {
-    [k: string]: string | undefined;
+  teacherId: string;
+  name: string;
+  blueprint: Blueprint;
+  context?: {
+    [k: string]: unknown | undefined;
   };
-  forEach?: string;
-  description?: string;
-  optional?: boolean;
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "Block".
- */
-export interface Block {
-  id: string;
-  componentType: string;
-  title?: string;
-  variant?: string;
-  dataBinding?: string;
-  context?: string[];
-  slots?: Slot[];
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "Slot".
- */
-export interface Slot {
-  key: string;
-  prompt: string;
+  schedule?: Schedule;
+  nextRunAt?: string;
+  createdAt: string;
+  updatedAt: string;
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
@@ -163,6 +145,20 @@ export interface Input {
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Binding".
+ */
+export interface Binding {
+  id: string;
+  toolName: string;
+  args: {
+    [k: string]: string | undefined;
+  };
+  forEach?: string;
+  description?: string;
+  optional?: boolean;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
  * via the `definition` "ComputeGraph".
  */
 export interface ComputeGraph {
@@ -200,6 +196,166 @@ export interface Tab {
   id: string;
   label: string;
   blocks: Block[];
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Block".
+ */
+export interface Block {
+  id: string;
+  componentType: string;
+  title?: string;
+  variant?: string;
+  dataBinding?: string;
+  context?: string[];
+  slots?: Slot[];
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Slot".
+ */
+export interface Slot {
+  key: string;
+  prompt: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Schedule".
+ */
+export interface Schedule {
+  every: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "AppRunResponse".
+ */
+export interface AppRunResponse {
+  runId: string;
+  status: string;
+  buildId?: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "AppSnapshot".
+ */
+export interface AppSnapshot {
+  appId: string;
+  runId: string;
+  status: string;
+  trigger: string;
+  buildId?: string;
+  startedAt: string;
+  endedAt?: string;
+  page?: Page;
+  errorCode?: string;
+  error?: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Page".
+ */
+export interface Page {
+  meta: PageMeta;
+  layout: string;
+  tabs: PageTab[];
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "PageMeta".
+ */
+export interface PageMeta {
+  pageTitle: string;
+  summary?: string;
+  generatedAt: string;
+  dataSource?: string;
+  blueprintId?: string;
+  notices?: Notice[];
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Notice".
+ */
+export interface Notice {
+  code: 'MOCK_DATA' | 'STALE_DATA' | 'INCOMPLETE_DATA' | 'UNGRADED_WORK' | 'PDF_UNAVAILABLE';
+  message: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "PageTab".
+ */
+export interface PageTab {
+  id: string;
+  label: string;
+  blocks: PageBlock[];
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "PageBlock".
+ */
+export interface PageBlock {
+  id: string;
+  type: string;
+  title?: string;
+  variant?: string;
+  data?: KPIItem[];
+  xAxis?: string[];
+  series?: Series[];
+  headers?: string[];
+  rows?: Row[];
+  items?: ListItem[];
+  content?: string;
+  caption?: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "KPIItem".
+ */
+export interface KPIItem {
+  label: string;
+  value: string;
+  status: string;
+  subtext?: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Series".
+ */
+export interface Series {
+  name: string;
+  data: number[];
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Row".
+ */
+export interface Row {
+  cells: unknown[];
+  status?: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "ListItem".
+ */
+export interface ListItem {
+  title: string;
+  description?: string;
+  priority?: string;
+  category?: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "AppSnapshotsResponse".
+ */
+export interface AppSnapshotsResponse {
+  appId: string;
+  snapshots: AppSnapshot[];
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "AppsResponse".
+ */
+export interface AppsResponse {
+  apps: App[];
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
@@ -318,14 +474,6 @@ export interface PatchInstruction {
   prompt?: string;
   title?: string;
   variant?: string;
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "Notice".
- */
-export interface Notice {
-  code: 'MOCK_DATA' | 'STALE_DATA' | 'INCOMPLETE_DATA' | 'UNGRADED_WORK' | 'PDF_UNAVAILABLE';
-  message: string;
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
@@ -566,26 +714,6 @@ export interface FileLink {
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "KPIItem".
- */
-export interface KPIItem {
-  label: string;
-  value: string;
-  status: string;
-  subtext?: string;
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "ListItem".
- */
-export interface ListItem {
-  title: string;
-  description?: string;
-  priority?: string;
-  category?: string;
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
  * via the `definition` "MessageMetadata".
  */
 export interface MessageMetadata {
@@ -623,70 +751,6 @@ export interface Part {
   state?: string;
   id?: string;
   data?: unknown;
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "Page".
- */
-export interface Page {
-  meta: PageMeta;
-  layout: string;
-  tabs: PageTab[];
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "PageMeta".
- */
-export interface PageMeta {
-  pageTitle: string;
-  summary?: string;
-  generatedAt: string;
-  dataSource?: string;
-  blueprintId?: string;
-  notices?: Notice[];
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "PageTab".
- */
-export interface PageTab {
-  id: string;
-  label: string;
-  blocks: PageBlock[];
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "PageBlock".
- */
-export interface PageBlock {
-  id: string;
-  type: string;
-  title?: string;
-  variant?: string;
-  data?: KPIItem[];
-  xAxis?: string[];
-  series?: Series[];
-  headers?: string[];
-  rows?: Row[];
-  items?: ListItem[];
-  content?: string;
-  caption?: string;
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "Series".
- */
-export interface Series {
-  name: string;
-  data: number[];
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "Row".
- */
-export interface Row {
-  cells: unknown[];
-  status?: string;
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
@@ -925,13 +989,6 @@ export interface SaveAppRequest {
     [k: string]: unknown | undefined;
   };
   schedule?: Schedule | null;
-}
-/**
- * This interface was referenced by `InsightEdge`'s JSON-Schema
- * via the `definition` "Schedule".
- */
-export interface Schedule {
-  every?: string;
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema

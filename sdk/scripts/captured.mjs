@@ -38,6 +38,11 @@ function answerTypes(method, path, status) {
   if (method === 'POST' && path === '/api/workflow/generate') return ['T.Blueprint'];
   if (method === 'POST' && path === '/api/research') return ['T.ResearchResponse'];
   if (method === 'GET' && path.startsWith('/api/files/')) return ['T.FileLink'];
+  if (path === '/api/apps') return [method === 'POST' ? 'T.App' : 'T.AppsResponse'];
+  if (method === 'GET' && /^\/api\/apps\/[^/]+$/.test(path)) return ['T.App'];
+  if (method === 'POST' && /^\/api\/apps\/[^/]+\/run$/.test(path)) return ['T.AppRunResponse'];
+  if (method === 'GET' && /^\/api\/apps\/[^/]+\/snapshots$/.test(path)) return ['T.AppSnapshotsResponse'];
+  if (method === 'GET' && /^\/api\/apps\/[^/]+\/snapshots\/[^/]+$/.test(path)) return ['T.AppSnapshot'];
   return [];
 }
 

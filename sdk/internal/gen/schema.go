@@ -14,6 +14,7 @@ import (
 	orderedmap "github.com/pb33f/ordered-map/v2"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/apps"
 	"github.com/insightedge/insightedge/shared/blueprint"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -87,6 +88,9 @@ var Shapes = []Shape{
 	{"ResearchProposal", research.Proposal{}, false},
 	{"FileLink", edge.FileLink{}, false},
 	{"ErrorBody", apperr.Body{}, false},
+	{"App", apps.App{}, false},
+	{"AppSnapshot", apps.Snapshot{}, false},
+	{"AppRunResponse", apps.ReplayOutput{}, false},
 	{"ConversationRequest", edge.ConversationRequest{}, true},
 	{"WorkflowRequest", edge.WorkflowRequest{}, true},
 	{"PageGenerateRequest", edge.PageGenerateRequest{}, true},
@@ -99,6 +103,8 @@ var Shapes = []Shape{
 // schema of what the server puts there: "Def.property" → schema name
 // (a trailing "?" admits null).
 var refs = map[string]string{
+	"App.blueprint":                       "Blueprint",
+	"AppSnapshot.page":                    "Page",
 	"ConversationRequest.blueprint":       "Blueprint",
 	"ConversationRequest.pageContext":     "PageContext",
 	"ConversationResponse.blueprint":      "Blueprint?",
@@ -477,6 +483,10 @@ func (b *builder) patch() error {
 		"stopped", &jsonschema.Schema{Type: "boolean"},
 		"conversationId", &jsonschema.Schema{Type: "string"},
 		"turnId", &jsonschema.Schema{Type: "string"})
+	b.defs["AppsResponse"] = object("AppsResponse", []string{"apps"}, "apps", ref("App[]"))
+	b.defs["AppSnapshotsResponse"] = object("AppSnapshotsResponse", []string{"appId", "snapshots"},
+		"appId", &jsonschema.Schema{Type: "string"},
+		"snapshots", ref("AppSnapshot[]"))
 	for _, k := range sortedKeys(refs) {
 		if err := b.setProperty(k, ref(refs[k])); err != nil {
 			return err
