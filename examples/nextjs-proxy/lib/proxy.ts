@@ -91,9 +91,15 @@ export async function proxy(req: Request, cfg: ProxyConfig = configFromEnv()): P
     body = checked;
     headers.set('authorization', `Bearer ${await signToken(session.teacherId, cfg)}`);
   }
-  const upstream = await fetch(cfg.edgeURL + url.pathname + url.search, {
-    method: req.method, headers, body, redirect: 'manual', signal: req.signal,
-  });
+  let upstream: Response;
+  try {
+    upstream = await fetch(cfg.edgeURL + url.pathname + url.search, {
+      method: req.method, headers, body, redirect: 'manual', signal: req.signal,
+    });
+  } catch (e) {
+    if (req.signal.aborted) throw e; // the caller left: nobody reads an answer
+    return errorResponse(503, 'SERVICE_UNAVAILABLE', 'the assistant cannot be reached');
+  }
   return relay(upstream);
 }
 

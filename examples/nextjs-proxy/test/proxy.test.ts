@@ -194,6 +194,18 @@ describe('through the proxy', () => {
   });
 });
 
+describe('the proxy alone', () => {
+  it('answers a seed-004 error when the edge cannot be reached, and 401 without a session', async () => {
+    const { proxy: forward, configFromEnv } = await import('../lib/proxy.js');
+    const cfg = { ...configFromEnv(), edgeURL: 'http://127.0.0.1:1' };
+    const down = await forward(new Request('http://app.example/api/health', { headers: { cookie: cookie('t-001') } }), cfg);
+    assert.equal(down.status, 503);
+    assert.equal((await down.json()).error.code, 'SERVICE_UNAVAILABLE');
+    const anonymous = await forward(new Request('http://app.example/api/conversation/c1/messages'), cfg);
+    assert.equal(anonymous.status, 401);
+  });
+});
+
 describe('straight to the edge', () => {
   const key = new TextEncoder().encode(secret);
   const token = (teacherId: string, exp: string | number, k = key): Promise<string> =>
