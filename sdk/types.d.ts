@@ -367,7 +367,9 @@ export interface ChatRequestMessage {
   parts?: {
     type?: string;
     text?: string;
+    [k: string]: unknown | undefined;
   }[];
+  [k: string]: unknown | undefined;
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema

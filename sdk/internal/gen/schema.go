@@ -483,6 +483,14 @@ func (b *builder) patch() error {
 		"stopped", &jsonschema.Schema{Type: "boolean"},
 		"conversationId", &jsonschema.Schema{Type: "string"},
 		"turnId", &jsonschema.Schema{Type: "string"})
+	// useChat sends whole UIMessages (metadata, part states, data parts):
+	// the edge reads their text parts and ignores the rest, so the schema
+	// admits the rest.
+	msg := b.defs["ChatRequestMessage"]
+	msg.AdditionalProperties = jsonschema.TrueSchema
+	if parts, ok := msg.Properties.Get("parts"); ok && parts.Items != nil {
+		parts.Items.AdditionalProperties = jsonschema.TrueSchema
+	}
 	b.defs["AppsResponse"] = object("AppsResponse", []string{"apps"}, "apps", ref("App[]"))
 	b.defs["AppSnapshotsResponse"] = object("AppSnapshotsResponse", []string{"appId", "snapshots"},
 		"appId", &jsonschema.Schema{Type: "string"},
