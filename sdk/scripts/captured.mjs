@@ -7,14 +7,35 @@
 // get TypeScript's excess-property checks, so a field the types lack fails
 // too. It prints how many fixtures of each type it wrote.
 import { readFile, writeFile, readdir } from 'node:fs/promises';
+import Ajv2020 from 'ajv/dist/2020.js';
 
 const repo = new URL('../../', import.meta.url);
 const out = [];
 const counts = {};
 
+// The JSON Schema checks every fixture too (what a frontend validating with
+// it, e.g. with Ajv, would see): the schema name of each sdk type, or null
+// where the type is the AI SDK's (its chunks other than data parts).
+const schema = JSON.parse(await readFile(new URL('sdk/schema/insightedge.schema.json', repo), 'utf8'));
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema(schema);
+const invalid = [];
+function schemaName(type, value) {
+  const research = /^T\.ResearchEvents\["(\w+)"\]$/.exec(type);
+  if (research) return schema.$defs.ResearchEvents.properties[research[1]].$ref.split('/').pop();
+  if (type === 'T.InsightUIMessageChunk') return value.type.startsWith('data-') ? 'DataUIPart' : null;
+  if (type === 'T.InsightUIMessage') return 'UIMessage';
+  if (type === 'T.InsightMessagesResponse') return null; // T.MessagesResponse checks the same answer
+  return type.slice(2);
+}
+
 function add(type, value, where) {
   counts[type] = (counts[type] ?? 0) + 1;
   out.push(`// ${where}\nexport const f${out.length}: ${type} = ${JSON.stringify(value)};`);
+  const name = schemaName(type, value);
+  if (name && !ajv.validate(`${schema.$id}#/$defs/${name}`, value)) {
+    invalid.push(`${where}: not a ${name}: ${ajv.errorsText(ajv.errors)}`);
+  }
 }
 
 // requestType and answerType name the sdk type of a route's body and answer.
@@ -145,3 +166,7 @@ await goldens();
 const header = `// Written by scripts/captured.mjs (npm test): do not edit.\nimport type * as T from '../index';\n`;
 await writeFile(new URL('test/captured.ts', new URL('..', import.meta.url)), header + out.join('\n') + '\n');
 console.log(`captured.ts: ${out.length} fixtures`, counts);
+if (invalid.length) {
+  console.error(`the JSON Schema refuses ${invalid.length} captured values:\n` + invalid.join('\n'));
+  process.exit(1);
+}
