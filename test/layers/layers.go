@@ -21,7 +21,8 @@ type Layer struct {
 // package may import its own layer and the layers below it, never one
 // above.
 var Layers = []Layer{
-	{"mains", []string{"functions", "local", "infra/cmd", "infra/images", "infra/sample", "test"}},
+	// issue 27: sdk/internal/gen, the generator of the sdk's JSON Schemas.
+	{"mains", []string{"functions", "local", "infra/cmd", "infra/images", "infra/sample", "test", "sdk"}},
 	// The AWS clients that awswire assembles live beside it.
 	{"wiring", []string{"shared/wire", "shared/wire/awswire", "shared/appschedule", "shared/sfnstart"}},
 	{"flows", []string{"shared/agent", "shared/blueprint/plan", "shared/blueprint/build", "shared/blueprint/compute",
