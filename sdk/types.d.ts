@@ -11,6 +11,7 @@ export type DataUIPart =
   | DataFileReadyPart
   | DataGuidePart
   | DataInteractiveContentPart
+  | DataInteractiveProgressPart
   | DataNoticePart
   | DataPatchPlanPart
   | DataPptxOutlinePart
@@ -142,6 +143,7 @@ export interface Input {
   required: boolean;
   dependsOn?: string;
   value?: string;
+  subject?: string;
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
@@ -373,12 +375,21 @@ export interface ChatRequestMessage {
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "Choice".
+ */
+export interface Choice {
+  label: string;
+  value: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
  * via the `definition` "Clarify".
  */
 export interface Clarify {
   question: string;
   options?: string[];
   hint?: string;
+  choices?: Choice[];
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
@@ -555,6 +566,24 @@ export interface InteractiveContent {
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "DataInteractiveProgressPart".
+ */
+export interface DataInteractiveProgressPart {
+  type: 'data-interactive-progress';
+  id?: string;
+  data: InteractiveProgress;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "InteractiveProgress".
+ */
+export interface InteractiveProgress {
+  stage: string;
+  title?: string;
+  section?: string;
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
  * via the `definition` "DataNoticePart".
  */
 export interface DataNoticePart {
@@ -663,6 +692,8 @@ export interface ToolProgress {
   tool: string;
   status: 'running' | 'success' | 'empty' | 'error';
   message: string;
+  count?: number;
+  preview?: string[];
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema
@@ -681,6 +712,7 @@ export interface DataParts {
   'file-ready': FileReady;
   guide: Guide;
   'interactive-content': InteractiveContent;
+  'interactive-progress': InteractiveProgress;
   notice: Notice;
   'patch-plan': PatchPlan;
   'pptx-outline': PptxOutline;
@@ -1193,7 +1225,15 @@ export interface TemplateSection {
   id: number;
   title: string;
   content: string;
-  tables?: unknown[];
+  tables?: TemplateTable[];
+}
+/**
+ * This interface was referenced by `InsightEdge`'s JSON-Schema
+ * via the `definition` "TemplateTable".
+ */
+export interface TemplateTable {
+  headers: string[];
+  rows: string[][];
 }
 /**
  * This interface was referenced by `InsightEdge`'s JSON-Schema

@@ -28,17 +28,18 @@ import (
 // DataParts maps each data part of the conversation stream ("data-<name>")
 // to the Go type of its payload: the map useChat's UIMessage is typed with.
 var DataParts = map[string]any{
-	protocol.DataToolProgress:       protocol.ToolProgress{},
-	protocol.DataPptxOutline:        gentools.PptxOutline{},
-	protocol.DataFileReady:          gentools.FileReady{},
-	protocol.DataQuizQuestion:       protocol.QuizQuestion{},
-	protocol.DataQuizComplete:       protocol.QuizComplete{},
-	protocol.DataInteractiveContent: gentools.InteractiveContent{},
-	protocol.DataClarify:            protocol.Clarify{},
-	protocol.DataNotice:             protocol.Notice{},
-	protocol.DataGuide:              protocol.Guide{},
-	protocol.DataBlueprint:          blueprint.Blueprint{},
-	protocol.DataPatchPlan:          blueprint.PatchPlan{},
+	protocol.DataToolProgress:        protocol.ToolProgress{},
+	protocol.DataPptxOutline:         gentools.PptxOutline{},
+	protocol.DataFileReady:           gentools.FileReady{},
+	protocol.DataQuizQuestion:        protocol.QuizQuestion{},
+	protocol.DataQuizComplete:        protocol.QuizComplete{},
+	protocol.DataInteractiveContent:  gentools.InteractiveContent{},
+	protocol.DataInteractiveProgress: protocol.InteractiveProgress{},
+	protocol.DataClarify:             protocol.Clarify{},
+	protocol.DataNotice:              protocol.Notice{},
+	protocol.DataGuide:               protocol.Guide{},
+	protocol.DataBlueprint:           blueprint.Blueprint{},
+	protocol.DataPatchPlan:           blueprint.PatchPlan{},
 }
 
 // PageEvents are the events of the page build stream.
