@@ -49,6 +49,9 @@ type Options struct {
 	// TemplateWSAddr, when set, also serves the template socket there (the
 	// seed's 127.0.0.1:8081).
 	TemplateWSAddr string
+	// LimitsNow is the fair-use limits' clock (nil: time.Now): the tests'
+	// fake clock for the limits' windows (issue 26).
+	LimitsNow func() time.Time
 }
 
 // Server is the whole product in one process.
@@ -148,7 +151,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	s.metrics = obs.NewEMF(metrics, "InsightEdge")
 	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.DB.Events(), Tools: append(data, files...),
 		Research: research.NewStore(s.DB), Metrics: s.metrics, Logger: o.Logger, Files: s.Files,
-		LimitRecords: s.DB, LimitCounters: s.DB.Counters()})
+		LimitRecords: s.DB, LimitCounters: s.DB.Counters(), LimitNow: o.LimitsNow})
 	if err != nil {
 		return s, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,12 +84,10 @@ func rateLimited(t *testing.T, status int, h http.Header, body string, limit lim
 	}
 	e := got.Error
 	if status != http.StatusTooManyRequests || h.Get("Retry-After") != retry || e.Code != "RATE_LIMITED" ||
-		e.Details.Limit != string(limit) || e.Details.RetryAfter == 0 || retry != itoa(e.Details.RetryAfter) || e.Message != message {
+		e.Details.Limit != string(limit) || e.Details.RetryAfter == 0 || retry != strconv.FormatInt(e.Details.RetryAfter, 10) || e.Message != message {
 		t.Fatalf("got %d Retry-After %q %s, want 429 %s retry %s %q", status, h.Get("Retry-After"), body, limit, retry, message)
 	}
 }
-
-func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestTurnsPerMinute: the third turn in a minute is refused before any
 // stream starts, in the teacher's language; the next minute admits again.

@@ -17,7 +17,7 @@ func newLimiter(c limits.Config, b Backends) *limits.Limiter {
 	if !c.On() || b.LimitRecords == nil || b.LimitCounters == nil {
 		return nil
 	}
-	return limits.New(c, b.LimitRecords, b.LimitCounters, limits.Options{Logger: b.Logger, Metrics: b.Metrics})
+	return limits.New(c, b.LimitRecords, b.LimitCounters, limits.Options{Logger: b.Logger, Metrics: b.Metrics, Now: b.LimitNow})
 }
 
 // edgeLimiter is the limiter as the edge takes it (a nil interface when off).

@@ -183,6 +183,8 @@ type Backends struct {
 	// (issue 26; nil: no limits).
 	LimitRecords  records.Backend
 	LimitCounters limits.Counters
+	// LimitNow is the limits' clock (nil: time.Now); tests move it.
+	LimitNow func() time.Time
 }
 
 // App is the built graph.

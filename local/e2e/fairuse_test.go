@@ -1,0 +1,142 @@
+package e2e
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/insightedge/insightedge/local/server"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
+)
+
+// Fair use (issue 26) through the local server: the limits' windows on a
+// fake clock, a running turn held by the offline model ([[offline:hold]]).
+
+// newFairLocal is the product with env's limits on a fake clock at
+// 10:00:15 Hong Kong time.
+func newFairLocal(t *testing.T, env map[string]string) (Local, *clocktest.Fake) {
+	t.Helper()
+	clk := clocktest.New(time.Date(2026, 11, 28, 2, 0, 15, 0, time.UTC))
+	return newLocalIn(t, t.TempDir(), env, func(o *server.Options) { o.LimitsNow = clk.Now }), clk
+}
+
+// refusal is a RATE_LIMITED answer as a client reads it.
+type refusal struct {
+	Status     int
+	RetryAfter string
+	Error      struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Details struct {
+			Limit      string `json:"limit"`
+			RetryAfter int64  `json:"retryAfter"`
+		} `json:"details"`
+	} `json:"error"`
+}
+
+// postTurn posts a new conversation's turn to path and reads the answer
+// (a stream to its end).
+func postTurn(t *testing.T, base, path, message string) (refusal, string) {
+	t.Helper()
+	resp := send(t, http.MethodPost, base+path, strings.NewReader(`{"message":"`+message+`"}`), []string{"Content-Type", "application/json"})
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := refusal{Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
+	if resp.StatusCode != http.StatusOK {
+		if err := json.Unmarshal(body, &r); err != nil {
+			t.Fatalf("%d %s: %v", resp.StatusCode, body, err)
+		}
+	}
+	return r, string(body)
+}
+
+// wantRefusal checks a 429 RATE_LIMITED of limit with Retry-After retry.
+func wantRefusal(t *testing.T, r refusal, body, limit, retry, message string) {
+	t.Helper()
+	e := r.Error
+	if r.Status != http.StatusTooManyRequests || r.RetryAfter != retry || e.Code != "RATE_LIMITED" || e.Details.Limit != limit ||
+		strconv.FormatInt(e.Details.RetryAfter, 10) != retry || e.Message != message {
+		t.Fatalf("got %d Retry-After %q %s; want 429 RATE_LIMITED %s after %s: %q", r.Status, r.RetryAfter, body, limit, retry, message)
+	}
+}
+
+// TestFairUseTurnsPerMinute: with LIMIT_TURNS_PER_MINUTE=3 the 4th new
+// turn within a minute is a 429 with Retry-After and RATE_LIMITED, before
+// any stream; the next minute admits again.
+func TestFairUseTurnsPerMinute(t *testing.T) {
+	s, clk := newFairLocal(t, map[string]string{"LIMIT_TURNS_PER_MINUTE": "3"})
+	paths := []string{"/api/conversation", "/api/conversation/stream", "/api/conversation"}
+	for i, p := range paths {
+		if r, body := postTurn(t, s.URL, p, "What is photosynthesis?"); r.Status != http.StatusOK {
+			t.Fatalf("turn %d: %d %s", i+1, r.Status, body)
+		}
+	}
+	r, body := postTurn(t, s.URL, "/api/conversation/stream", "What is photosynthesis?")
+	wantRefusal(t, r, body, "turnsPerMinute", "45", "You have sent 3 messages this minute. Please try again in 45 s.")
+	r, body = postTurn(t, s.URL, "/api/conversation", "什么是光合作用？")
+	wantRefusal(t, r, body, "turnsPerMinute", "45", "你这一分钟已发送 3 条消息，请 45 秒后再试。")
+	clk.Advance(45 * time.Second)
+	if r, body := postTurn(t, s.URL, "/api/conversation", "What is photosynthesis?"); r.Status != http.StatusOK {
+		t.Fatalf("the next minute: %d %s", r.Status, body)
+	}
+}
+
+// TestFairUseConcurrentTurns: with LIMIT_CONCURRENT_TURNS=1, a second
+// conversation's turn while a slow one runs (held by the model until the
+// test releases it) is a 429; once the first ends, a turn is admitted.
+func TestFairUseConcurrentTurns(t *testing.T) {
+	s, _ := newFairLocal(t, map[string]string{"LIMIT_CONCURRENT_TURNS": "1"})
+	resp, r, _ := openStream(t, s.URL, `{"message":"What is photosynthesis? [[offline:hold]]"}`)
+	if first := readEvents(t, r, 1); first[0].typ(t) != "start" {
+		t.Fatalf("first event %v", first)
+	}
+	ref, body := postTurn(t, s.URL, "/api/conversation/stream", "What is gravity?")
+	wantRefusal(t, ref, body, "concurrentTurns", "5",
+		"You already have 1 conversations running. Please wait for one to finish (about 5 s) and try again.")
+	s.Offline.Release()
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs, _ := parseSSE(t, rest); len(evs) == 0 || !strings.Contains(string(rest), `"type":"finish"`) {
+		t.Fatalf("the held turn did not finish: %s", rest)
+	}
+	if ref, body := postTurn(t, s.URL, "/api/conversation", "What is gravity?"); ref.Status != http.StatusOK {
+		t.Fatalf("after the first ended: %d %s", ref.Status, body)
+	}
+}
+
+// TestFairUseTokenBudget: a turn is metered from the usage the model
+// reports; with the day's budget spent, the next turn is refused and
+// /api/usage says so.
+func TestFairUseTokenBudget(t *testing.T) {
+	s, _ := newFairLocal(t, map[string]string{"LIMIT_TOKENS_PER_DAY": "1"})
+	if r, body := postTurn(t, s.URL, "/api/conversation", "What is photosynthesis?"); r.Status != http.StatusOK {
+		t.Fatalf("first turn: %d %s", r.Status, body)
+	}
+	r, body := postTurn(t, s.URL, "/api/conversation", "What is photosynthesis?")
+	wantRefusal(t, r, body, "tokensPerDay", "50385", "You have used today's AI budget (1 tokens). It renews in 50385 s.")
+	var use struct {
+		Enabled bool `json:"enabled"`
+		Limits  []struct {
+			Limit string `json:"limit"`
+			Used  int64  `json:"used"`
+			Max   int64  `json:"max"`
+		} `json:"limits"`
+	}
+	if st := GetJSON(t, s.URL+"/api/usage", &use); st != http.StatusOK || !use.Enabled {
+		t.Fatalf("usage %d %+v", st, use)
+	}
+	for _, u := range use.Limits {
+		if u.Limit == "tokensPerDay" && (u.Used <= 1 || u.Max != 1) {
+			t.Fatalf("tokens %+v, want the model's reported usage against 1", u)
+		}
+	}
+}
