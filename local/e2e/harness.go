@@ -36,6 +36,12 @@ func NewLocal(t testing.TB, env map[string]string) Local {
 	return newLocalIn(t, t.TempDir(), env)
 }
 
+// NewLocalIn is NewLocal over the store in dir (one a command wrote).
+func NewLocalIn(t testing.TB, dir string, env map[string]string) Local {
+	t.Helper()
+	return newLocalIn(t, dir, env)
+}
+
 // newLocalIn is NewLocal with its store in dir (and opts applied to its
 // options); a failed test logs the server's last logs.
 func newLocalIn(t testing.TB, dir string, env map[string]string, opts ...func(*server.Options)) Local {
