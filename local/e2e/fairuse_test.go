@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/insightedge/insightedge/local/server"
 	"github.com/insightedge/insightedge/shared/clock/clocktest"
@@ -139,4 +142,23 @@ func TestFairUseTokenBudget(t *testing.T) {
 			t.Fatalf("tokens %+v, want the model's reported usage against 1", u)
 		}
 	}
+}
+
+// TestFairUseConsole: the dev console shows the teacher's use against the
+// limits and a refused turn's message.
+func TestFairUseConsole(t *testing.T) {
+	s, _ := newFairLocal(t, map[string]string{"LIMIT_TURNS_PER_MINUTE": "1"})
+	b := newBrowser(t, s.URL)
+	b.waitJS("the usage line", `document.querySelector('#usage').innerText === 'use: turnsPerMinute 0/1'`)
+	b.send("What is photosynthesis?", 1)
+	b.waitJS("the usage after a turn", `document.querySelector('#usage').innerText === 'use: turnsPerMinute 1/1'`)
+	b.run("send a second turn", chromedp.SetValue(chromedp.CSS("#m"), "What is gravity?"), chromedp.Click(chromedp.CSS("#send")))
+	b.waitJS("the refusal", `[...document.querySelectorAll('#chat .err')].some((e) => e.innerText ===
+		'429 RATE_LIMITED: You have sent 1 messages this minute. Please try again in 45 s.')`)
+	// The browser logs the refused load as an error: that one is expected.
+	b.mu.Lock()
+	b.errs = slices.DeleteFunc(b.errs, func(e string) bool {
+		return strings.Contains(e, "status of 429 (Too Many Requests)") && strings.HasSuffix(e, s.URL+"/api/conversation/stream")
+	})
+	b.mu.Unlock()
 }
