@@ -31,15 +31,11 @@ type Metrics interface {
 	Count(name string, value float64, dims map[string]string)
 }
 
-// The metrics the limiter writes.
-const (
-	// MetricRefused counts refusals, by limit.
-	MetricRefused = "LimitRefused"
-	// MetricTokens counts the model tokens metered, by school (the teacher
-	// is in the "tokens metered" log line, for Logs Insights: a dimension
-	// per teacher would be a metric per teacher).
-	MetricTokens = "TokensMetered"
-)
+// The limiter writes two metrics (named where written, for test/aws's
+// check of the dashboard): LimitRefused, the refusals by limit, and
+// TokensMetered, the model tokens by school (the teacher is in the "tokens
+// metered" log line, for Logs Insights: a dimension per teacher would be a
+// metric per teacher).
 
 // Options configure New. Zero values take the defaults in brackets.
 type Options struct {
@@ -166,7 +162,7 @@ func (l *Limiter) refused(ctx context.Context, who Who, err error) error {
 	if errors.As(err, &ex) {
 		l.o.Logger.InfoContext(ctx, "limit reached", "limit", ex.Limit, "max", ex.Max, "teacherId", who.Teacher, "school", who.School)
 		if l.o.Metrics != nil {
-			l.o.Metrics.Count(MetricRefused, 1, map[string]string{"limit": string(ex.Limit)})
+			l.o.Metrics.Count("LimitRefused", 1, map[string]string{"limit": string(ex.Limit)})
 		}
 	}
 	return err
@@ -303,7 +299,7 @@ func (l *Limiter) Meter(ctx context.Context, teacher string, tokens int64) error
 	}
 	l.o.Logger.InfoContext(ctx, "tokens metered", "teacherId", teacher, "school", school, "tokens", tokens)
 	if l.o.Metrics != nil {
-		l.o.Metrics.Count(MetricTokens, float64(tokens), map[string]string{"school": school})
+		l.o.Metrics.Count("TokensMetered", float64(tokens), map[string]string{"school": school})
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package limits_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -67,23 +66,7 @@ func TestRetrySeconds(t *testing.T) {
 	}
 }
 
-// BenchmarkAdmitTurn is the cost the limits add to a turn with every limit
-// on (in memory: the limiter's own work; a store adds its read and write).
+// BenchmarkAdmitTurn is the limiter's own work per turn (in memory).
 func BenchmarkAdmitTurn(b *testing.B) {
-	c, _ := limits.FromEnv(func(string) string { return "" })
-	c.Values = limits.Values{limits.ConcurrentTurns: 1 << 30, limits.TurnsPerMinute: 1 << 40,
-		limits.TokensPerDay: 1 << 40, limits.SchoolTokensPerDay: 1 << 40}
-	l := limits.New(c, records.NewMemory(), limits.NewMemory(), limits.Options{})
-	ctx := context.Background()
-	who := limits.Who{Teacher: "t-bench", School: "s-bench"}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		holder := fmt.Sprint("turn-", i%8)
-		if err := l.Admit(ctx, who, limits.Turn, holder); err != nil {
-			b.Fatal(err)
-		}
-		if err := l.End(ctx, who.Teacher, holder); err != nil {
-			b.Fatal(err)
-		}
-	}
+	limitstest.Bench(b, limitstest.Stores{Records: records.NewMemory(), Counters: limits.NewMemory()})
 }

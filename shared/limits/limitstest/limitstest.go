@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -330,5 +331,30 @@ func testOverrides(t *testing.T, st Stores) {
 	}
 	if eff, err := l.Effective(ctx, b); err != nil || eff[limits.ReportsPerDay] != 0 || eff[limits.TurnsPerMinute] != 1 {
 		t.Fatalf("effective %v %v", eff, err)
+	}
+}
+
+// Bench measures what the limits add to one turn with every turn limit
+// on: the admission (token counts read, one conditional write) and the
+// slot freed at its end.
+func Bench(b *testing.B, st Stores) {
+	c, err := limits.FromEnv(func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Values = limits.Values{limits.ConcurrentTurns: 1 << 30, limits.TurnsPerMinute: 1 << 40,
+		limits.TokensPerDay: 1 << 40, limits.SchoolTokensPerDay: 1 << 40}
+	l := limits.New(c, st.Records, st.Counters, limits.Options{})
+	ctx := context.Background()
+	who := limits.Who{Teacher: "t-bench", School: "s-bench"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		holder := "turn-" + strconv.Itoa(i%8)
+		if err := l.Admit(ctx, who, limits.Turn, holder); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.End(ctx, who.Teacher, holder); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
