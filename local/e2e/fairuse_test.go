@@ -13,7 +13,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/insightedge/insightedge/local/server"
+	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/clock/clocktest"
+	"github.com/insightedge/insightedge/shared/edge"
 )
 
 // Fair use (issue 26) through the local server: the limits' windows on a
@@ -27,18 +29,12 @@ func newFairLocal(t *testing.T, env map[string]string) (Local, *clocktest.Fake) 
 	return newLocalIn(t, t.TempDir(), env, func(o *server.Options) { o.LimitsNow = clk.Now }), clk
 }
 
-// refusal is a RATE_LIMITED answer as a client reads it.
+// refusal is an error answer as a client reads it.
 type refusal struct {
 	Status     int
 	RetryAfter string
-	Error      struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Details struct {
-			Limit      string `json:"limit"`
-			RetryAfter int64  `json:"retryAfter"`
-		} `json:"details"`
-	} `json:"error"`
+	Details    edge.RateLimitDetails
+	apperr.Body
 }
 
 // postTurn posts a new conversation's turn to path and reads the answer
@@ -52,8 +48,9 @@ func postTurn(t *testing.T, base, path, message string) (refusal, string) {
 		t.Fatal(err)
 	}
 	r := refusal{Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
+	r.Error.Details = &r.Details
 	if resp.StatusCode != http.StatusOK {
-		if err := json.Unmarshal(body, &r); err != nil {
+		if err := json.Unmarshal(body, &r.Body); err != nil {
 			t.Fatalf("%d %s: %v", resp.StatusCode, body, err)
 		}
 	}
@@ -63,9 +60,8 @@ func postTurn(t *testing.T, base, path, message string) (refusal, string) {
 // wantRefusal checks a 429 RATE_LIMITED of limit with Retry-After retry.
 func wantRefusal(t *testing.T, r refusal, body, limit, retry, message string) {
 	t.Helper()
-	e := r.Error
-	if r.Status != http.StatusTooManyRequests || r.RetryAfter != retry || e.Code != "RATE_LIMITED" || e.Details.Limit != limit ||
-		strconv.FormatInt(e.Details.RetryAfter, 10) != retry || e.Message != message {
+	if r.Status != http.StatusTooManyRequests || r.RetryAfter != retry || r.Error.Code != apperr.RateLimited ||
+		string(r.Details.Limit) != limit || strconv.FormatInt(r.Details.RetryAfter, 10) != retry || r.Error.Message != message {
 		t.Fatalf("got %d Retry-After %q %s; want 429 RATE_LIMITED %s after %s: %q", r.Status, r.RetryAfter, body, limit, retry, message)
 	}
 }

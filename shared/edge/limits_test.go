@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/clock/clocktest"
 	"github.com/insightedge/insightedge/shared/edge"
@@ -69,22 +70,13 @@ func send(t *testing.T, ts *httptest.Server, method, path, body string, headers 
 // rateLimited checks a RATE_LIMITED answer of limit with retry seconds.
 func rateLimited(t *testing.T, status int, h http.Header, body string, limit limits.Limit, retry string, message string) {
 	t.Helper()
-	var got struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-			Details struct {
-				Limit      string `json:"limit"`
-				RetryAfter int64  `json:"retryAfter"`
-			} `json:"details"`
-		} `json:"error"`
-	}
+	var d edge.RateLimitDetails
+	got := apperr.Body{Error: apperr.BodyError{Details: &d}}
 	if err := json.Unmarshal([]byte(body), &got); err != nil {
 		t.Fatalf("%d %q: %v", status, body, err)
 	}
-	e := got.Error
-	if status != http.StatusTooManyRequests || h.Get("Retry-After") != retry || e.Code != "RATE_LIMITED" ||
-		e.Details.Limit != string(limit) || e.Details.RetryAfter == 0 || retry != strconv.FormatInt(e.Details.RetryAfter, 10) || e.Message != message {
+	if status != http.StatusTooManyRequests || h.Get("Retry-After") != retry || got.Error.Code != apperr.RateLimited ||
+		d.Limit != limit || retry != strconv.FormatInt(d.RetryAfter, 10) || got.Error.Message != message {
 		t.Fatalf("got %d Retry-After %q %s, want 429 %s retry %s %q", status, h.Get("Retry-After"), body, limit, retry, message)
 	}
 }
