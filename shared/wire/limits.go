@@ -33,5 +33,11 @@ func (a *App) edgeLimiter() edge.Limiter {
 // page build, a research run or a template report are admitted first.
 func (a *App) FairUse(mux *http.ServeMux, next http.Handler) http.Handler {
 	edge.NewFair(a.Limits, a.Relay(), a.Authenticator()).Mount(mux)
-	return edge.LimitStarts(next, a.edgeLimiter(), a.Authenticator(), a.Logger)
+	return a.LimitStarts(next)
+}
+
+// LimitStarts wraps h so that the routes that start a page build, a
+// research run or a template report are admitted first (edge.LimitStarts).
+func (a *App) LimitStarts(h http.Handler) http.Handler {
+	return edge.LimitStarts(h, a.edgeLimiter(), a.Authenticator(), a.Logger)
 }
