@@ -158,3 +158,19 @@ func TestFairUseConsole(t *testing.T) {
 	})
 	b.mu.Unlock()
 }
+
+// TestFairUseStockUseChat: a stock useChat (the AI SDK's Chat) surfaces
+// the refusal's body as its error, for the frontend to show.
+func TestFairUseStockUseChat(t *testing.T) {
+	s, _ := newFairLocal(t, map[string]string{"LIMIT_TURNS_PER_MINUTE": "1"})
+	got := runChat(t, s.URL, "chat-fair-use", nil,
+		chatStep{Do: "send", Text: "What is photosynthesis?"},
+		chatStep{Do: "send", Text: "What is gravity?"})
+	if len(got) != 2 || got[0].Error != nil {
+		t.Fatalf("steps %+v", got)
+	}
+	if got[1].Status != "error" || got[1].Error == nil || !strings.Contains(*got[1].Error, `"code":"RATE_LIMITED"`) ||
+		!strings.Contains(*got[1].Error, "You have sent 1 messages this minute. Please try again in 45 s.") {
+		t.Fatalf("the refused send: status %q error %q", got[1].Status, deref(got[1].Error))
+	}
+}
