@@ -417,7 +417,7 @@ func (l *Limiter) Usage(ctx context.Context, who Who) ([]Use, error) {
 		case SchoolTokensPerDay:
 			u.Used = school
 		default:
-			if w := st.Windows[e.Limit]; w.Start.Equal(derefStart(e.Limit, now, l.c.Zone)) {
+			if w := st.Windows[e.Limit]; w.Start.Equal(windowStart(e.Limit, now, l.c.Zone)) {
 				u.Used = w.N
 			}
 		}
@@ -426,7 +426,8 @@ func (l *Limiter) Usage(ctx context.Context, who Who) ([]Use, error) {
 	return out, nil
 }
 
-func derefStart(lim Limit, now time.Time, zone *time.Location) time.Time {
+// windowStart is the start of limit lim's window around now.
+func windowStart(lim Limit, now time.Time, zone *time.Location) time.Time {
 	start, _ := window(lim, now, zone)
 	return start
 }

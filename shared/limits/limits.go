@@ -23,6 +23,7 @@
 package limits
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -124,7 +125,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			c.Values[l.Limit] = n
 		}
 	}
-	zone := cmpOr(strings.TrimSpace(getenv("LIMIT_TIME_ZONE")), DefaultZone)
+	zone := cmp.Or(strings.TrimSpace(getenv("LIMIT_TIME_ZONE")), DefaultZone)
 	loc, err := time.LoadLocation(zone)
 	if err != nil {
 		return c, fmt.Errorf("%w: LIMIT_TIME_ZONE=%q: %w", ErrConfig, zone, err)
@@ -134,13 +135,6 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.SchoolClaim = claim
 	}
 	return c, nil
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Who is the caller a limit counts: a teacher and their school (a teacher
