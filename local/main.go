@@ -7,6 +7,7 @@
 //	go run ./local chat "…"        run one turn and print it readably
 //	go run ./local template-check  seed 002's end-to-end self-check of the template report agent
 //	go run ./local eval            run the evaluation suite (docs/eval.md)
+//	go run ./local limits …        show or change a teacher's or school's fair-use limits
 //	go run ./local -h              usage
 package main
 
@@ -38,7 +39,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "template-check" || args[0] == "eval") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "chat" || args[0] == "replay" || args[0] == "template-check" || args[0] == "eval" || args[0] == "limits") {
 		cmd, args = args[0], args[1:]
 	} else if len(args) > 0 && args[0] == "help" {
 		args = []string{"-h"}
@@ -93,6 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}
 		_, err := runEval(ctx, ev)
 		return err
+	case "limits": // issue 26
+		return limitsCmd(ctx, limitsOptions{Addr: *addr, DataDir: *dataDir, Args: fs.Args(), Out: stdout, Getenv: getenv})
 	case "replay":
 		return replay(ctx, replayOptions{DataDir: *dataDir, App: *appID, Out: stdout, Getenv: getenv,
 			Logger: obs.NewLogger(stderr, level, "local")})
@@ -128,6 +131,8 @@ Usage:
   go run ./local chat [flags] "…" ["…"]     one turn per message, printed readably: through the server
                                             at ADDR when one answers, else a server started in process
   go run ./local replay [-app ID]           run the saved apps that are due (or one app now)
+  go run ./local limits show|set|lift|reset (-teacher ID | -school ID) [limit=value | limit ...]
+                                            a teacher's or school's fair-use limits (docs/deploy.md, "Fair use")
   go run ./local template-check [flags]     seed 002's end-to-end self-check of the template report agent
   go run ./local eval [flags]               the evaluation suite (docs/eval.md; go run ./local eval -h)
   go run ./local -h                         this help

@@ -36,14 +36,23 @@ func NewLocal(t testing.TB, env map[string]string) Local {
 	return newLocalIn(t, t.TempDir(), env)
 }
 
-// newLocalIn is NewLocal with its store in dir; a failed test logs the
-// server's last logs.
-func newLocalIn(t testing.TB, dir string, env map[string]string) Local {
+// NewLocalIn is NewLocal over the store in dir (one a command wrote).
+func NewLocalIn(t testing.TB, dir string, env map[string]string) Local {
+	t.Helper()
+	return newLocalIn(t, dir, env)
+}
+
+// newLocalIn is NewLocal with its store in dir (and opts applied to its
+// options); a failed test logs the server's last logs.
+func newLocalIn(t testing.TB, dir string, env map[string]string, opts ...func(*server.Options)) Local {
 	t.Helper()
 	getenv := func(k string) string { return env[k] }
 	logs := &syncbuf.Buffer{}
-	s, err := server.Start(context.Background(), server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv,
-		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	o := server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: slog.New(slog.NewJSONHandler(logs, nil))}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s, err := server.Start(context.Background(), o)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

@@ -166,7 +166,8 @@ func TestProtocolDoc(t *testing.T) {
 // the edge answers it with.
 func checkErrorTable(t *testing.T, doc string) {
 	for _, code := range []apperr.Code{apperr.ValidationError, apperr.AuthError, apperr.EntityNotFound, apperr.Conflict,
-		apperr.BlueprintError, apperr.DataError, apperr.AIError, apperr.ServiceUnavailable, apperr.Internal} {
+		apperr.BlueprintError, apperr.DataError, apperr.AIError, apperr.ServiceUnavailable, apperr.Internal,
+		apperr.RateLimited} { // issue 26
 		status := apperr.New(code, "x").HTTPStatus()
 		row := regexp.MustCompile("(?m)^\\| `" + string(code) + "` \\| ([^|]*)\\|").FindStringSubmatch(doc)
 		if row == nil || !strings.Contains(row[1], strconv.Itoa(status)) {

@@ -49,6 +49,9 @@ type Options struct {
 	// TemplateWSAddr, when set, also serves the template socket there (the
 	// seed's 127.0.0.1:8081).
 	TemplateWSAddr string
+	// LimitsNow is the fair-use limits' clock (nil: time.Now): the tests'
+	// fake clock for the limits' windows (issue 26).
+	LimitsNow func() time.Time
 }
 
 // Server is the whole product in one process.
@@ -147,7 +150,8 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	store := claimcheck.Wrap(s.DB.Sessions(), s.Files, 0)
 	s.metrics = obs.NewEMF(metrics, "InsightEdge")
 	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.DB.Events(), Tools: append(data, files...),
-		Research: research.NewStore(s.DB), Metrics: s.metrics, Logger: o.Logger, Files: s.Files})
+		Research: research.NewStore(s.DB), Metrics: s.metrics, Logger: o.Logger, Files: s.Files,
+		LimitRecords: s.DB, LimitCounters: s.DB.Counters(), LimitNow: o.LimitsNow})
 	if err != nil {
 		return s, err
 	}
@@ -230,6 +234,7 @@ func (s *Server) serve(o Options) error {
 	mux.Handle("/files/", s.Files.Handler())
 	mux.HandleFunc("GET /{$}", console)
 	mux.HandleFunc("GET /favicon.ico", favicon)
+	handler := s.App.FairUse(mux, mux) // issue 26: fair use
 	// The turn latencies, as in AWS (awswire.App.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle
 	// keep-alive connection are let go. Streaming routes and the routes
 	// that wait for a whole turn set their own deadlines (edge relay).
@@ -237,7 +242,7 @@ func (s *Server) serve(o Options) error {
 	if err != nil {
 		return err
 	}
-	s.http = &http.Server{Handler: withCORS(origins, edge.CleanPaths(o.Logger, edge.TurnLatency(mux, s.metrics, nil))), ReadHeaderTimeout: 10 * time.Second,
+	s.http = &http.Server{Handler: withCORS(origins, edge.CleanPaths(o.Logger, edge.TurnLatency(handler, s.metrics, nil))), ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: serverReadTimeout, WriteTimeout: serverWriteTimeout, IdleTimeout: serverIdleTimeout}
 	for _, d := range []struct {
 		env string

@@ -30,6 +30,8 @@ type modelReply struct {
 	calls     []llm.ToolCall
 	err       error
 	cut       int
+	// usage is what the call reports once it ends.
+	usage llm.Usage
 }
 
 // scriptedModel is the model at the edge: on call n it replays reply n.
@@ -92,7 +94,7 @@ func (m *scriptedModel) Stream(_ context.Context, req llm.Request, h llm.Handler
 		return llm.Response{}, r.err
 	}
 	return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: r.content,
-		ReasoningContent: r.reasoning, ToolCalls: r.calls}, FinishReason: "stop", Model: "scripted"}, nil
+		ReasoningContent: r.reasoning, ToolCalls: r.calls}, FinishReason: "stop", Model: "scripted", Usage: r.usage}, nil
 }
 
 func split(s string, n int) []string {

@@ -26,7 +26,11 @@ func (a *Agent) Finish(ctx context.Context, in workflow.FinishInput) (workflow.F
 	if err != nil {
 		return workflow.FinishOutput{}, err
 	}
-	if err := a.Store.EndTurn(ctx, t.SessionID, t.TurnID, status, out); err != nil {
+	err = a.Store.EndTurn(ctx, t.SessionID, t.TurnID, status, out)
+	if err == nil || errors.Is(err, session.ErrConflict) {
+		a.endSlot(ctx, t) // issue 26: before the close a client may answer with a new turn
+	}
+	if err != nil {
 		if errors.Is(err, session.ErrConflict) {
 			a.logCaught(ctx, in, true)
 			return workflow.FinishOutput{Status: "already-ended"}, nil

@@ -23,10 +23,13 @@ const (
 	BlueprintError     Code = "BLUEPRINT_ERROR"
 	Conflict           Code = "CONFLICT"
 	Internal           Code = "INTERNAL_ERROR"
+	// RateLimited (issue 26): a teacher's or school's fair-use limit is
+	// reached; HTTP 429 with Retry-After.
+	RateLimited Code = "RATE_LIMITED"
 )
 
 // codes lists every Code, for Parse.
-var codes = []Code{DataError, AuthError, ServiceUnavailable, ValidationError, EntityNotFound, AIError, BlueprintError, Conflict, Internal}
+var codes = []Code{DataError, AuthError, ServiceUnavailable, ValidationError, EntityNotFound, AIError, BlueprintError, Conflict, Internal, RateLimited}
 
 // Parse returns the Code named s.
 func Parse(s string) (Code, bool) {
@@ -93,6 +96,8 @@ func (e *Error) HTTPStatus() int {
 		return http.StatusUnprocessableEntity
 	case Conflict:
 		return http.StatusConflict
+	case RateLimited:
+		return http.StatusTooManyRequests
 	default:
 		return http.StatusInternalServerError
 	}

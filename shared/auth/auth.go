@@ -21,6 +21,14 @@ import (
 // Identity is who is calling.
 type Identity struct {
 	TeacherID string
+	// School is the teacher's school, from the token's school claim
+	// (JWT.SchoolClaim; X-School-Id in development mode); "" when it names
+	// none (issue 26: the fair-use limits count such a teacher as their own
+	// school).
+	School string
+	// Operator is true when the token's role claim names "operator"
+	// (X-Role: operator in development mode): the fair-use admin routes.
+	Operator bool
 	// Dev is true when the identity was taken without verification.
 	Dev bool
 }
@@ -41,6 +49,10 @@ type JWT struct {
 	Audience string
 	// Claim holds the teacher id; default "teacherId", then "sub".
 	Claim string
+	// SchoolClaim holds the teacher's school [school]; RoleClaim their
+	// role, a string or a list of strings [role] (issue 26).
+	SchoolClaim string
+	RoleClaim   string
 	// MaxLife bounds a token's life: its exp may be at most MaxLife after
 	// now (and after its iat) [DefaultMaxLife].
 	MaxLife time.Duration
@@ -107,7 +119,36 @@ func (j JWT) Authenticate(r *http.Request) (Identity, error) {
 	if !ValidTeacherID(id) {
 		return Identity{}, apperr.New(apperr.AuthError, "token has no valid teacher id").WithStatus(http.StatusUnauthorized)
 	}
-	return Identity{TeacherID: id}, nil
+	return Identity{TeacherID: id, School: validSchool(claimString(claims, cmp.Or(j.SchoolClaim, "school"))),
+		Operator: hasRole(claims[cmp.Or(j.RoleClaim, "role")], RoleOperator)}, nil
+}
+
+// RoleOperator is the role of an operator (issue 26: the fair-use admin
+// routes).
+const RoleOperator = "operator"
+
+// hasRole reports whether a role claim (a string or a list) names role.
+func hasRole(claim any, role string) bool {
+	switch v := claim.(type) {
+	case string:
+		return v == role
+	case []any:
+		for _, r := range v {
+			if r == role {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validSchool is s if it is a well-formed id (as a teacher id), else "":
+// a school id goes into keys.
+func validSchool(s string) string {
+	if !ValidTeacherID(s) {
+		return ""
+	}
+	return s
 }
 
 // checkLife refuses a token that lives longer than maxLife: from now, or
@@ -164,7 +205,8 @@ func (d Dev) Authenticate(r *http.Request) (Identity, error) {
 	if !ValidTeacherID(id) {
 		return Identity{}, apperr.New(apperr.AuthError, "invalid teacher id %q", id).WithStatus(http.StatusUnauthorized)
 	}
-	return Identity{TeacherID: id, Dev: true}, nil
+	return Identity{TeacherID: id, Dev: true, School: validSchool(strings.TrimSpace(r.Header.Get("X-School-Id"))),
+		Operator: strings.TrimSpace(r.Header.Get("X-Role")) == RoleOperator}, nil
 }
 
 func bearer(r *http.Request) (string, bool) {

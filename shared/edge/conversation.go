@@ -16,6 +16,7 @@ import (
 	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/limits"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -65,7 +66,16 @@ func uiHeaders(conversationID string) func(http.Header) {
 
 // begin creates or continues the session, begins the turn, writes its start
 // chunk and starts the workflow.
-func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRequest) (session.Turn, error) {
+func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRequest) (_ session.Turn, err error) {
+	turnID := s.o.NewID("turn")
+	if err := admit(ctx, s.o.Limits, id, limits.Turn, turnID, i18n.Of(req.Language, req.Message)); err != nil {
+		return session.Turn{}, err // issue 26: over a limit, before anything is written
+	}
+	defer func() {
+		if err != nil {
+			s.endSlot(ctx, id.TeacherID, turnID)
+		}
+	}()
 	sess, err := s.sessionFor(ctx, id, req)
 	if err != nil {
 		return session.Turn{}, err
@@ -75,7 +85,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 		return session.Turn{}, err
 	}
 	now := s.o.Now()
-	turn := session.Turn{SessionID: sess.ID, ID: s.o.NewID("turn"), Message: req.Message,
+	turn := session.Turn{SessionID: sess.ID, ID: turnID, Message: req.Message,
 		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now,
 		Replaces: replaces}
 	t, err := s.store.BeginTurn(ctx, turn)
@@ -371,6 +381,7 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": false, "conversationId": sess.ID})
 		return nil
 	}
+	s.endSlot(ctx, sess.TeacherID, turnID) // a stopped workflow reports no end
 	s.rl.Logger.InfoContext(ctx, "turn stopped", "sessionId", sess.ID, "turnId", turnID)
 	writeJSON(w, http.StatusOK, map[string]any{"stopped": true, "conversationId": sess.ID, "turnId": turnID})
 	return nil

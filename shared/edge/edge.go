@@ -98,8 +98,10 @@ type Options struct {
 	// meets it, so that a crash never blocks a conversation.
 	Leases  session.Leases
 	Recover Recoverer
-	Now     func() time.Time
-	NewID   func(prefix string) string
+	// Limits admits each turn (issue 26: fair use; nil: no limits).
+	Limits Limiter
+	Now    func() time.Time
+	NewID  func(prefix string) string
 }
 
 // DefaultReplayWindow is Options.ReplayWindow's default: far longer than
@@ -288,6 +290,7 @@ func cleanPath(p string) bool {
 }
 
 func writeError(w http.ResponseWriter, e *apperr.Error) {
+	setRetryAfter(w.Header(), e) // issue 26: a RATE_LIMITED answer
 	writeJSON(w, e.HTTPStatus(), e.ToBody())
 }
 

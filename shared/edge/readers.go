@@ -109,6 +109,7 @@ func (s *Server) supersede(ctx context.Context, sessionID string) bool {
 		s.rl.Logger.WarnContext(ctx, "could not stop an unread turn", "turnId", sess.ActiveTurn, "err", err)
 		return false
 	}
+	s.endSlot(ctx, sess.TeacherID, sess.ActiveTurn) // issue 26: a stopped workflow reports no end
 	s.rl.Logger.InfoContext(ctx, "turn superseded by a new message: no client read it", "sessionId", sessionID, "turnId", sess.ActiveTurn)
 	return true
 }

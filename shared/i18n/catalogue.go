@@ -307,6 +307,15 @@ const (
 	// internal failure). ReportSystemError takes the cause (%s).
 	ReportSystemError
 	ReportInternalError
+	// issue 26: fair use. A RATE_LIMITED refusal, by limit; each takes the
+	// limit (%d) and the wait in seconds (%d).
+	LimitConcurrentTurns
+	LimitTurnsPerMinute
+	LimitBuildsPerHour
+	LimitResearchPerDay
+	LimitReportsPerDay
+	LimitTokensPerDay
+	LimitSchoolTokensPerDay
 	numMsgs
 )
 
@@ -541,6 +550,14 @@ var catalogue = [numMsgs][2]string{
 	// issue 30: the template report's system.error.
 	ReportSystemError:   {"System error: %s", "系统错误：%s"},
 	ReportInternalError: {"the report service failed internally, please try again", "报告服务内部出错，请稍后重试"},
+	// issue 26: fair use.
+	LimitConcurrentTurns:    {"You already have %d conversations running. Please wait for one to finish (about %d s) and try again.", "你已有 %d 个对话正在进行，请等其中一个完成（约 %d 秒）后再试。"},
+	LimitTurnsPerMinute:     {"You have sent %d messages this minute. Please try again in %d s.", "你这一分钟已发送 %d 条消息，请 %d 秒后再试。"},
+	LimitBuildsPerHour:      {"You have built %d pages this hour. Please try again in %d s.", "你这一小时已生成 %d 个页面，请 %d 秒后再试。"},
+	LimitResearchPerDay:     {"You have started %d research timelines today. Please try again in %d s.", "你今天已发起 %d 次研究时间线，请 %d 秒后再试。"},
+	LimitReportsPerDay:      {"You have started %d template reports today. Please try again in %d s.", "你今天已发起 %d 份模板报告，请 %d 秒后再试。"},
+	LimitTokensPerDay:       {"You have used today's AI budget (%d tokens). It renews in %d s.", "你今天的 AI 用量（%d tokens）已用完，将于 %d 秒后恢复。"},
+	LimitSchoolTokensPerDay: {"Your school has used today's AI budget (%d tokens). It renews in %d s.", "你所在学校今天的 AI 用量（%d tokens）已用完，将于 %d 秒后恢复。"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

@@ -30,8 +30,10 @@ import (
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/javaapi"
+	"github.com/insightedge/insightedge/shared/limits"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/records"
 	"github.com/insightedge/insightedge/shared/recovery"
 	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
@@ -63,6 +65,8 @@ type Config struct {
 	// FileLinkTTL is the life of a download link to a generated file
 	// (FILE_LINK_TTL, 15 min): links are capabilities, kept short.
 	FileLinkTTL time.Duration
+	// Limits are the fair-use limits (LIMIT_*, issue 26; off when unset).
+	Limits limits.Config
 }
 
 // ConfigFromEnv reads the configuration; errors name the variable at fault.
@@ -73,6 +77,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.JWTSecret, c.JWTIssuer, c.JWTAudience = getenv("AUTH_JWT_SECRET"), getenv("AUTH_JWT_ISSUER"), getenv("AUTH_JWT_AUDIENCE")
+	if c.Limits, err = limits.FromEnv(getenv); err != nil {
+		return c, err
+	}
 	if c.JWTSecret != "" {
 		if _, err := auth.NewJWT(auth.JWT{Secret: []byte(c.JWTSecret)}); err != nil {
 			return c, fmt.Errorf("AUTH_JWT_SECRET: %w", err)
@@ -172,6 +179,12 @@ type Backends struct {
 	// Files signs the generated files' links again at the edge; nil
 	// leaves them as stored.
 	Files edge.FileSigner
+	// LimitRecords and LimitCounters keep the fair-use limits' counts
+	// (issue 26; nil: no limits).
+	LimitRecords  records.Backend
+	LimitCounters limits.Counters
+	// LimitNow is the limits' clock (nil: time.Now); tests move it.
+	LimitNow func() time.Time
 }
 
 // App is the built graph.
@@ -189,6 +202,8 @@ type App struct {
 	// Research is the research flow (nil without Backends.Research).
 	Research *research.Flow
 	Files    edge.FileSigner
+	// Limits is the fair-use limiter (nil: no LIMIT_* is set).
+	Limits *limits.Limiter
 
 	authOnce sync.Once
 	auth     edge.Authenticator
@@ -214,11 +229,16 @@ func New(c Config, b Backends) (*App, error) {
 	}
 	reg := tools.NewRegistry(quiz.New(model), guide.Tool())
 	reg.Add(b.Tools...)
-	ag := agent.New(model, reg, b.Store, b.Log, agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush})
+	ao := agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush}
+	lim := newLimiter(c.Limits, b)
+	if lim != nil {
+		ao.Limits = lim
+	}
+	ag := agent.New(model, reg, b.Store, b.Log, ao)
 	app := &App{Config: c, Model: model, Tools: reg, Agent: ag,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
-		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files}
+		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files, Limits: lim}
 	if b.Research != nil {
 		if app.Research, err = newResearch(c.Research, model, b); err != nil {
 			return nil, err
@@ -248,7 +268,7 @@ func (a *App) Relay() *edge.Relay {
 func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 	if c.JWTSecret != "" {
 		return auth.JWT{Secret: []byte(c.JWTSecret), Issuer: c.JWTIssuer, Audience: c.JWTAudience,
-			MaxLife: c.JWTMaxLife, Skew: c.JWTSkew}
+			MaxLife: c.JWTMaxLife, Skew: c.JWTSkew, SchoolClaim: c.Limits.SchoolClaim}
 	}
 	return auth.NewDev(c.DevTeacher, log)
 }
@@ -256,7 +276,8 @@ func authenticator(c Config, log *slog.Logger) edge.Authenticator {
 // Edge returns the HTTP edge over starter.
 func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	o := edge.Options{Relay: a.Relay(), TurnTimeout: a.Config.TurnTimeout,
-		ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files, FileLinkTTL: a.Config.FileLinkTTL, Leases: a.leases(), Tools: a.Builder.DataTools()}
+		ChatMode: a.Config.ChatMode, Checks: checks, Files: a.Files, FileLinkTTL: a.Config.FileLinkTTL, Leases: a.leases(), Tools: a.Builder.DataTools(),
+		Limits: a.edgeLimiter()}
 	if r := a.Recoverer(nil, nil); r != nil {
 		o.Recover = r
 	}

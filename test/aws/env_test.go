@@ -138,6 +138,16 @@ var envTable = map[string]string{
 	"TEXT_FLUSH_INTERVAL":         setText,
 	awswire.EnvXRayContextMissing: setCode,
 	awswire.EnvFunctionName:       setLambda,
+	// issue 26: fair use; Globals (the edge admits, the agent's steps meter).
+	"LIMIT_CONCURRENT_TURNS":      setAll,
+	"LIMIT_TURNS_PER_MINUTE":      setAll,
+	"LIMIT_BUILDS_PER_HOUR":       setAll,
+	"LIMIT_RESEARCH_PER_DAY":      setAll,
+	"LIMIT_REPORTS_PER_DAY":       setAll,
+	"LIMIT_TOKENS_PER_DAY":        setAll,
+	"LIMIT_SCHOOL_TOKENS_PER_DAY": setAll,
+	"LIMIT_TIME_ZONE":             setAll,
+	"LIMIT_SCHOOL_CLAIM":          setAll,
 	"OPENAI_API_KEY":              setNever, // read from OPENAI_API_KEY_PARAMETER
 	"AUTH_JWT_SECRET":             setNever, // read from AUTH_JWT_SECRET_PARAMETER
 	awswire.EnvAllowDevAuth:       setNever,
@@ -211,6 +221,10 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"ref:ResearchRequestLimit": "15",
 		"ref:TemplateStateMachine": testTemplateARN, "ref:TemplateStateSecretParameter": testTemplateParam,
 		"ref:TemplateApiBaseUrl": "", "ref:TemplateApiAllowedUrls": "",
+		// issue 26: fair use, off as the template's defaults leave it.
+		"ref:LimitConcurrentTurns": "", "ref:LimitTurnsPerMinute": "", "ref:LimitBuildsPerHour": "",
+		"ref:LimitResearchPerDay": "", "ref:LimitReportsPerDay": "", "ref:LimitTokensPerDay": "",
+		"ref:LimitSchoolTokensPerDay": "", "ref:LimitTimeZone": "Asia/Hong_Kong", "ref:LimitSchoolClaim": "school",
 		"sub:https://${TemplateSocketApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/${Stage}": testWSCallback,
 	}
 	out := map[string]string{}

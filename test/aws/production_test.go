@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/limits"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire/awswire"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -218,6 +219,9 @@ func TestTemplateOperatorView(t *testing.T) {
 	dimValues := map[string][]string{
 		"status":  {string(session.TurnCompleted), string(session.TurnFailed), string(session.TurnStopped), "success"},
 		"verdict": {workflow.VerdictOK, workflow.VerdictRetry, workflow.VerdictAccept, workflow.VerdictGiveUp},
+	}
+	for _, l := range limits.All { // issue 26: LimitRefused's limit
+		dimValues["limit"] = append(dimValues["limit"], string(l.Limit))
 	}
 
 	body, _ := tp.properties("Dashboard")["DashboardBody"].(string)

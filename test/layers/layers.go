@@ -33,7 +33,9 @@ var Layers = []Layer{
 	// shared/report is the report wing's vocabulary and its sessions' typed
 	// store, as shared/session is the conversation's.
 	{"stores", []string{"shared/eventlog", "shared/session", "shared/records", "shared/boltstore", "shared/dynamostore",
-		"shared/blob", "shared/claimcheck", "shared/report"}},
+		"shared/blob", "shared/claimcheck", "shared/report",
+		// issue 26: fair use, the limits' typed rules over the records and counters.
+		"shared/limits"}},
 	{"leaves", []string{"shared/protocol", "shared/llm", "shared/search", "shared/javaapi", "shared/office", "shared/auth",
 		"shared/obs", "shared/workflow", "shared/apperr", "shared/i18n", "shared/prompts", "shared/blueprint",
 		"shared/report/backend", "shared/report/mdtree", "shared/report/export", "infra", "shared/clock", "shared/scores",

@@ -318,7 +318,8 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 	emf := obs.NewEMF(o.Output, "InsightEdge")
 	c.Metrics = emf
 	b := wire.Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient,
-		Research: research.NewStore(c.Records)}
+		Research:     research.NewStore(c.Records),
+		LimitRecords: c.Records, LimitCounters: dynamostore.NewCounters(db, cc.Table, dynamostore.Options{})}
 	if cc.FileLinks != "" {
 		b.Files = s3blob.New(s3c, cc.FileLinks)
 	}
@@ -525,7 +526,8 @@ func (c *App) EdgeHandler() (http.Handler, error) {
 	}
 	// Every route recovers its own panics (edge.handle); the turn
 	// latencies (time to first text, turn time) as the client sees them.
-	return edge.CleanPaths(c.Logger, edge.TurnLatency(mux, c.Metrics, nil)), nil
+	handler := c.App.FairUse(mux, mux) // issue 26: fair use
+	return edge.CleanPaths(c.Logger, edge.TurnLatency(handler, c.Metrics, nil)), nil
 }
 
 // ReplayMargin is how long before the function's deadline a replay stops

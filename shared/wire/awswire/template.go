@@ -131,7 +131,7 @@ func (c *App) WithTemplateRoutes(h http.Handler) (http.Handler, error) {
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /api/template/", t.Server.Handler())
+	mux.Handle("POST /api/template/", c.App.LimitStarts(t.Server.Handler())) // issue 26: fair use
 	mux.Handle("GET /api/template/", t.Server.Handler())
 	mux.Handle("/", h)
 	return mux, nil
