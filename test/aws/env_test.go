@@ -2,10 +2,7 @@ package awstest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,22 +228,7 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 // template.yaml names by parameter.
 func fakeSSM(t *testing.T, params map[string]string) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Name string }
-		body, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(body, &in)
-		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-		v, ok := params[in.Name]
-		if r.Header.Get("X-Amz-Target") != "AmazonSSM.GetParameter" || !ok {
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, `{"__type":"ParameterNotFound","message":"no such parameter"}`)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"Parameter": map[string]any{
-			"Name": in.Name, "Type": "SecureString", "Value": v, "Version": 1}})
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return newSSMStandIn(t, params).URL
 }
 
 func testSecrets() map[string]string {
