@@ -291,6 +291,9 @@ const (
 	ListFilesRunning
 	ReadFileRunning
 	SplitTreeRunning
+	// issue 24: SocketEventTooLarge takes the event's seq (%d): an event
+	// larger than a WebSocket message, not posted to the socket.
+	SocketEventTooLarge
 	numMsgs
 )
 
@@ -512,6 +515,9 @@ var catalogue = [numMsgs][2]string{
 	ListFilesRunning:     {"Listing the files", "正在列出文件"},
 	ReadFileRunning:      {"Reading a file", "正在读取文件"},
 	SplitTreeRunning:     {"Reading the template's structure", "正在解析模板结构"},
+
+	// issue 24
+	SocketEventTooLarge: {"Event %d is too large for the socket; read it from the session's event stream", "事件 %d 过大，无法通过 WebSocket 发送，请从会话的事件流读取"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).
