@@ -102,6 +102,7 @@ func openTemplateFile(t *testing.T, repo, file string) template {
 	// tests read them from the processed JSON instead.
 	typed, err := json.Marshal(withoutProperties(raw, map[string][]string{
 		"AWS::Lambda::Permission": {"InvokedViaFunctionUrl"},
+		"AWS::Serverless::HttpApi": {"AccessLogSettings"},
 	}))
 	if err != nil {
 		t.Fatal(err)
