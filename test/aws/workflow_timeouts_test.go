@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/local/asl"
+	"github.com/insightedge/insightedge/shared/clock/clocktest"
 )
 
 // issue 24: no execution ends without its Finish that can be given one.
@@ -211,29 +212,6 @@ func conversationRun(t *testing.T, def []byte, sleep func(context.Context, time.
 	return finish, err
 }
 
-// recordedSleeps is an asl.Options.Sleep that returns at once and keeps
-// the durations asked for.
-type recordedSleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (r *recordedSleeps) sleep(_ context.Context, d time.Duration) error {
-	r.mu.Lock()
-	r.d = append(r.d, d)
-	r.mu.Unlock()
-	return nil
-}
-
-func (r *recordedSleeps) total() (n int, sum time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, d := range r.d {
-		sum += d
-	}
-	return len(r.d), sum
-}
-
 // finishError is the error the Finish step was given ($.error.Error).
 func finishError(t *testing.T, in json.RawMessage) string {
 	t.Helper()
@@ -294,8 +272,8 @@ func TestWorkflowTimeoutPaths(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
 			calls := 0
-			sleeps := &recordedSleeps{}
-			finish, err := conversationRun(t, def, sleeps.sleep, map[string]asl.Handler{
+			sleeps := &clocktest.Sleeps{}
+			finish, err := conversationRun(t, def, sleeps.Sleep, map[string]asl.Handler{
 				"RouterFunctionArn": func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -307,7 +285,11 @@ func TestWorkflowTimeoutPaths(t *testing.T) {
 			if err != nil || finish == nil || finishError(t, finish) != tc.wantError {
 				t.Fatalf("execution: %v; Finish got %s; want Finish with %q", err, finish, tc.wantError)
 			}
-			n, total := sleeps.total()
+			var total time.Duration
+			for _, d := range sleeps.Got() {
+				total += d
+			}
+			n := len(sleeps.Got())
 			if n != throttle.MaxAttempts || total > bound || total > throttleBudget*time.Second {
 				t.Errorf("%d retries waiting %s in all; want %d within %s", n, total, throttle.MaxAttempts, bound)
 			}
