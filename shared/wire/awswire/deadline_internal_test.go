@@ -19,7 +19,7 @@ import (
 type startOnly struct{}
 
 func (startOnly) Start(context.Context, string, workflow.ConversationState) error { return nil }
-func (startOnly) Stop(context.Context, string) error                             { return nil }
+func (startOnly) Stop(context.Context, string) error                              { return nil }
 
 // TestTurnDeadline checks the bound on a turn whose Express execution
 // ended without Finish: the timer is armed at start for ExpressLimit +
