@@ -164,7 +164,7 @@ func TestTemplateAlarms(t *testing.T) {
 		}
 	}
 	if len(ops) > 0 {
-		t.Errorf("no alarm on DynamoDB ThrottledRequests of %v", slices.Sorted(mapsKeysBool(ops)))
+		t.Errorf("no alarm on DynamoDB ThrottledRequests of %v", sortedKeys(ops))
 	}
 
 	if len(findAlarms(as, "AWS/ApiGateway", "5xx", map[string]string{"ApiId": "ref:HttpApi"})) == 0 {
@@ -202,16 +202,6 @@ func TestTemplateAlarms(t *testing.T) {
 		m := regexp.MustCompile(`^(.+)(Errors|Throttles)Alarm$`).FindStringSubmatch(a.name)
 		if m == nil || !strings.Contains(section, "`<Name>"+m[2]+"Alarm`") || !regexp.MustCompile("`<Name>Errors.*`"+m[1]+"`").MatchString(section) {
 			t.Errorf("docs/deploy.md, \"When something is wrong\", does not name %s", a.name)
-		}
-	}
-}
-
-func mapsKeysBool(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
