@@ -234,8 +234,9 @@ func TestConversationErrors(t *testing.T) {
 	if _, err := m.Run(context.Background(), conversationInput(t), Options{Handlers: s.handlers(), Sleep: sl.Sleep, OnTransition: rec.onTransition}); err != nil {
 		t.Fatal(err)
 	}
-	if d := sl.Got(); len(d) != 1 || d[0] < 0 || d[0] > time.Second {
-		t.Errorf("retry waits %v, want one within [0, 1s] (FULL jitter)", d)
+	// The throttling retrier's first wait: IntervalSeconds 2, FULL jitter.
+	if d := sl.Got(); len(d) != 1 || d[0] < 0 || d[0] > 2*time.Second {
+		t.Errorf("retry waits %v, want one within [0, 2s] (FULL jitter)", d)
 	}
 	if got := rec.visited(); !slices.Equal(got, []string{"Route", "RoutePath", "AgentTurn", "AfterAgentTurn", "Finish"}) {
 		t.Errorf("visited %v", got)

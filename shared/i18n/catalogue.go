@@ -316,6 +316,9 @@ const (
 	LimitReportsPerDay
 	LimitTokensPerDay
 	LimitSchoolTokensPerDay
+	// issue 24: SocketEventTooLarge takes the event's seq (%d): an event
+	// larger than a WebSocket message, not posted to the socket.
+	SocketEventTooLarge
 	numMsgs
 )
 
@@ -558,6 +561,8 @@ var catalogue = [numMsgs][2]string{
 	LimitReportsPerDay:      {"You have started %d template reports today. Please try again in %d s.", "你今天已发起 %d 份模板报告，请 %d 秒后再试。"},
 	LimitTokensPerDay:       {"You have used today's AI budget (%d tokens). It renews in %d s.", "你今天的 AI 用量（%d tokens）已用完，将于 %d 秒后恢复。"},
 	LimitSchoolTokensPerDay: {"Your school has used today's AI budget (%d tokens). It renews in %d s.", "你所在学校今天的 AI 用量（%d tokens）已用完，将于 %d 秒后恢复。"},
+	// issue 24
+	SocketEventTooLarge: {"Event %d is too large for the socket; read it from the session's event stream", "事件 %d 过大，无法通过 WebSocket 发送，请从会话的事件流读取"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

@@ -187,18 +187,8 @@ func (s *suite) testBuildFunctions(t *testing.T) {
 
 	store := dynamostore.NewAppStore(dyn.Client, table, dynamostore.Options{})
 	due := time.Now().Add(-time.Minute).UTC().Truncate(time.Second)
-	save := func(id, class string) {
-		t.Helper()
-		bp, _ := json.Marshal(blueprinttest.Analysis(class))
-		err := store.PutApp(ctx, apps.App{ID: id, TeacherID: "t-001", Name: "1A 班成绩", Blueprint: bp,
-			Context: map[string]any{"classId": class}, Schedule: &apps.Schedule{Every: "24h"}, NextRunAt: due,
-			CreatedAt: due.Add(-24 * time.Hour), UpdatedAt: due.Add(-24 * time.Hour)})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	save(sampleAppID, sampleClass)
-	save("app-sample-unknown-class", unknownClass)
+	saveSampleApp(t, store, sampleAppID, sampleClass, due)
+	saveSampleApp(t, store, "app-sample-unknown-class", unknownClass, due)
 
 	tests := []struct {
 		name, app  string
@@ -489,5 +479,18 @@ func (s *suite) testBuildWorkflowEquivalence(t *testing.T) {
 			sameEvents(t, js.Events, goRun.Events)
 			t.Logf("%s: %d events, states entered %v", sc.name, len(goRun.Events), goRun.Entered)
 		})
+	}
+}
+
+// saveSampleApp saves the sample analysis of class as app id, scheduled
+// daily and due at due.
+func saveSampleApp(t *testing.T, store *dynamostore.AppStore, id, class string, due time.Time) {
+	t.Helper()
+	bp, _ := json.Marshal(blueprinttest.Analysis(class))
+	err := store.PutApp(context.Background(), apps.App{ID: id, TeacherID: "t-001", Name: "1A 班成绩", Blueprint: bp,
+		Context: map[string]any{"classId": class}, Schedule: &apps.Schedule{Every: "24h"}, NextRunAt: due,
+		CreatedAt: due.Add(-24 * time.Hour), UpdatedAt: due.Add(-24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,10 +2,7 @@ package awstest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -245,22 +242,7 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 // template.yaml names by parameter.
 func fakeSSM(t *testing.T, params map[string]string) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Name string }
-		body, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(body, &in)
-		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-		v, ok := params[in.Name]
-		if r.Header.Get("X-Amz-Target") != "AmazonSSM.GetParameter" || !ok {
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, `{"__type":"ParameterNotFound","message":"no such parameter"}`)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"Parameter": map[string]any{
-			"Name": in.Name, "Type": "SecureString", "Value": v, "Version": 1}})
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return newSSMStandIn(t, params).URL
 }
 
 func testSecrets() map[string]string {
@@ -514,7 +496,10 @@ func TestTemplatePolicies(t *testing.T) {
 			if m := fn.Env[awswire.EnvTemplateMachine]; m != "" {
 				// Runs are started, stopped (user.cancel) and answered (user.response).
 				want["states:StartExecution"] = append(want["states:StartExecution"], m)
-				want["states:SendTaskSuccess"] = []string{m}
+				// issue 24: a task token names no resource IAM can match (the
+				// Service Authorization Reference gives SendTaskSuccess the
+				// activity type only): the grant is on "*".
+				want["states:SendTaskSuccess"] = []string{"*"}
 				want["states:StopExecution"] = []string{"sub:arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:execution:${TemplateStateMachine.Name}:*"}
 				for _, a := range actions[dynamostore.RecordsAPI]("dynamodb") { // the connections are deleted
 					if _, ok := want[a]; !ok {

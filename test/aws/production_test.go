@@ -325,38 +325,18 @@ func docBlock(t *testing.T, doc, name string) string {
 	return rest[start+6 : start+6+end]
 }
 
-// fakeSAM runs a documented block with a stand-in `sam` on PATH that
-// records, for each call, its arguments and the Go build flags it got.
+// fakeSAM runs a documented block with a stand-in `sam` on PATH and
+// returns, for each call, the Go build flags it got ("ENV:…") and its
+// arguments ("ARG:…").
 func fakeSAM(t *testing.T, repo, block string, env map[string]string) [][]string {
 	t.Helper()
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls")
-	script := "#!/bin/sh\n{ echo CALL; echo \"ENV:CGO_ENABLED=$CGO_ENABLED GOFLAGS=$GOFLAGS\"; for a in \"$@\"; do printf 'ARG:%s\\n' \"$a\"; done; } >> " + log + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "sam"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", block)
-	cmd.Dir = repo
-	cmd.Env = []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the documented commands failed: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var calls [][]string
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if line == "CALL" {
-			calls = append(calls, nil)
-			continue
+	for _, c := range runDocBlock(t, repo, block, env, "sam") {
+		lines := []string{c.env}
+		for _, a := range c.args {
+			lines = append(lines, "ARG:"+a)
 		}
-		calls[len(calls)-1] = append(calls[len(calls)-1], line)
+		calls = append(calls, lines)
 	}
 	return calls
 }
@@ -399,7 +379,9 @@ func TestDeployDocs(t *testing.T) {
 	secrets := docBlock(t, doc, "secrets")
 	for env, kv := range samconfigOverrides(t, repo) {
 		for k, v := range kv {
-			needed := k == "OpenAIApiKeyParameter" || k == "JwtSecretParameter" || (k == "JavaApiTokenParameter" && kv["UseMockData"] == "false")
+			// Every SSM parameter a stage names (the *Parameter overrides),
+			// the data service's token only where there is a data service.
+			needed := strings.HasSuffix(k, "Parameter") && (k != "JavaApiTokenParameter" || kv["UseMockData"] == "false")
 			if needed && !strings.Contains(secrets, "--name "+v+" ") {
 				t.Errorf("docs/deploy.md does not create the SSM parameter %s (%s, samconfig [%s]): its functions would exit at cold start", v, k, env)
 			}
@@ -410,6 +392,29 @@ func TestDeployDocs(t *testing.T) {
 		if slices.Contains(c, "ARG:build") && !slices.Contains(c, goFlags) {
 			t.Errorf("dev: sam build without the Go flags: %v", c)
 		}
+		// --guided asks "... has no authentication. Is this okay? [y/N]",
+		// and Enter aborts: the documented path needs no answers.
+		if slices.Contains(c, "ARG:--guided") {
+			t.Errorf("dev: the documented deploy is guided: %v", c)
+		}
+	}
+	// SAM refuses PackageType: Image without an image repository option.
+	images := runDocBlock(t, repo, docBlock(t, doc, "images-deploy"), operatorShell, "sam", "aws", "go")
+	deploys := 0
+	for _, c := range images {
+		if c.tool != "sam" || len(c.args) == 0 || c.args[0] != "deploy" {
+			continue
+		}
+		deploys++
+		repoFlag := slices.ContainsFunc(c.args, func(a string) bool {
+			return a == "--image-repository" || a == "--image-repositories" || a == "--resolve-image-repos"
+		})
+		if !repoFlag {
+			t.Errorf("images: sam deploy without --image-repository, --image-repositories or --resolve-image-repos: %v", c.args)
+		}
+	}
+	if deploys != 1 {
+		t.Errorf("images: %d sam deploy calls, want 1", deploys)
 	}
 
 	site := map[string]string{"JAVA_API_BASE_URL": "https://data.school.test", "JWT_ISSUER": "https://auth.school.test/",

@@ -233,4 +233,6 @@ func TestEmulators(t *testing.T) {
 	t.Run("ResearchWorkflow", s.testResearchWorkflowEquivalence)
 	t.Run("TemplateWorkflow", s.testTemplateWorkflowEquivalence)
 	t.Run("ResearchStream", s.testResearchStream)
+	// issue 24: the documented deploys, rehearsed.
+	t.Run("Rehearsal", s.testRehearsal)
 }

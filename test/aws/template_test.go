@@ -101,7 +101,8 @@ func openTemplateFile(t *testing.T, repo, file string) template {
 	// goformation v7.14.9 predates these properties and rejects them; the
 	// tests read them from the processed JSON instead.
 	typed, err := json.Marshal(withoutProperties(raw, map[string][]string{
-		"AWS::Lambda::Permission": {"InvokedViaFunctionUrl"},
+		"AWS::Lambda::Permission":  {"InvokedViaFunctionUrl"},
+		"AWS::Serverless::HttpApi": {"AccessLogSettings"},
 	}))
 	if err != nil {
 		t.Fatal(err)

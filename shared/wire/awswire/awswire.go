@@ -506,7 +506,14 @@ func (c *App) EdgeHandler() (http.Handler, error) {
 	if c.Data != nil {
 		checks = append(checks, wire.DataCheck(c.Data))
 	}
-	srv := c.Edge(c.Starter, checks)
+	st := c.Starter
+	if c.Cloud.ConversationExpress {
+		// issue 24: a turn whose execution died without Finish is closed
+		// ExpressLimit + TurnDeadlineGrace after its start.
+		st = turnDeadline{Starter: c.Starter, store: c.Store, log: c.Log, logger: c.Logger,
+			after: ExpressLimit + TurnDeadlineGrace, afterFunc: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
+	}
+	srv := c.Edge(st, checks)
 	srv.SetReady(true)
 	mux := http.NewServeMux()
 	srv.Mount(mux)

@@ -105,7 +105,8 @@ func (c *App) TemplateWSHandler() (func(context.Context, json.RawMessage) (any, 
 			if err := json.Unmarshal(raw, &batch); err != nil {
 				return nil, err
 			}
-			return nil, gw.Relay(ctx, batch)
+			// issue 24: the failed sessions' records, not the whole batch.
+			return relayBatch(ctx, gw.Relay, batch, c.Logger), nil
 		}
 		return nil, errors.New("ws: neither a WebSocket route nor a DynamoDB stream batch")
 	}, nil

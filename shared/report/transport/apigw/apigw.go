@@ -25,6 +25,7 @@ import (
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
 	"github.com/insightedge/insightedge/shared/report/transport"
@@ -76,6 +77,26 @@ func New(svc *control.Service, store report.Store, log eventlog.Reader, a edge.A
 	}
 	return &Handler{svc: svc, store: store, log: log, auth: edge.QueryToken{Authenticator: a}, post: post, logger: logger,
 		disp: transport.NewDispatcher(svc, logger)}
+}
+
+// MaxPostBytes is the largest post to a connection: API Gateway's
+// WebSocket message limit (128 KB, which it sends in 32 KB frames).
+const MaxPostBytes = 128 << 10
+
+// postable is what is posted for ev (issue 24): the event, or for one
+// larger than a WebSocket message, which API Gateway would refuse on every
+// retry of its stream batch, a system.error naming its seq; the client
+// reads the event from the session's SSE stream (it stays in the log).
+func postable(s report.Session, ev eventlog.Event) []byte {
+	if len(ev.Data) <= MaxPostBytes {
+		return ev.Data
+	}
+	msg := i18n.Of(s.Language).Text(i18n.SocketEventTooLarge, ev.Seq)
+	data, err := report.Encode(s.ID, report.SystemError{Message: msg})
+	if err != nil {
+		return []byte(`{"event":"system.error"}`)
+	}
+	return data
 }
 
 // Delivery bounds: events read a page at a time, at most maxReplay events
@@ -180,7 +201,7 @@ func (a *Handler) deliver(ctx context.Context, sid string) error {
 		}
 		last := s.Relayed
 		for _, ev := range evs {
-			if err := a.post.Post(ctx, s.ConnectionID, ev.Data); err != nil {
+			if err := a.post.Post(ctx, s.ConnectionID, postable(s, ev)); err != nil {
 				if errors.Is(err, ErrGone) {
 					return a.svc.Close(ctx, s.ConnectionID)
 				}
