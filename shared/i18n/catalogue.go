@@ -291,6 +291,33 @@ const (
 	ListFilesRunning
 	ReadFileRunning
 	SplitTreeRunning
+	// issue 31: quiz exports (shared/office/quizexport, the export_quiz
+	// tool). QuizTrue and QuizFalse are a true/false question's options;
+	// the Paper* texts label the printable paper; PaperSubtitle takes the
+	// number of questions (%d). ExportReady takes the format's name and the
+	// number of questions (%s, %d); ExportLeftOut and ExportConverted a
+	// question's number and an ExportReason* (%d, %s); ExportNotice the
+	// notes, listed (%s).
+	QuizTrue
+	QuizFalse
+	PaperQuestions
+	PaperAnswerKey
+	PaperSubtitle
+	PaperColNumber
+	PaperColAnswer
+	PaperColExplanation
+	ExportQuizRunning
+	ExportQuizThing
+	ExportReady
+	ExportNoQuiz
+	ExportLeftOut
+	ExportConverted
+	ExportNotice
+	ExportReasonOpen
+	ExportReasonOptions
+	ExportReasonLong
+	ExportReasonManual
+	ExportReasonNoAnswer
 	numMsgs
 )
 
@@ -512,6 +539,27 @@ var catalogue = [numMsgs][2]string{
 	ListFilesRunning:     {"Listing the files", "正在列出文件"},
 	ReadFileRunning:      {"Reading a file", "正在读取文件"},
 	SplitTreeRunning:     {"Reading the template's structure", "正在解析模板结构"},
+	// issue 31: quiz exports
+	QuizTrue:             {"True", "正确"},
+	QuizFalse:            {"False", "错误"},
+	PaperQuestions:       {"Questions", "试题"},
+	PaperAnswerKey:       {"Answer key", "答案与解析"},
+	PaperSubtitle:        {"%d questions", "共 %d 题"},
+	PaperColNumber:       {"No.", "题号"},
+	PaperColAnswer:       {"Answer", "答案"},
+	PaperColExplanation:  {"Explanation", "解析"},
+	ExportQuizRunning:    {"Exporting the quiz", "正在导出测验"},
+	ExportQuizThing:      {"Quiz export", "测验导出"},
+	ExportReady:          {"The quiz is ready as %s (%d questions).", "测验已导出为 %s（%d 道题）。"},
+	ExportNoQuiz:         {"There is no quiz in this conversation to export yet.", "本对话中还没有可导出的测验。"},
+	ExportLeftOut:        {"question %d was left out: %s", "第 %d 题未导出：%s"},
+	ExportConverted:      {"question %d was adapted: %s", "第 %d 题已调整：%s"},
+	ExportNotice:         {"Not every question fits this format as it is: %s.", "部分题目无法按原样导出：%s。"},
+	ExportReasonOpen:     {"this format holds choice questions only", "该格式只支持选择题"},
+	ExportReasonOptions:  {"it has more options than this format holds", "选项数超过该格式的上限"},
+	ExportReasonLong:     {"a text was shortened to the template's length limit", "文字超出模板长度限制，已截短"},
+	ExportReasonManual:   {"it is an open question, to be graded by hand", "为主观题，需人工批改"},
+	ExportReasonNoAnswer: {"its answer matches no option, so it is exported as an open question", "答案与选项不对应，已按主观题导出"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).
