@@ -100,6 +100,9 @@ type Options struct {
 	Recover Recoverer
 	Now     func() time.Time
 	NewID   func(prefix string) string
+
+	// QuizExport serves POST /api/quiz/export (issue 31); nil answers 503.
+	QuizExport QuizExporter
 }
 
 // DefaultReplayWindow is Options.ReplayWindow's default: far longer than
@@ -159,6 +162,7 @@ func (s *Server) Mount(mux *http.ServeMux) {
 		"GET /api/health":                     s.handleHealth,
 		"GET /api/files/{key...}":             s.handleFileLink,
 		"DELETE /api/files/{key...}":          s.handleFileRevoke,
+		"POST /api/quiz/export":               s.handleQuizExport,
 		"/api/":                               noRoute,
 	})
 }

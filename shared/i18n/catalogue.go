@@ -294,8 +294,8 @@ const (
 	// issue 31: quiz exports (shared/office/quizexport, the export_quiz
 	// tool). QuizTrue and QuizFalse are a true/false question's options;
 	// the Paper* texts label the printable paper; PaperSubtitle takes the
-	// number of questions (%d). ExportReady takes the format's name and the
-	// number of questions (%s, %d); ExportLeftOut and ExportConverted a
+	// number of questions (%d). ExportReady takes the files' names, listed,
+	// and the number of questions exported (%s, %d); ExportLeftOut and ExportConverted a
 	// question's number and an ExportReason* (%d, %s); ExportNotice the
 	// notes, listed (%s).
 	QuizTrue
@@ -318,6 +318,7 @@ const (
 	ExportReasonLong
 	ExportReasonManual
 	ExportReasonNoAnswer
+	QuizTitle
 	numMsgs
 )
 
@@ -550,7 +551,7 @@ var catalogue = [numMsgs][2]string{
 	PaperColExplanation:  {"Explanation", "解析"},
 	ExportQuizRunning:    {"Exporting the quiz", "正在导出测验"},
 	ExportQuizThing:      {"Quiz export", "测验导出"},
-	ExportReady:          {"The quiz is ready as %s (%d questions).", "测验已导出为 %s（%d 道题）。"},
+	ExportReady:          {"The quiz is exported: %s (%d questions).", "测验已导出：%s（%d 道题）。"},
 	ExportNoQuiz:         {"There is no quiz in this conversation to export yet.", "本对话中还没有可导出的测验。"},
 	ExportLeftOut:        {"question %d was left out: %s", "第 %d 题未导出：%s"},
 	ExportConverted:      {"question %d was adapted: %s", "第 %d 题已调整：%s"},
@@ -560,6 +561,7 @@ var catalogue = [numMsgs][2]string{
 	ExportReasonLong:     {"a text was shortened to the template's length limit", "文字超出模板长度限制，已截短"},
 	ExportReasonManual:   {"it is an open question, to be graded by hand", "为主观题，需人工批改"},
 	ExportReasonNoAnswer: {"its answer matches no option, so it is exported as an open question", "答案与选项不对应，已按主观题导出"},
+	QuizTitle:            {"Quiz", "测验"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

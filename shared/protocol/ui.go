@@ -315,6 +315,9 @@ const (
 	NoticeUngraded = "UNGRADED_WORK"
 	// NoticePDFUnavailable: the PDF could not be made.
 	NoticePDFUnavailable = "PDF_UNAVAILABLE"
+	// NoticeQuizExport: a quiz export converted or left out questions the
+	// target format cannot hold (issue 31); the message says which.
+	NoticeQuizExport = "QUIZ_EXPORT_ADJUSTED"
 )
 
 // Chunk returns the data-notice chunk of n. Its id is the code, so that the

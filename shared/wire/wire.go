@@ -172,6 +172,8 @@ type Backends struct {
 	// Files signs the generated files' links again at the edge; nil
 	// leaves them as stored.
 	Files edge.FileSigner
+	// QuizExport serves POST /api/quiz/export (issue 31); nil: 503.
+	QuizExport edge.QuizExporter
 }
 
 // App is the built graph.
@@ -189,6 +191,8 @@ type App struct {
 	// Research is the research flow (nil without Backends.Research).
 	Research *research.Flow
 	Files    edge.FileSigner
+	// QuizExport is Backends.QuizExport (issue 31).
+	QuizExport edge.QuizExporter
 
 	authOnce sync.Once
 	auth     edge.Authenticator
@@ -218,7 +222,7 @@ func New(c Config, b Backends) (*App, error) {
 	app := &App{Config: c, Model: model, Tools: reg, Agent: ag,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
-		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files}
+		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files, QuizExport: b.QuizExport}
 	if b.Research != nil {
 		if app.Research, err = newResearch(c.Research, model, b); err != nil {
 			return nil, err
@@ -260,6 +264,7 @@ func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	if r := a.Recoverer(nil, nil); r != nil {
 		o.Recover = r
 	}
+	o.QuizExport = a.QuizExport
 	return edge.New(a.Store, a.Log, st, a.Authenticator(), o)
 }
 

@@ -331,7 +331,12 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 	}
 	if cc.Bucket != "" {
 		c.Blob = s3blob.New(s3c, cc.Bucket)
-		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger, URLTTL: cfg.FileLinkTTL})...)
+		// issue 31: export_quiz and /api/quiz/export read the quizzes the
+		// conversation's turns streamed.
+		deps := gentools.Deps{Blob: c.Blob, Logger: logger, URLTTL: cfg.FileLinkTTL,
+			Quizzes: gentools.QuizLog{Turns: store, Log: table.Events()}}
+		b.Tools = append(b.Tools, gentools.New(deps)...)
+		b.QuizExport = gentools.NewQuizExporter(deps)
 	}
 	if c.App, err = wire.New(cfg, b); err != nil {
 		return nil, err
