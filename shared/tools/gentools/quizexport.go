@@ -102,12 +102,21 @@ func (e *QuizExporter) Export(ctx context.Context, c tools.Call, r QuizExportReq
 		title = l.Text(i18n.QuizTitle)
 	}
 	quiz, notes := quizexport.FromProtocol(title, "", stored.Questions)
-	out := QuizExport{QuizID: stored.ID}
+	out := QuizExport{QuizID: stored.ID, Files: []FileReady{}}
 	files, more, err := e.files(quiz, r.Format)
 	if err != nil {
 		return QuizExport{}, err
 	}
-	notes = append(notes, more...)
+	out.Notes, out.Notices = explain(l, append(notes, more...))
+	out.Exported = len(quiz.Questions)
+	for _, n := range out.Notes {
+		if n.Action == quizexport.LeftOut {
+			out.Exported--
+		}
+	}
+	if out.Exported == 0 {
+		return out, nil // nothing fits: no empty file, the notice says why
+	}
 	args := QuizExportRequest{Format: r.Format, QuizID: stored.ID, Questions: stored.Questions, Title: title}
 	for _, f := range files {
 		if f.ext == "pdf" && e.p.pdf == nil {
@@ -120,23 +129,26 @@ func (e *QuizExporter) Export(ctx context.Context, c tools.Call, r QuizExportReq
 		}
 		out.Files = append(out.Files, FileReady{Type: f.ext, URL: d.url, Filename: d.obj.Filename(), Size: d.obj.Size})
 	}
-	out.Exported = len(quiz.Questions)
+	return out, nil
+}
+
+// explain turns the writers' notes into the teacher's words: a text per
+// note and one notice listing them.
+func explain(l i18n.Lang, notes []quizexport.Note) ([]ExportNote, []protocol.Notice) {
+	out := []ExportNote{}
+	texts := make([]string, 0, len(notes))
 	for _, n := range notes {
 		msg := i18n.ExportConverted
 		if n.Action == quizexport.LeftOut {
 			msg = i18n.ExportLeftOut
-			out.Exported--
 		}
-		out.Notes = append(out.Notes, ExportNote{Note: n, Message: l.Text(msg, n.Question, l.Text(reasons[n.Reason]))})
+		out = append(out, ExportNote{Note: n, Message: l.Text(msg, n.Question, l.Text(reasons[n.Reason]))})
+		texts = append(texts, out[len(out)-1].Message)
 	}
-	if len(out.Notes) > 0 {
-		texts := make([]string, len(out.Notes))
-		for i, n := range out.Notes {
-			texts[i] = n.Message
-		}
-		out.Notices = append(out.Notices, protocol.Notice{Code: protocol.NoticeQuizExport, Message: l.Text(i18n.ExportNotice, l.List(texts))})
+	if len(texts) == 0 {
+		return out, nil
 	}
-	return out, nil
+	return out, []protocol.Notice{{Code: protocol.NoticeQuizExport, Message: l.Text(i18n.ExportNotice, l.List(texts))}}
 }
 
 // reasons are the teacher's words for the writers' reasons.
@@ -207,6 +219,12 @@ func (e *QuizExporter) exportQuiz(ctx context.Context, c tools.Call, a ExportQui
 	if err != nil {
 		return tools.Result{}, err
 	}
+	if len(out.Files) == 0 {
+		msg := strings.Join(noticeTexts(out.Notices), " ")
+		return tools.Result{Status: protocol.ToolEmpty, Message: msg, Notices: out.Notices, Output: map[string]any{
+			"status": "nothing_exported", "format": a.Format, "quizId": out.QuizID, "notes": out.Notes, "teacherMessage": msg,
+			"next": "No question of the quiz fits this format, so no file was made: tell the teacher why (teacherMessage) and suggest qti21, moodle-xml, gift or paper, which hold every kind."}}, nil
+	}
 	names := make([]string, len(out.Files))
 	for i, f := range out.Files {
 		if err := emit(ctx, c, protocol.DataFileReady, f); err != nil {
@@ -219,11 +237,7 @@ func (e *QuizExporter) exportQuiz(ctx context.Context, c tools.Call, a ExportQui
 		"exported": out.Exported, "notes": out.Notes,
 		"next": "The teacher sees a download card per file; do not repeat links. Tell them briefly what was exported."}
 	if len(out.Notices) > 0 {
-		var notice []string
-		for _, n := range out.Notices {
-			notice = append(notice, n.Message)
-		}
-		output["teacherMessage"] = strings.Join(notice, " ")
+		output["teacherMessage"] = strings.Join(noticeTexts(out.Notices), " ")
 		output["next"] = "The teacher sees a download card per file and a notice. Say in your answer, in their language, which questions were left out or adapted and why (teacherMessage)."
 	}
 	return tools.Result{Status: protocol.ToolSuccess, Message: msg, Output: output, Notices: out.Notices,
@@ -233,4 +247,12 @@ func (e *QuizExporter) exportQuiz(ctx context.Context, c tools.Call, a ExportQui
 // Tool is the export_quiz tool.
 func (e *QuizExporter) Tool() tools.Tool {
 	return generation(ExportQuiz, i18n.ExportQuizRunning, i18n.ExportQuizThing, e.exportQuiz, protocol.DataFileReady)
+}
+
+func noticeTexts(ns []protocol.Notice) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.Message
+	}
+	return out
 }

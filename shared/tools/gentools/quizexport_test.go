@@ -215,3 +215,29 @@ func pdfWriter(t *testing.T) gentools.PDFRenderer {
 	t.Helper()
 	return officetest.PDFWriter(t)
 }
+
+// TestExportQuizNothingFits: a quiz of open questions makes no empty
+// Kahoot sheet; the teacher is told why.
+func TestExportQuizNothingFits(t *testing.T) {
+	e := newEnv(t, false)
+	c := newConversation(t)
+	c.quizTurn("call_open", "Inertia", []protocol.Question{
+		{Type: "short_answer", Question: "Explain inertia.", Answer: "Resistance to a change of motion."},
+		{Type: "fill_blank", Question: "Newton's first law is the law of ____.", Answer: "inertia"},
+	})
+	e.withQuizzes(c, false)
+	puts := e.store.puts
+	res, err := e.run(gentools.ExportQuiz, "call_k", `{"format":"kahoot-xlsx"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "部分题目无法按原样导出：第 1 题未导出：该格式只支持选择题、第 2 题未导出：该格式只支持选择题。"
+	if res.Status != protocol.ToolEmpty || len(res.Notices) != 1 || res.Notices[0].Message != want || e.store.puts != puts {
+		t.Errorf("result %+v, %d files stored", res, e.store.puts-puts)
+	}
+	for _, ch := range e.chunks {
+		if ch.ChunkType() == "data-file-ready" {
+			t.Errorf("a file was announced")
+		}
+	}
+}
