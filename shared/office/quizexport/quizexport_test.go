@@ -170,10 +170,7 @@ func TestQTI21(t *testing.T) {
 	for lang, ws := range wants {
 		t.Run(lang, func(t *testing.T) {
 			q := quiz(t, lang)
-			data, notes, err := quizexport.WriteQTI21(q, modified)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data, notes := written(t)(quizexport.WriteQTI21(q, modified))
 			checkNotes(t, notes, map[int]quizexport.Note{5: manual})
 			dir := unzip(t, data)
 			xmllintSchema(t, filepath.Join(xsdDir, "imscp_v1p1.xsd"), filepath.Join(dir, "imsmanifest.xml"))
@@ -402,10 +399,7 @@ func TestKahoot(t *testing.T) {
 	for lang := range wants {
 		t.Run(lang, func(t *testing.T) {
 			q := quiz(t, lang)
-			data, notes, err := quizexport.WriteKahoot(q, modified)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data, notes := written(t)(quizexport.WriteKahoot(q, modified))
 			checkNotes(t, notes, map[int]quizexport.Note{
 				4: {Question: 4, Action: quizexport.LeftOut, Reason: quizexport.ReasonOpenQuestion},
 				5: {Question: 5, Action: quizexport.LeftOut, Reason: quizexport.ReasonOpenQuestion},
@@ -462,10 +456,7 @@ func TestQuizizz(t *testing.T) {
 	for lang, ws := range wants {
 		t.Run(lang, func(t *testing.T) {
 			q := quiz(t, lang)
-			data, notes, err := quizexport.WriteQuizizz(q, modified)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data, notes := written(t)(quizexport.WriteQuizizz(q, modified))
 			checkNotes(t, notes, map[int]quizexport.Note{5: manual})
 			var sheets []sheet
 			quizReader(t, "xlsx", writeTemp(t, "quizizz.xlsx", data), &sheets)
@@ -519,4 +510,15 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+// written fails the test on a writer's error.
+func written(t *testing.T) func([]byte, []quizexport.Note, error) ([]byte, []quizexport.Note) {
+	return func(b []byte, n []quizexport.Note, err error) ([]byte, []quizexport.Note) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, n
+	}
 }

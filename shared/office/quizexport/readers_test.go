@@ -3,21 +3,19 @@ package quizexport_test
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/insightedge/insightedge/shared/office/officetest"
 )
 
 // The independent readers of the exports: xmllint with the pinned 1EdTech
 // XSDs (testdata/qti), gift-pegjs and exceljs (test/quizreaders). A missing
-// reader skips the test, except under CI=true, where it fails.
+// reader skips the test, except under CI=true, where it fails
+// (officetest.Missing).
 
 func repo(t *testing.T, rel string) string {
 	t.Helper()
@@ -28,41 +26,18 @@ func repo(t *testing.T, rel string) string {
 	return p
 }
 
-func need(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s; CI must install it (see .ci/run)", why)
-	}
-	t.Skip(why + " (install the test tools: bash .ci/run --install-only, as root)")
-}
-
-func command(t *testing.T, dir, name string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.Bytes())
-	}
-	return out
-}
-
 // xmllintSchema validates files against the XSD with xmllint, offline.
 func xmllintSchema(t *testing.T, xsd string, files ...string) {
 	t.Helper()
 	bin := officetest.RequireTool(t, "xmllint")
 	args := append([]string{"--noout", "--nonet", "--schema", xsd}, files...)
-	command(t, "", bin, args...)
+	officetest.Run(t, "", bin, args...)
 }
 
 // xmllintWellFormed checks that file is well-formed XML.
 func xmllintWellFormed(t *testing.T, file string) {
 	t.Helper()
-	command(t, "", officetest.RequireTool(t, "xmllint"), "--noout", "--nonet", file)
+	officetest.Run(t, "", officetest.RequireTool(t, "xmllint"), "--noout", "--nonet", file)
 }
 
 // quizReader runs test/quizreaders/read.mjs in mode over file and decodes
@@ -73,10 +48,10 @@ func quizReader(t *testing.T, mode, file string, v any) {
 	dir := repo(t, "test/quizreaders")
 	for _, m := range []string{"gift-pegjs", "exceljs"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", m)); err != nil {
-			need(t, m+" is not installed: run npm ci in "+dir)
+			officetest.Missing(t, m+" is not installed: run npm ci in "+dir)
 		}
 	}
-	out := command(t, dir, node, "read.mjs", mode, file)
+	out := officetest.Run(t, dir, node, "read.mjs", mode, file)
 	if err := json.Unmarshal(out, v); err != nil {
 		t.Fatalf("read.mjs %s: %v\n%s", mode, err, out)
 	}
