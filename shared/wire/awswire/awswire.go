@@ -319,7 +319,12 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 	b := wire.Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient,
 		Research: research.NewStore(c.Records)}
 	if cc.FileLinks != "" {
-		b.Files = s3blob.New(s3c, cc.FileLinks)
+		files := s3blob.New(s3c, cc.FileLinks)
+		b.Files = files
+		// issue 31: POST /api/quiz/export writes its files where the
+		// agent's tools write theirs (the same bucket, teachers/).
+		b.QuizExport = gentools.NewQuizExporter(gentools.Deps{Blob: files, Logger: logger, URLTTL: cfg.FileLinkTTL,
+			Quizzes: gentools.QuizLog{Turns: store, Log: table.Events()}})
 	}
 	if cc.Data {
 		data, client, err := dataTools(env, logger)
