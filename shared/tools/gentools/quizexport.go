@@ -227,7 +227,17 @@ func (e *QuizExporter) exportQuiz(ctx context.Context, c tools.Call, a ExportQui
 	}
 	names := make([]string, len(out.Files))
 	for i, f := range out.Files {
-		if err := emit(ctx, c, protocol.DataFileReady, f); err != nil {
+		// A part id per file: the client keeps one part per id, and a
+		// paper is two files of one call.
+		id := c.CallID
+		if len(out.Files) > 1 {
+			id += "-" + f.Type
+		}
+		d, err := protocol.NewData(protocol.DataFileReady, id, f)
+		if err == nil && c.Emit != nil {
+			err = c.Emit(ctx, d)
+		}
+		if err != nil {
 			return tools.Result{}, err
 		}
 		names[i] = f.Filename

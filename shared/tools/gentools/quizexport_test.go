@@ -183,13 +183,16 @@ func TestExportQuizPaper(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var types []string
+		var types, ids []string
 		for _, ch := range e.chunks {
 			if d, ok := ch.(protocol.Data); ok && d.Name == protocol.DataFileReady {
 				var f gentools.FileReady
 				_ = json.Unmarshal(d.Data, &f)
-				types = append(types, f.Type)
+				types, ids = append(types, f.Type), append(ids, d.ID)
 			}
+		}
+		if sorted := slices.Sorted(slices.Values(ids)); len(slices.Compact(sorted)) != len(ids) {
+			t.Errorf("the files share a part id: %v", ids)
 		}
 		want, notices := []string{"docx", "pdf"}, 0
 		if !withPDF {
