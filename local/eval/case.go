@@ -85,7 +85,8 @@ type Expect struct {
 
 // FileExpect is a file a turn must produce.
 type FileExpect struct {
-	// Type is pptx, docx, pdf or html.
+	// Type is pptx, docx, pdf or html; zip, xlsx, xml or txt for a quiz
+	// export (issue 31).
 	Type string `json:"type"`
 	// Mention: at least one must appear in the file's text (case-insensitive).
 	Mention []string `json:"mention,omitempty"`
@@ -218,8 +219,8 @@ func Validate(cs []Case) error {
 				bad("turn %d: path %q: want answer, artifact, clarify, build or error", j+1, t.Expect.Path)
 			}
 			for _, f := range t.Expect.Files {
-				if !slices.Contains([]string{"pptx", "docx", "pdf", "html"}, f.Type) {
-					bad("turn %d: file type %q: want pptx, docx, pdf or html", j+1, f.Type)
+				if !slices.Contains([]string{"pptx", "docx", "pdf", "html", "zip", "xlsx", "xml", "txt"}, f.Type) {
+					bad("turn %d: file type %q: want pptx, docx, pdf, html, zip, xlsx, xml or txt", j+1, f.Type)
 				}
 			}
 		}

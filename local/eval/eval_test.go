@@ -156,6 +156,14 @@ func TestFileText(t *testing.T) {
 		{"html", "html", []byte("<!doctype html><html><body><h1>Planets &amp; stars</h1><script>var x</script></body></html>"), "Planets & stars", ""},
 		{"not html", "html", []byte("Planets"), "", "not an HTML document"},
 		{"not a pdf", "pdf", []byte("PDF-1.4 nothing"), "", "not a PDF"},
+		// issue 31: quiz exports
+		{"qti", "zip", zipOf(t, map[string]string{"imsmanifest.xml": "<manifest/>", "items/item-1.xml": "<assessmentItem><p>惯性</p></assessmentItem>"}), "惯性", ""},
+		{"qti without manifest", "zip", zipOf(t, map[string]string{"items/item-1.xml": "<a/>"}), "", "lacks imsmanifest.xml"},
+		{"xlsx", "xlsx", zipOf(t, map[string]string{"[Content_Types].xml": ct, "xl/workbook.xml": "<w/>", "xl/worksheets/sheet1.xml": "<s><t>Kahoot</t></s>"}), "Kahoot", ""},
+		{"moodle xml", "xml", []byte("<quiz><question><text>Q1</text></question></quiz>"), "Q1", ""},
+		{"broken moodle xml", "xml", []byte("<quiz><question></quiz>"), "", "not well-formed"},
+		{"gift", "txt", []byte("::Q1:: 2+2? {=4 ~3}"), "Q1", ""},
+		{"not text", "txt", []byte{0xff, 0xfe, 0x00}, "", "not UTF-8"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

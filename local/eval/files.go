@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // FileCheck is the independent check of one produced file.
@@ -113,6 +114,19 @@ func fileText(ctx context.Context, typ string, b []byte) (string, error) {
 		return zipText(b, "word/document.xml", regexp.MustCompile(`^word/document\.xml$`))
 	case "pdf":
 		return pdfText(ctx, b)
+	// issue 31: the quiz exports (a QTI content package, Moodle XML,
+	// GIFT text, Kahoot and Quizizz spreadsheets).
+	case "zip":
+		return packageText(b, regexp.MustCompile(`^items/.+\.xml$`), "imsmanifest.xml")
+	case "xlsx":
+		return zipText(b, "xl/workbook.xml", regexp.MustCompile(`^xl/worksheets/sheet\d+\.xml$`))
+	case "xml":
+		return readXMLText(bytes.NewReader(b))
+	case "txt":
+		if !utf8.Valid(b) || len(bytes.TrimSpace(b)) == 0 {
+			return "", fmt.Errorf("not UTF-8 text")
+		}
+		return string(b), nil
 	case "html":
 		low := strings.ToLower(string(b[:min(len(b), 4096)]))
 		if !strings.Contains(low, "<html") && !strings.Contains(low, "<!doctype html") {
@@ -125,18 +139,23 @@ func fileText(ctx context.Context, typ string, b []byte) (string, error) {
 }
 
 // zipText opens an Office Open XML package: it must be a zip with the
-// required part and at least one content part, every XML part well formed.
+// required part, [Content_Types].xml and at least one content part, every
+// XML part well formed.
 func zipText(b []byte, required string, content *regexp.Regexp) (string, error) {
+	return packageText(b, content, required, "[Content_Types].xml")
+}
+
+// packageText opens a zip package (Office Open XML, or a QTI content
+// package): it must hold the required parts and at least one content part,
+// every XML part well formed.
+func packageText(b []byte, content *regexp.Regexp, required ...string) (string, error) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return "", fmt.Errorf("not a zip package: %w", err)
 	}
 	var text strings.Builder
-	found, parts := false, 0
+	parts := 0
 	for _, f := range zr.File {
-		if f.Name == required {
-			found = true
-		}
 		if !strings.HasSuffix(f.Name, ".xml") && !strings.HasSuffix(f.Name, ".rels") {
 			continue
 		}
@@ -150,8 +169,8 @@ func zipText(b []byte, required string, content *regexp.Regexp) (string, error) 
 			text.WriteByte(' ')
 		}
 	}
-	if !found || parts == 0 || lacks(zr, "[Content_Types].xml") {
-		return "", fmt.Errorf("the package lacks %s, [Content_Types].xml or its content", required)
+	if parts == 0 || slices.ContainsFunc(required, func(r string) bool { return lacks(zr, r) }) {
+		return "", fmt.Errorf("the package lacks %s or its content", strings.Join(required, ", "))
 	}
 	return text.String(), nil
 }
@@ -166,7 +185,12 @@ func xmlText(f *zip.File) (string, error) {
 		return "", err
 	}
 	defer rc.Close()
-	dec := xml.NewDecoder(io.LimitReader(rc, maxFileBytes))
+	return readXMLText(rc)
+}
+
+// readXMLText is the character data of a well-formed XML document.
+func readXMLText(r io.Reader) (string, error) {
+	dec := xml.NewDecoder(io.LimitReader(r, maxFileBytes))
 	var b strings.Builder
 	for {
 		tok, err := dec.Token()

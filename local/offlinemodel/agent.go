@@ -91,6 +91,8 @@ func agentReply(c *call) reply {
 // agentScenarioFor reads the teacher's request.
 func agentScenarioFor(c *call) scenario {
 	switch {
+	case wantsExport(c): // issue 31: before the quiz and content words it shares
+		return &exportScenario{format: exportFormat(teacherWords(c.user))}
 	case wantsQuiz(c):
 		spec := quizSpecFrom(c)
 		if spec.Topic == "" {

@@ -25,6 +25,7 @@ type routeCase struct {
 func routeCases() []routeCase {
 	return []routeCase{
 		{workflow.IntentClarify, func(c *call) bool { return isVague(c.user) }, workflow.ExpectClarify, "standard", "ask what the teacher needs"},
+		{workflow.IntentContent, wantsExport, workflow.ExpectArtifact, "standard", "export the conversation's quiz as a file"}, // issue 31
 		{workflow.IntentQuiz, wantsQuiz, workflow.ExpectArtifact, "standard", "generate quiz questions with the quiz tool"},
 		{workflow.IntentContent, wantsContent, workflow.ExpectArtifact, "strong", "draft the content with a generation tool"},
 		{workflow.IntentBuild, func(c *call) bool { return wantsAnalysis(c.user) }, workflow.ExpectAnswer, "standard", "build an analysis page from the class's results"},
@@ -115,6 +116,9 @@ func candidateTools(c *call, intent workflow.Intent) []string {
 		want = []string{toolQuiz}
 	case workflow.IntentContent:
 		want = contentScenarioFrom(c).prefs()
+		if wantsExport(c) { // issue 31
+			want = []string{toolExport}
+		}
 	}
 	listed := listedTools(c.system)
 	out := []string{}

@@ -49,7 +49,12 @@ func (s *Server) startFiles(o Options, env *envOverlay) ([]tools.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gentools.New(gentools.Deps{Blob: s.Files, PDF: renderer, Logger: o.Logger, URLTTL: ttl}), nil
+	// issue 31: export_quiz and /api/quiz/export read the quizzes the
+	// conversation's turns streamed.
+	deps := gentools.Deps{Blob: s.Files, PDF: renderer, Logger: o.Logger, URLTTL: ttl,
+		Quizzes: gentools.QuizLog{Turns: s.DB.Sessions(), Log: s.DB.Events()}}
+	s.quizExport = gentools.NewQuizExporter(deps)
+	return gentools.New(deps), nil
 }
 
 // publicBaseURL is where the browser reaches this server, from

@@ -34,6 +34,7 @@ import (
 	"github.com/insightedge/insightedge/shared/office/pdf"
 	"github.com/insightedge/insightedge/shared/research"
 	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/tools/gentools"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -86,6 +87,9 @@ type Server struct {
 	http    *http.Server
 	ln      net.Listener
 	closers []func(context.Context) error
+
+	// quizExport serves /api/quiz/export (issue 31).
+	quizExport *gentools.QuizExporter
 }
 
 // Start brings up the embedded store, the offline model (unless
@@ -151,7 +155,7 @@ func Start(ctx context.Context, o Options) (s *Server, err error) {
 	s.metrics = obs.NewEMF(metrics, "InsightEdge")
 	s.App, err = wire.New(cfg, wire.Backends{Store: store, Log: s.DB.Events(), Tools: append(data, files...),
 		Research: research.NewStore(s.DB), Metrics: s.metrics, Logger: o.Logger, Files: s.Files,
-		LimitRecords: s.DB, LimitCounters: s.DB.Counters(), LimitNow: o.LimitsNow})
+		LimitRecords: s.DB, LimitCounters: s.DB.Counters(), LimitNow: o.LimitsNow, QuizExport: s.quizExport})
 	if err != nil {
 		return s, err
 	}

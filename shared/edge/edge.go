@@ -102,6 +102,9 @@ type Options struct {
 	Limits Limiter
 	Now    func() time.Time
 	NewID  func(prefix string) string
+
+	// QuizExport serves POST /api/quiz/export (issue 31); nil answers 503.
+	QuizExport QuizExporter
 }
 
 // DefaultReplayWindow is Options.ReplayWindow's default: far longer than
@@ -161,6 +164,7 @@ func (s *Server) Mount(mux *http.ServeMux) {
 		"GET /api/health":                     s.handleHealth,
 		"GET /api/files/{key...}":             s.handleFileLink,
 		"DELETE /api/files/{key...}":          s.handleFileRevoke,
+		"POST /api/quiz/export":               s.handleQuizExport,
 		"/api/":                               noRoute,
 	})
 }

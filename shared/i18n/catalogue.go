@@ -319,6 +319,34 @@ const (
 	// issue 24: SocketEventTooLarge takes the event's seq (%d): an event
 	// larger than a WebSocket message, not posted to the socket.
 	SocketEventTooLarge
+	// issue 31: quiz exports (shared/office/quizexport, the export_quiz
+	// tool). QuizTrue and QuizFalse are a true/false question's options;
+	// the Paper* texts label the printable paper; PaperSubtitle takes the
+	// number of questions (%d). ExportReady takes the files' names, listed,
+	// and the number of questions exported (%s, %d); ExportLeftOut and ExportConverted a
+	// question's number and an ExportReason* (%d, %s); ExportNotice the
+	// notes, listed (%s).
+	QuizTrue
+	QuizFalse
+	PaperQuestions
+	PaperAnswerKey
+	PaperSubtitle
+	PaperColNumber
+	PaperColAnswer
+	PaperColExplanation
+	ExportQuizRunning
+	ExportQuizThing
+	ExportReady
+	ExportNoQuiz
+	ExportLeftOut
+	ExportConverted
+	ExportNotice
+	ExportReasonOpen
+	ExportReasonOptions
+	ExportReasonLong
+	ExportReasonManual
+	ExportReasonNoAnswer
+	QuizTitle
 	numMsgs
 )
 
@@ -563,6 +591,28 @@ var catalogue = [numMsgs][2]string{
 	LimitSchoolTokensPerDay: {"Your school has used today's AI budget (%d tokens). It renews in %d s.", "你所在学校今天的 AI 用量（%d tokens）已用完，将于 %d 秒后恢复。"},
 	// issue 24
 	SocketEventTooLarge: {"Event %d is too large for the socket; read it from the session's event stream", "事件 %d 过大，无法通过 WebSocket 发送，请从会话的事件流读取"},
+	// issue 31: quiz exports
+	QuizTrue:             {"True", "正确"},
+	QuizFalse:            {"False", "错误"},
+	PaperQuestions:       {"Questions", "试题"},
+	PaperAnswerKey:       {"Answer key", "答案与解析"},
+	PaperSubtitle:        {"%d questions", "共 %d 题"},
+	PaperColNumber:       {"No.", "题号"},
+	PaperColAnswer:       {"Answer", "答案"},
+	PaperColExplanation:  {"Explanation", "解析"},
+	ExportQuizRunning:    {"Exporting the quiz", "正在导出测验"},
+	ExportQuizThing:      {"Quiz export", "测验导出"},
+	ExportReady:          {"The quiz is exported: %s (%d questions).", "测验已导出：%s（%d 道题）。"},
+	ExportNoQuiz:         {"There is no quiz in this conversation to export yet.", "本对话中还没有可导出的测验。"},
+	ExportLeftOut:        {"question %d was left out: %s", "第 %d 题未导出：%s"},
+	ExportConverted:      {"question %d was adapted: %s", "第 %d 题已调整：%s"},
+	ExportNotice:         {"Not every question fits this format as it is: %s.", "部分题目无法按原样导出：%s。"},
+	ExportReasonOpen:     {"this format holds choice questions only", "该格式只支持选择题"},
+	ExportReasonOptions:  {"it has more options than this format holds", "选项数超过该格式的上限"},
+	ExportReasonLong:     {"a text was shortened to the template's length limit", "文字超出模板长度限制，已截短"},
+	ExportReasonManual:   {"it is an open question, to be graded by hand", "为主观题，需人工批改"},
+	ExportReasonNoAnswer: {"its answer matches no option, so it is exported as an open question", "答案与选项不对应，已按主观题导出"},
+	QuizTitle:            {"Quiz", "测验"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

@@ -37,6 +37,9 @@ type Section struct {
 	// Level is the heading level, 1 to 3 (0 is read as 1).
 	Level  int
 	Blocks []Block
+	// NewPage starts the section on a new page (issue 31: a paper's
+	// answer key).
+	NewPage bool
 }
 
 // Block is one element of a section's body: Paragraph, List or Table.
@@ -265,7 +268,7 @@ func (d Document) Normalized() Document {
 		}
 	}
 	for _, s := range d.Sections {
-		c := Section{Heading: Line(s.Heading), Level: min(max(s.Level, 1), 3)}
+		c := Section{Heading: Line(s.Heading), Level: min(max(s.Level, 1), 3), NewPage: s.NewPage}
 		for _, b := range s.Blocks {
 			switch b := b.(type) {
 			case Paragraph:

@@ -321,6 +321,9 @@ const (
 	// NoticeSubstituted: what the teacher asked for is not there and
 	// something else is used instead; the message says what.
 	NoticeSubstituted = "SUBSTITUTED"
+	// NoticeQuizExport: a quiz export converted or left out questions the
+	// target format cannot hold (issue 31); the message says which.
+	NoticeQuizExport = "QUIZ_EXPORT_ADJUSTED"
 )
 
 // Chunk returns the data-notice chunk of n. Its id is the code, so that the

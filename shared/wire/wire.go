@@ -185,6 +185,8 @@ type Backends struct {
 	LimitCounters limits.Counters
 	// LimitNow is the limits' clock (nil: time.Now); tests move it.
 	LimitNow func() time.Time
+	// QuizExport serves POST /api/quiz/export (issue 31); nil: 503.
+	QuizExport edge.QuizExporter
 }
 
 // App is the built graph.
@@ -204,6 +206,8 @@ type App struct {
 	Files    edge.FileSigner
 	// Limits is the fair-use limiter (nil: no LIMIT_* is set).
 	Limits *limits.Limiter
+	// QuizExport is Backends.QuizExport (issue 31).
+	QuizExport edge.QuizExporter
 
 	authOnce sync.Once
 	auth     edge.Authenticator
@@ -238,7 +242,8 @@ func New(c Config, b Backends) (*App, error) {
 	app := &App{Config: c, Model: model, Tools: reg, Agent: ag,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
-		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files, Limits: lim}
+		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files, Limits: lim,
+		QuizExport: b.QuizExport}
 	if b.Research != nil {
 		if app.Research, err = newResearch(c.Research, model, b); err != nil {
 			return nil, err
@@ -281,6 +286,7 @@ func (a *App) Edge(st edge.Starter, checks []edge.Check) *edge.Server {
 	if r := a.Recoverer(nil, nil); r != nil {
 		o.Recover = r
 	}
+	o.QuizExport = a.QuizExport
 	return edge.New(a.Store, a.Log, st, a.Authenticator(), o)
 }
 

@@ -474,6 +474,8 @@ func TestTemplatePolicies(t *testing.T) {
 			if fn.Env[awswire.EnvFileLinks] == "ref:FilesBucket" {
 				want["s3:GetObject"] = append(want["s3:GetObject"], "sub:${FilesBucket.Arn}/teachers/*")
 				want["s3:DeleteObject"] = []string{"sub:${FilesBucket.Arn}/teachers/*"} // DELETE /api/files/{key}
+				// POST /api/quiz/export writes the export (issue 31).
+				want["s3:PutObject"] = append(want["s3:PutObject"], "sub:${FilesBucket.Arn}/teachers/*")
 				want["s3:ListBucket"] = []string{"getatt:FilesBucket.Arn"}
 			}
 			if fn.Env[awswire.EnvBucket] == "ref:FilesBucket" {

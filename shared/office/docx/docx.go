@@ -119,6 +119,9 @@ func document(doc office.Document, lang string) ([]byte, int) {
 
 	ordered := 0
 	for _, s := range doc.Sections {
+		if s.NewPage {
+			x.Raw(`<w:p><w:r><w:br w:type="page"/></w:r></w:p>`)
+		}
 		if s.Heading != "" {
 			para(&x, "Heading"+strconv.Itoa(s.Level), s.Heading)
 		}

@@ -51,6 +51,21 @@ func PDFWriter(t testing.TB) *pdf.Writer {
 	return w
 }
 
+// Missing fails the test when the environment variable CI is "true"
+// (CI must install every reader) and skips it otherwise: for a reader a
+// test finds its own way (an npm package in its own folder).
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	missing(t, why)
+}
+
+// Run runs an external command in dir, bounded in time, and returns its
+// standard output; a failure fails the test with its standard error.
+func Run(t testing.TB, dir string, name string, args ...string) []byte {
+	t.Helper()
+	return run(t, dir, name, args...)
+}
+
 func missing(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {

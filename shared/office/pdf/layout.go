@@ -181,6 +181,10 @@ func (r *renderer) document(doc office.Document) {
 	f.SetY(f.GetY() + 4)
 
 	for _, s := range doc.Sections {
+		if s.NewPage {
+			f.AddPage()
+			f.SetY(marginTop)
+		}
 		if s.Heading != "" {
 			r.heading(s.Heading, s.Level)
 		}

@@ -56,6 +56,11 @@ var descriptions = map[string]string{
 		"or a timeline (heading: when, body: what happened). Prefer this over generate_interactive_html.",
 	GenerateInteractiveHTML: "Make a simple interactive web page from HTML you write: the body only, with inline <style> and <script>. " +
 		"External scripts, styles, fonts, images and frames are removed. Use request_interactive_content when a template fits.",
+	// issue 31: quiz exports
+	ExportQuiz: "Export a quiz of this conversation (the questions generate_quiz_questions showed) as a file for where the teacher uses it: " +
+		"qti21 (IMS QTI 2.1 package for Canvas, Blackboard, Schoology, Brightspace and most LMSs), moodle-xml or gift (Moodle), " +
+		"kahoot-xlsx (Kahoot), quizizz-xlsx (Quizizz / Wayground), paper (a printable .docx and PDF with the answer key on its own page). " +
+		"Without quizId it exports the latest quiz. The teacher gets a download card per file and a notice of any question the format could not hold.",
 }
 
 // PDFRenderer renders a document as PDF; *pdf.Writer is one. Make it once
@@ -76,6 +81,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Now stamps the files' properties; default time.Now.
 	Now func() time.Time
+	// Quizzes finds a conversation's quizzes for export_quiz (issue 31);
+	// nil leaves export_quiz out.
+	Quizzes QuizSource
 }
 
 // DefaultURLTTL is the lifetime of a download link: short, because whoever
@@ -92,6 +100,24 @@ type pack struct {
 
 // New returns the generation tools.
 func New(d Deps) []tools.Tool {
+	p := newPack(d)
+	ts := []tools.Tool{
+		generation(ProposePptxOutline, i18n.OutlineRunning, i18n.OutlineThing, p.proposeOutline, protocol.DataPptxOutline),
+		generation(GeneratePptx, i18n.SlidesRunning, i18n.SlidesThing, p.generatePptx, protocol.DataFileReady),
+		generation(GenerateDocx, i18n.DocxRunning, i18n.DocxThing, p.generateDocx, protocol.DataFileReady),
+		generation(RenderPDF, i18n.PDFRunning, i18n.PDFThing, p.renderPDF, protocol.DataFileReady),
+		generation(RequestInteractiveContent, i18n.InteractiveRunning, i18n.InteractiveThing, p.requestInteractive, protocol.DataInteractiveContent).
+			Drafting(protocol.DataInteractiveProgress, newItemsDraft),
+		generation(GenerateInteractiveHTML, i18n.HTMLRunning, i18n.HTMLThing, p.generateHTML, protocol.DataInteractiveContent).
+			Drafting(protocol.DataInteractiveProgress, newHTMLDraft),
+	}
+	if d.Quizzes != nil {
+		ts = append(ts, NewQuizExporter(d).Tool())
+	}
+	return ts
+}
+
+func newPack(d Deps) *pack {
 	p := &pack{blob: d.Blob, pdf: d.PDF, ttl: d.URLTTL, log: d.Logger, now: d.Now}
 	if p.ttl <= 0 {
 		p.ttl = DefaultURLTTL
@@ -103,16 +129,7 @@ func New(d Deps) []tools.Tool {
 	if p.now == nil {
 		p.now = time.Now
 	}
-	return []tools.Tool{
-		generation(ProposePptxOutline, i18n.OutlineRunning, i18n.OutlineThing, p.proposeOutline, protocol.DataPptxOutline),
-		generation(GeneratePptx, i18n.SlidesRunning, i18n.SlidesThing, p.generatePptx, protocol.DataFileReady),
-		generation(GenerateDocx, i18n.DocxRunning, i18n.DocxThing, p.generateDocx, protocol.DataFileReady),
-		generation(RenderPDF, i18n.PDFRunning, i18n.PDFThing, p.renderPDF, protocol.DataFileReady),
-		generation(RequestInteractiveContent, i18n.InteractiveRunning, i18n.InteractiveThing, p.requestInteractive, protocol.DataInteractiveContent).
-			Drafting(protocol.DataInteractiveProgress, newItemsDraft),
-		generation(GenerateInteractiveHTML, i18n.HTMLRunning, i18n.HTMLThing, p.generateHTML, protocol.DataInteractiveContent).
-			Drafting(protocol.DataInteractiveProgress, newHTMLDraft),
-	}
+	return p
 }
 
 // generation defines a generation tool: its progress line, what it does

@@ -321,7 +321,12 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 		Research:     research.NewStore(c.Records),
 		LimitRecords: c.Records, LimitCounters: dynamostore.NewCounters(db, cc.Table, dynamostore.Options{})}
 	if cc.FileLinks != "" {
-		b.Files = s3blob.New(s3c, cc.FileLinks)
+		files := s3blob.New(s3c, cc.FileLinks)
+		b.Files = files
+		// issue 31: POST /api/quiz/export writes its files where the
+		// agent's tools write theirs (the same bucket, teachers/).
+		b.QuizExport = gentools.NewQuizExporter(gentools.Deps{Blob: files, Logger: logger, URLTTL: cfg.FileLinkTTL,
+			Quizzes: gentools.QuizLog{Turns: store, Log: table.Events()}})
 	}
 	if cc.Data {
 		data, client, err := dataTools(env, logger)
@@ -333,7 +338,12 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 	}
 	if cc.Bucket != "" {
 		c.Blob = s3blob.New(s3c, cc.Bucket)
-		b.Tools = append(b.Tools, gentools.New(gentools.Deps{Blob: c.Blob, Logger: logger, URLTTL: cfg.FileLinkTTL})...)
+		// issue 31: export_quiz and /api/quiz/export read the quizzes the
+		// conversation's turns streamed.
+		deps := gentools.Deps{Blob: c.Blob, Logger: logger, URLTTL: cfg.FileLinkTTL,
+			Quizzes: gentools.QuizLog{Turns: store, Log: table.Events()}}
+		b.Tools = append(b.Tools, gentools.New(deps)...)
+		b.QuizExport = gentools.NewQuizExporter(deps)
 	}
 	if c.App, err = wire.New(cfg, b); err != nil {
 		return nil, err
