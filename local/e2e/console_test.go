@@ -358,6 +358,8 @@ func TestConsoleDeckAndInteractivePage(t *testing.T) {
 		t.Fatalf("interactive frame: %+v", frame)
 	}
 	b.waitJS("the framed page to load", `!!document.querySelector('#chat .interactive iframe[data-loaded]')`)
+	// The page tells its frame how tall it is; the frame shows it whole.
+	b.waitJS("the frame sized to its page", `document.querySelector('#chat .interactive iframe').style.height !== ''`)
 	b.run("show the frame", chromedp.ScrollIntoView(chromedp.CSS("#chat .interactive iframe")))
 	// The frame's document loads in its own process: poll its pixels until
 	// it is painted (bounded), as a teacher would look at it.
@@ -451,6 +453,11 @@ func TestConsoleBuildThenPatch(t *testing.T) {
 	if !attach {
 		t.Error("no follow-up context offered after a build")
 	}
+	// A new conversation starts clean: the page is not its context.
+	b.eval(`document.querySelector('#new').click(), !document.querySelector('#attachRow').hidden || document.querySelector('#attach').checked`, &attach)
+	if attach {
+		t.Error("a new conversation keeps the built page attached")
+	}
 }
 
 // TestConsoleChatBuildRefineRebuild: the page follow-ups of seed 004
@@ -514,6 +521,17 @@ func TestConsoleNewConversation(t *testing.T) {
 		t.Fatalf("after New: %+v", shown)
 	}
 	b.send("出 3 道牛顿第一定律的选择题", 1)
+	// What a teacher reads: the offline model says it is answering, tool
+	// progress is words (the tool's name only as a tooltip).
+	var seen struct {
+		Offline bool
+		Tool    string
+	}
+	b.eval(`({Offline: !document.querySelector('#offlineBanner').hidden,
+		Tool: document.querySelector('#chat .tool[data-status="success"]').innerText})`, &seen)
+	if !seen.Offline || strings.Contains(seen.Tool, "generate_quiz_questions") || !strings.Contains(seen.Tool, "3") {
+		t.Errorf("offline banner %v, tool progress %q", seen.Offline, seen.Tool)
+	}
 	var second string
 	b.eval(`document.querySelector('#conv').innerText`, &second)
 	if !strings.HasPrefix(second, "conv-") || second == first {
@@ -799,6 +817,17 @@ func TestConsoleStop(t *testing.T) {
 	b.eval(`!document.querySelector('#send').disabled && document.querySelector('#stop').disabled`, &sendable)
 	if !sendable {
 		t.Error("after Stop the console cannot send")
+	}
+	// The teacher reads that the turn stopped, not a finish reason; with a
+	// real model configured, no offline banner.
+	var seen struct {
+		Meta    string
+		Offline bool
+	}
+	b.eval(`({Meta: document.querySelector('#chat .msg.assistant .meta[data-finish-reason]').innerText,
+		Offline: !document.querySelector('#offlineBanner').hidden})`, &seen)
+	if seen.Meta != "已停止 stopped" || seen.Offline {
+		t.Errorf("after Stop: %+v, want \"已停止 stopped\" and no offline banner", seen)
 	}
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	_ "embed"
 	"net/http"
 )
@@ -16,11 +17,18 @@ const consoleCSP = "default-src 'self'; script-src 'unsafe-inline'; style-src 'u
 
 // console serves the dev console: a small page to talk to the local server
 // that also shows a frontend engineer every wire format (docs in the page).
-func console(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", consoleCSP)
-	w.Header().Set("Cache-Control", "no-cache")
-	_, _ = w.Write(consoleHTML)
+// With the offline stand-in model answering, the page says so.
+func console(offline bool) http.HandlerFunc {
+	page := consoleHTML
+	if offline {
+		page = bytes.Replace(consoleHTML, []byte(`<body>`), []byte(`<body data-model="offline">`), 1)
+	}
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", consoleCSP)
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(page)
+	}
 }
 
 // faviconSVG is the console's icon: browsers ask for /favicon.ico on every

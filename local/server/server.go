@@ -236,7 +236,7 @@ func (s *Server) serve(o Options) error {
 	s.Research.mount(mux)
 	s.Template.Server.Mount(mux)
 	mux.Handle("/files/", s.Files.Handler())
-	mux.HandleFunc("GET /{$}", console)
+	mux.HandleFunc("GET /{$}", console(s.Offline != nil))
 	mux.HandleFunc("GET /favicon.ico", favicon)
 	handler := s.App.FairUse(mux, mux) // issue 26: fair use
 	// The turn latencies, as in AWS (awswire.App.EdgeHandler). Bounds for every connection: a slow body, a stalled reader and an idle

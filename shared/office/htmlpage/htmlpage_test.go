@@ -87,8 +87,12 @@ func TestPagesLoadNothing(t *testing.T) {
 		if title == "" {
 			t.Errorf("%s: no title", name)
 		}
-		if name != "custom" && scripts != 1 {
-			t.Errorf("%s: %d scripts, want the page's one", name, scripts)
+		// The page's own script and the one that tells its frame its height.
+		if name != "custom" && scripts != 2 {
+			t.Errorf("%s: %d scripts, want the page's and the height report", name, scripts)
+		}
+		if !strings.Contains(string(b), "insightedgeHeight") {
+			t.Errorf("%s: the page does not report its height to its frame", name)
 		}
 		if name != "custom" && !strings.Contains(string(b), "&lt;script&gt;alert(1)&lt;/script&gt;") {
 			t.Errorf("%s: model text was not escaped", name)
