@@ -276,9 +276,15 @@ func TestConsoleQuizTurn(t *testing.T) {
 		}
 	}
 	got := b.lastAssistant()
-	for _, want := range []string{"共 3 道题", "generate_quiz_questions", "已为你生成 3 道"} {
+	for _, want := range []string{"共 3 道题", "已生成 3 道题", "已为你生成 3 道", "单选 single choice"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the answer lacks %q:\n%s", want, got)
+		}
+	}
+	// Words, not codes: the tool's name is a tooltip, the kind is named.
+	for _, code := range []string{"generate_quiz_questions", "single_choice"} {
+		if strings.Contains(got, code) {
+			t.Errorf("the teacher reads the code %q:\n%s", code, got)
 		}
 	}
 	// A Markdown answer is rendered: a list with bold class names.
