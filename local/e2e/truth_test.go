@@ -78,3 +78,36 @@ func TestSubjectSubstitutionIsSaid(t *testing.T) {
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
+// A question back about an analysis request carries the entity ids, and
+// the teacher's pick continues that request in its language: the page is
+// planned for the picked class, not a new question answered in another
+// language, and no raw hint is shown as the answer.
+func TestClarifyContinuesTheRequest(t *testing.T) {
+	s := NewLocal(t, nil)
+	ask := postStream(t, s.URL, `{"message":"分析 9Z 班英语成绩"}`)
+	clarify := ask.last(t, "data-clarify")["data"].(map[string]any)
+	var value string
+	for _, c := range clarify["choices"].([]any) {
+		if ch := c.(map[string]any); ch["label"] != nil && strings.HasPrefix(ch["label"].(string), "Form 1A") {
+			value, _ = ch["value"].(string)
+		}
+	}
+	if value != "class-hk-f1a" {
+		t.Fatalf("the choices carry no class id: %v", clarify)
+	}
+	conv := ask.last(t, "start")["messageMetadata"].(map[string]any)["conversationId"].(string)
+	next := postStream(t, s.URL, `{"message":"`+value+`","conversationId":"`+conv+`"}`)
+	aiSDK(t, next.Raw)
+	bps := next.data(t, "data-blueprint")
+	if len(bps) != 1 {
+		t.Fatalf("the pick did not continue the analysis: %v\n%s", next.types(t), next.text(t))
+	}
+	raw, _ := json.Marshal(bps[0])
+	if !strings.Contains(string(raw), `"value":"class-hk-f1a"`) || !strings.Contains(string(raw), `"sourcePrompt":"分析 9Z 班英语成绩"`) {
+		t.Errorf("the plan is not the pending request for the picked class: %s", raw)
+	}
+	if txt := next.text(t); !strings.Contains(txt, "已为您规划页面") || strings.Contains(txt, "needClassId") {
+		t.Errorf("the answer is not in the conversation's language, or shows the hint: %q", txt)
+	}
+}

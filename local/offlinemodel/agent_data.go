@@ -489,6 +489,15 @@ func sign(f float64) float64 {
 
 // answersDataClarify reports a reply that completes the data question the
 // last turn asked back about (clarifiedData).
+// answersBuildClarify reports whether the reply picks a choice of the
+// question back about an analysis request (which class?): the request goes
+// on, with that choice.
+func answersBuildClarify(c *call) bool {
+	first, _, _ := strings.Cut(lastTurn(c.history), "\n")
+	_, _, picked := pickedChoice(c)
+	return picked && wantsAnalysis(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(first), "Teacher:")))
+}
+
 func answersDataClarify(c *call) bool {
 	_, ok := clarifiedData(c)
 	return ok

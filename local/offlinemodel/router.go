@@ -28,7 +28,7 @@ func routeCases() []routeCase {
 		{workflow.IntentContent, wantsExport, workflow.ExpectArtifact, "standard", "export the conversation's quiz as a file"}, // issue 31
 		{workflow.IntentQuiz, wantsQuiz, workflow.ExpectArtifact, "standard", "generate quiz questions with the quiz tool"},
 		{workflow.IntentContent, wantsContent, workflow.ExpectArtifact, "strong", "draft the content with a generation tool"},
-		{workflow.IntentBuild, func(c *call) bool { return wantsAnalysis(c.user) }, workflow.ExpectAnswer, "standard", "build an analysis page from the class's results"},
+		{workflow.IntentBuild, func(c *call) bool { return wantsAnalysis(c.user) || answersBuildClarify(c) }, workflow.ExpectAnswer, "standard", "build an analysis page from the class's results"},
 		{workflow.IntentData, func(c *call) bool { return isDataQuestion(c.user) || answersDataClarify(c) }, workflow.ExpectAnswer, "standard", "look up the teacher's data, then answer"},
 		{workflow.IntentSmalltalk, func(c *call) bool { return isSmalltalk(c.user) }, workflow.ExpectAnswer, "fast", "reply briefly and offer help"},
 		{workflow.IntentQA, func(*call) bool { return true }, workflow.ExpectAnswer, "standard", "answer the question directly"},

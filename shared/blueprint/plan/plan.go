@@ -332,14 +332,15 @@ func (p *Planner) PlanBuild(ctx context.Context, in workflow.PlanInput) (workflo
 			return p.followUp(ctx, in)
 		}
 	}
-	res, err := p.Plan(ctx, requestOf(t))
+	req := p.answered(ctx, t)
+	res, err := p.Plan(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return workflow.PlanOutput{}, err
 		}
 		return p.planFailure(ctx, t, err), nil
 	}
-	if err := p.store(ctx, t, res, notice(t.Language, t.Message, res)); err != nil {
+	if err := p.store(ctx, t, res, notice(req.Language, req.Message, res)); err != nil {
 		return workflow.PlanOutput{}, err
 	}
 	return workflow.PlanOutput{Status: workflow.PlanPlanned, Action: workflow.PlanActionBuild}, nil
@@ -386,7 +387,9 @@ func (p *Planner) planFailure(ctx context.Context, t workflow.Turn, err error) w
 		c := &workflow.Clarify{Hint: "need" + strings.ToUpper(nf.Kind[:1]) + nf.Kind[1:] + "Id"}
 		for _, s := range nf.Suggestions {
 			c.Options = append(c.Options, s.Label)
+			c.Choices = append(c.Choices, protocol.Choice{Label: s.Label, Value: s.Value})
 		}
+		p.keepPending(ctx, t, nf.Kind, c.Choices)
 		c.Question = i18n.Of(t.Language, t.Message).Text(i18n.PlanNotFound, nf.Mention)
 		if nf.Ambiguous {
 			c.Question = i18n.Of(t.Language, t.Message).Text(i18n.PlanAmbiguous, nf.Mention)
