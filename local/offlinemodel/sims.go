@@ -186,6 +186,7 @@ func simulationPage(l lang, topic string, s simulation) htmlArgs {
 .readout{border-collapse:collapse;font-variant-numeric:tabular-nums}
 .readout th{text-align:left;font-weight:normal;padding:.2rem .6rem .2rem 0;color:#444}
 .readout td{text-align:right;padding:.2rem 0;min-width:5rem;font-weight:bold}
+.limits{color:#b35c00;font-size:.9rem;min-height:1.2em}
 </style>
 `)
 	fmt.Fprintf(&b, "<div class=\"sim\" data-simulation=\"%s\">\n<h2>%s</h2>\n<p>%s</p>\n<div class=\"controls\">\n", s.key,
@@ -213,10 +214,8 @@ func simulationPage(l lang, topic string, s simulation) htmlArgs {
 	for _, r := range s.readouts {
 		fmt.Fprintf(&b, "<tr><th>%s</th><td id=\"%s\">0.00</td></tr>\n", html.EscapeString(l.pick(r[1], r[2])), r[0])
 	}
-	b.WriteString("</table></div>\n</div>\n<script>\n(function () {\n  'use strict';\n")
-	b.WriteString(`  function el(id) { return document.getElementById(id); }
-  function num(id, fallback) { var v = parseFloat(el(id).value); return isFinite(v) && v > 0 ? v : fallback; }
-`)
+	b.WriteString("</table></div>\n<p id=\"limits\" class=\"limits\" role=\"status\"></p>\n</div>\n<script>\n(function () {\n  'use strict';\n")
+	b.WriteString(limitScript(l, s.inputs))
 	b.WriteString(s.script)
 	ids := make([]string, len(s.readouts))
 	for i, r := range s.readouts {
@@ -264,4 +263,32 @@ func simulationPage(l lang, topic string, s simulation) htmlArgs {
 		title = pick(s.title)
 	}
 	return htmlArgs{Title: title + l.pick(" · 互动模拟", " · interactive simulation"), HTML: b.String()}
+}
+
+// limitScript defines el and num: num reads a number input, keeps it within
+// the input's range (a value the page cannot show, such as θ₀ = 40° for a
+// small-angle pendulum or L = 0, is replaced) and says so under the
+// controls (#limits), so the teacher never reads one value and sees
+// another.
+func limitScript(l lang, inputs []simInput) string {
+	var bounds []string
+	for _, in := range inputs {
+		if len(in.choice) == 0 {
+			bounds = append(bounds, fmt.Sprintf("%s: [%s, %s, %s]", in.id, in.min, in.max, mustJSON(l.pick(in.label[0], in.label[1]))))
+		}
+	}
+	said := l.pick(`b[2] + '：可用范围 ' + b[0] + '–' + b[1] + '，按 ' + used + ' 计算'`,
+		`b[2] + ': allowed ' + b[0] + '–' + b[1] + ', ' + used + ' is used'`)
+	return fmt.Sprintf(`  function el(id) { return document.getElementById(id); }
+  var bounds = {%s}, limited = {};
+  function num(id, fallback) {
+    var v = parseFloat(el(id).value), b = bounds[id], used = isFinite(v) && v > 0 ? v : fallback;
+    if (b) { used = Math.min(b[1], Math.max(b[0], used)); }
+    limited[id] = used === v || !b ? '' : %s;
+    var all = [];
+    for (var k in limited) { if (limited[k]) { all.push(limited[k]); } }
+    el('limits').textContent = all.join(' · ');
+    return used;
+  }
+`, strings.Join(bounds, ", "), said)
 }

@@ -71,9 +71,10 @@ func TestSimulationPages(t *testing.T) {
 			map[string]check{"one second": projectile(20, 45, 9.8), "30 degrees": projectile(10, 30, 9.8)},
 			map[string]float64{"one second": 1, "30 degrees": 0.5}},
 		{"pendulum", en,
-			`[{"click":"start"},{"frames":[0,700]},{"snap":"0.7 s"},{"set":{"length":"2"},"fire":"length"},{"set":{"time":"1.3"},"fire":"time"},{"snap":"2 m"}]`,
-			map[string]check{"0.7 s": pendulum(1, 10, 9.8), "2 m": pendulum(2, 10, 9.8)},
-			map[string]float64{"0.7 s": 0.7, "2 m": 1.3}},
+			`[{"click":"start"},{"frames":[0,700]},{"snap":"0.7 s"},{"set":{"length":"2"},"fire":"length"},{"set":{"time":"1.3"},"fire":"time"},{"snap":"2 m"},
+			  {"set":{"amplitude":"40"},"fire":"amplitude"},{"set":{"time":"0.4"},"fire":"time"},{"snap":"40 degrees asked"}]`,
+			map[string]check{"0.7 s": pendulum(1, 10, 9.8), "2 m": pendulum(2, 10, 9.8), "40 degrees asked": pendulum(2, 15, 9.8)},
+			map[string]float64{"0.7 s": 0.7, "2 m": 1.3, "40 degrees asked": 0.4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.topic, func(t *testing.T) {
@@ -111,6 +112,10 @@ func TestSimulationPages(t *testing.T) {
 				}
 				near(t, name+" t", v["t"], tt.times[name])
 				c(t, name, v)
+				// A value the page limits is said: 40° asked, 15° used.
+				if limits := snap["limits"]; strings.Contains(name, "asked") != (strings.Contains(limits, "15") && strings.Contains(limits, "1–15")) {
+					t.Errorf("%s: the page says %q about its limits", name, limits)
+				}
 			}
 		})
 	}
