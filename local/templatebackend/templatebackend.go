@@ -217,9 +217,17 @@ func classKB(d *mockdata.Dataset, c mockdata.Class) (kb, error) {
 	if err := add("error_patterns.json", map[string]any{"class": c.Name, "students": errs}); err != nil {
 		return k, err
 	}
+	// The teacher's notes for this class's subject only: a report on Form
+	// 1A's English cites no Form 3 physics lab sheet.
+	subject := map[string]string{}
+	for _, doc := range d.Documents {
+		subject[doc.UID] = doc.Subject
+	}
 	notes := []map[string]string{}
 	for _, h := range d.SearchDocuments(c.TeacherID, "") {
-		notes = append(notes, map[string]string{"title": h.Title, "updated_at": h.UpdatedAt, "summary": h.Snippet})
+		if subject[h.UID] == c.Subject {
+			notes = append(notes, map[string]string{"title": h.Title, "updated_at": h.UpdatedAt, "summary": h.Snippet})
+		}
 	}
 	return k, add("teaching_log.json", map[string]any{"teacher": teacher, "entries": notes})
 }

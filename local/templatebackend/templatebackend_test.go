@@ -85,6 +85,11 @@ func TestKnowledgeBasesSpeakOfTheMockStudents(t *testing.T) {
 	if !strings.Contains(string(raw), first) || !json.Valid(raw) {
 		t.Errorf("grades.json does not name %s", first)
 	}
+	// The teaching log holds the class's subject's notes only.
+	log, err := c.File(ctx, kbs[0].ID, "teaching_log.json")
+	if err != nil || !strings.Contains(string(log), "Reading Comprehension: The Lost Kite") || strings.Contains(string(log), "Physics") {
+		t.Errorf("Form 1A English's teaching log: %v\n%s", err, log)
+	}
 	self, err := c.KnowledgeBases(ctx, SelfCheckKB)
 	if err != nil || len(self) != 1 {
 		t.Errorf("self-check kb %+v %v", self, err)

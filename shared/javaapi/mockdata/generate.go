@@ -369,23 +369,23 @@ func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
 func documents() []Document {
 	return []Document{
-		{UID: "d-001", TeacherID: "t-001", Title: "Form 1 English Unit 1 Lesson Plan: Present & Past Tenses", UpdatedAt: "2025-09-15T09:30:00",
+		{UID: "d-001", Subject: "English", TeacherID: "t-001", Title: "Form 1 English Unit 1 Lesson Plan: Present & Past Tenses", UpdatedAt: "2025-09-15T09:30:00",
 			Content: "Objectives: students use the simple present for habits and the simple past for finished actions. Warm-up: timeline game. Grammar focus: subject-verb agreement (he goes, she plays) and irregular past forms (buy → bought, go → went). Exit ticket: five sentences about last weekend."},
-		{UID: "d-002", TeacherID: "t-001", Title: "Grammar Worksheet: Subject-Verb Agreement (Form 1)", UpdatedAt: "2025-09-22T16:05:00",
+		{UID: "d-002", Subject: "English", TeacherID: "t-001", Title: "Grammar Worksheet: Subject-Verb Agreement (Form 1)", UpdatedAt: "2025-09-22T16:05:00",
 			Content: "Twenty gap-fill items on subject-verb agreement with third-person singular subjects, collective nouns and 'there is / there are'. Answer key on page 2. Suitable as remedial practice for students weak in grammar."},
-		{UID: "d-003", TeacherID: "t-001", Title: "Reading Comprehension: The Lost Kite (text and questions)", UpdatedAt: "2025-10-10T11:20:00",
+		{UID: "d-003", Subject: "English", TeacherID: "t-001", Title: "Reading Comprehension: The Lost Kite (text and questions)", UpdatedAt: "2025-10-10T11:20:00",
 			Content: "A 600-word story about a girl who loses the kite her grandfather made. Questions cover literal understanding, inference, vocabulary in context and the writer's purpose. Marking scheme included."},
-		{UID: "d-004", TeacherID: "t-001", Title: "Writing Task Guidelines: A Letter to a Pen Pal", UpdatedAt: "2025-11-12T14:45:00",
+		{UID: "d-004", Subject: "English", TeacherID: "t-001", Title: "Writing Task Guidelines: A Letter to a Pen Pal", UpdatedAt: "2025-11-12T14:45:00",
 			Content: "Task: write an informal letter of about 150 words to a pen pal in Canada describing school life in Hong Kong. Marked with the English Writing Rubric: content, language and organisation. Remind students of letter format (Dear ..., Best wishes)."},
-		{UID: "d-005", TeacherID: "t-001", Title: "中一英文科期中考試複習提綱", UpdatedAt: "2025-12-18T10:00:00",
+		{UID: "d-005", Subject: "English", TeacherID: "t-001", Title: "中一英文科期中考試複習提綱", UpdatedAt: "2025-12-18T10:00:00",
 			Content: "複習範圍：Unit 1–3 文法（現在式、過去式、主謂一致）、閱讀理解技巧、書信寫作格式。建議學生完成 Grammar Worksheet 及 Reading Comprehension 練習。"},
-		{UID: "d-006", TeacherID: "t-001", Title: "Form 3 Physics: Simple Pendulum Lab Sheet", UpdatedAt: "2025-10-20T08:40:00",
+		{UID: "d-006", Subject: "Physics", TeacherID: "t-001", Title: "Form 3 Physics: Simple Pendulum Lab Sheet", UpdatedAt: "2025-10-20T08:40:00",
 			Content: "Aim: investigate how the length of a pendulum affects its period. Apparatus: bob, string, stopwatch, metre rule. Record ten oscillations and repeat three times. Plot T² against length and find the gradient."},
-		{UID: "d-007", TeacherID: "t-002", Title: "Form 2 English: Passive Voice Teaching Slides Notes", UpdatedAt: "2025-09-18T13:10:00",
+		{UID: "d-007", Subject: "English", TeacherID: "t-002", Title: "Form 2 English: Passive Voice Teaching Slides Notes", UpdatedAt: "2025-09-18T13:10:00",
 			Content: "Passive voice form: be + past participle. Examples from news headlines. Practice: rewrite ten active sentences. Common mistakes: missing 'be', wrong participle (was builded)."},
-		{UID: "d-008", TeacherID: "t-002", Title: "Form 4 Mathematics: Quadratic Equations Notes", UpdatedAt: "2025-09-25T17:30:00",
+		{UID: "d-008", Subject: "Mathematics", TeacherID: "t-002", Title: "Form 4 Mathematics: Quadratic Equations Notes", UpdatedAt: "2025-09-25T17:30:00",
 			Content: "Solving quadratic equations by factorisation, completing the square and the quadratic formula. Discriminant and nature of roots. Worked examples and ten practice questions."},
-		{UID: "d-009", TeacherID: "t-003", Title: "中五中國語文：《背影》閱讀教學設計", UpdatedAt: "2025-10-01T09:00:00",
+		{UID: "d-009", Subject: "Chinese Language", TeacherID: "t-003", Title: "中五中國語文：《背影》閱讀教學設計", UpdatedAt: "2025-10-01T09:00:00",
 			Content: "教學目標：理解作者借父親背影抒發的感情；分析細節描寫。活動：分組討論、朗讀、寫作練習（記一次令你感動的背影）。"},
 	}
 }

@@ -87,6 +87,10 @@ type Document struct {
 	UID       string `json:"uid"`
 	TeacherID string `json:"-"`
 	Title     string `json:"title"`
+	// Subject is the subject the document is for (not on the wire: the
+	// data service's search does not return it; the template backend keeps
+	// a class's knowledge base to its subject).
+	Subject   string `json:"-"`
 	Content   string `json:"-"`
 	UpdatedAt string `json:"updated_at"`
 }
