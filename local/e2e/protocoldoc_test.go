@@ -28,7 +28,7 @@ import (
 // normalisation (ids numbered by first appearance, the port, signatures and
 // times fixed, consecutive deltas of one part merged and the event ids
 // renumbered, heartbeats dropped, long strings abridged). A change to the
-// wire makes this test fail; `go test ./local -run TestProtocolDoc -update`
+// wire makes this test fail; `go test ./local/e2e -run TestProtocolDoc -update`
 // rewrites the blocks. A new flow is a new entry in protocolFlows and a new
 // marker pair in the doc.
 
@@ -155,7 +155,7 @@ func TestProtocolDoc(t *testing.T) {
 		want := captures(string(doc))
 		for name, g := range got {
 			if want[name] != g {
-				t.Errorf("capture %s differs from docs/protocol.md (run go test ./local -run TestProtocolDoc -update if the change is intended):\n%s", name, firstDiff(want[name], g))
+				t.Errorf("capture %s differs from docs/protocol.md (run go test ./local/e2e -run TestProtocolDoc -update if the change is intended):\n%s", name, firstDiff(want[name], g))
 			}
 		}
 	}

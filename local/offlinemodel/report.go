@@ -506,7 +506,7 @@ func reportEditorReply(c *call) reply {
 	var in struct {
 		Title    string `json:"title"`
 		Language string `json:"language"`
-		Path     string `json:"path"`
+		Downloads []string `json:"downloads"`
 		Sections []struct {
 			Title  string `json:"title"`
 			Status string `json:"status"`
@@ -532,6 +532,13 @@ func reportEditorReply(c *call) reply {
 	if len(missing) > 0 {
 		b.WriteString(fmt.Sprintf(l.pick("未完成的章节：%s。", "Not written: %s. "), strings.Join(missing, l.pick("、", ", "))))
 	}
-	b.WriteString(fmt.Sprintf(l.pick("报告保存在 %s。", "It is saved at %s."), in.Path))
+	if len(in.Downloads) > 0 {
+		names := map[string]string{"docx": "Word", "pdf": "PDF"}
+		var fs []string
+		for _, f := range in.Downloads {
+			fs = append(fs, cmp.Or(names[f], f))
+		}
+		b.WriteString(fmt.Sprintf(l.pick("报告可以用下方的链接下载（%s）。", "Download it with the links below (%s)."), strings.Join(fs, l.pick("、", ", "))))
+	}
 	return textReply(strings.TrimSpace(b.String()))
 }

@@ -109,7 +109,7 @@ const (
 	// and place (%s, %s); ReportIgnoredIDs the ids and the number of
 	// sections (%v, %d); ReportConfirm the number and the plan summary
 	// (%d, %s); ReportRetry the attempt, why and the delay (%d, %s, %s);
-	// ReportReady the title, written, all and the path (%s, %d, %d, %s);
+	// ReportReady the title, written and all (%s, %d, %d);
 	// ReportConfirmTimeout the wait (%s); ReportAgentError the cause (%s).
 	// ReportNoTemplate, ReportNoKnowledgeBase, ReportTemplateUnreadable and
 	// ReportTemplateNoHeadings take the name the teacher gave or the
@@ -421,7 +421,7 @@ var catalogue = [numMsgs][2]string{
 	ReportRetry:            {"attempt %d failed (%s); retrying in %s.", "第 %d 次撰写失败（%s），%s 后重试。"},
 	ReportSectionCancelled: {"*(This section was cancelled and not written.)*", "*（本节已取消，未撰写。）*"},
 	ReportSectionFailed:    {"*(This section could not be written.)*", "*（本节未能生成。）*"},
-	ReportReady:            {"The report %q is ready: %d of %d sections written, saved at %s.", "报告《%s》已生成：%d/%d 个章节已撰写，保存在 %s。"},
+	ReportReady:            {"The report %q is ready: %d of %d sections written; download it with the links below.", "报告《%s》已生成：%d/%d 个章节已撰写，可用下方的链接下载。"},
 	ReportDeclined: {"The plan was not confirmed, so no report was written. Send user.replan to plan again, or user.solve_tasks to pick sections.",
 		"计划未获确认，未撰写报告。可发送 user.replan 重新规划，或 user.solve_tasks 指定章节。"},
 	ReportConfirmTimeout: {"No confirmation within %s; the run stopped.", "等待确认超时（%s），流程已停止。"},

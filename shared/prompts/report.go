@@ -30,5 +30,6 @@ Do not repeat the section's heading and use no headings of your own. Write in th
 // ReportAggregator is the editor's system prompt: the final words to the user.
 const ReportAggregator = ReportAggregatorHeader + `
 The report has been assembled from its sections. The user message is JSON: title, language, the user's question, and
-sections [{id, title, summary, status}]. Answer with two or three sentences for the user, in the given language: what the
-report covers, anything missing (sections that failed or were cancelled), and that it is saved at the given path.`
+sections [{id, title, summary, status}] and downloads (the formats the user can download, shown as links beside your
+answer). Answer with two or three sentences for the user, in the given language: what the report covers, anything missing
+(sections that failed or were cancelled), and that it can be downloaded in those formats. Never name a file path.`

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,7 +63,7 @@ func (p *Pipeline) Aggregate(ctx context.Context, in StepInput) (AggregateOutput
 		return stale, err
 	}
 	files := p.exportFiles(ctx, f, s, body)
-	answer := p.finalAnswer(ctx, s, doc, sections)
+	answer := p.finalAnswer(ctx, s, doc, sections, files)
 	if _, err := p.store.UpdateSession(ctx, s.ID, func(x *report.Session) error {
 		if x.Run != in.Run {
 			return errStale
@@ -138,7 +140,9 @@ func missing(s report.Session, state string) string {
 
 // finalAnswer asks the editor model for the words to the user; if it
 // fails, a plain summary says the same.
-func (p *Pipeline) finalAnswer(ctx context.Context, s report.Session, doc *mdtree.Doc, secs []report.Section) string {
+// The teacher gets the report as download links beside the answer (files,
+// by format), never as a path in the session's file system.
+func (p *Pipeline) finalAnswer(ctx context.Context, s report.Session, doc *mdtree.Doc, secs []report.Section, files map[string]string) string {
 	type row struct {
 		ID      int    `json:"id"`
 		Title   string `json:"title"`
@@ -161,7 +165,8 @@ func (p *Pipeline) finalAnswer(ctx context.Context, s report.Session, doc *mdtre
 	if title == "" {
 		title = s.PlanSummary
 	}
-	user, _ := json.Marshal(map[string]any{"title": title, "language": s.Language, "path": report.ReportPath, "question": s.Message.Question, "sections": rows})
+	downloads := slices.Sorted(maps.Keys(files))
+	user, _ := json.Marshal(map[string]any{"title": title, "language": s.Language, "downloads": downloads, "question": s.Message.Question, "sections": rows})
 	resp, err := p.model.Complete(ctx, llm.Request{Tier: llm.TierFast, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: prompts.ReportAggregator},
 		{Role: llm.RoleUser, Content: string(user)},
@@ -170,7 +175,7 @@ func (p *Pipeline) finalAnswer(ctx context.Context, s report.Session, doc *mdtre
 		return strings.TrimSpace(resp.Message.Content)
 	}
 	p.logger.Warn("final answer from the model failed; a plain one is used", "sessionId", s.ID, "err", err)
-	return lang(s).Text(i18n.ReportReady, title, written, len(s.Tasks), report.ReportPath)
+	return lang(s).Text(i18n.ReportReady, title, written, len(s.Tasks))
 }
 
 // Finish ends a run that wrote no report: a declined plan, a confirmation
