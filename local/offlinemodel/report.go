@@ -504,10 +504,10 @@ func commonErrors(d kbData, n int) []errCount {
 
 func reportEditorReply(c *call) reply {
 	var in struct {
-		Title    string `json:"title"`
-		Language string `json:"language"`
+		Title     string   `json:"title"`
+		Language  string   `json:"language"`
 		Downloads []string `json:"downloads"`
-		Sections []struct {
+		Sections  []struct {
 			Title  string `json:"title"`
 			Status string `json:"status"`
 		} `json:"sections"`
