@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -119,6 +120,21 @@ func TestHelp(t *testing.T) {
 				t.Errorf("stderr: %s", errOut.String())
 			}
 		})
+	}
+	// A command's help lists its own flags, not another's.
+	var chatHelp, serveHelp bytes.Buffer
+	_ = run(context.Background(), []string{"chat", "-h"}, &chatHelp, io.Discard, func(string) string { return "" })
+	_ = run(context.Background(), []string{"serve", "-h"}, &serveHelp, io.Discard, func(string) string { return "" })
+	if strings.Contains(chatHelp.String(), "\n  -cpuprofile") || strings.Contains(chatHelp.String(), "\n  -app") || !strings.Contains(chatHelp.String(), "\n  -conversation") {
+		t.Errorf("chat -h lists flags chat ignores, or lacks its own:\n%s", chatHelp.String())
+	}
+	if strings.Contains(serveHelp.String(), "\n  -conversation") || !strings.Contains(serveHelp.String(), "\n  -cpuprofile") {
+		t.Errorf("serve -h:\n%s", serveHelp.String())
+	}
+	// A flag the command would ignore is an error that names it.
+	if err := run(context.Background(), []string{"replay", "-conversation", "x"}, io.Discard, io.Discard, func(string) string { return "" }); err == nil ||
+		!strings.Contains(err.Error(), "-conversation does nothing for replay") {
+		t.Errorf("an ignored flag: %v", err)
 	}
 	// A wrong flag is an error, with the usage on stderr.
 	var out, errOut bytes.Buffer

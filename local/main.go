@@ -21,6 +21,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -72,6 +74,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		usage(stderr, fs)
 		return err
 	}
+	var unused []string
+	fs.Visit(func(f *flag.Flag) {
+		if !serves(f.Name, cmd) {
+			unused = append(unused, "-"+f.Name)
+		}
+	})
+	if len(unused) > 0 {
+		usage(stderr, fs)
+		return fmt.Errorf("%s does nothing for %s", strings.Join(unused, ", "), cmd)
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
@@ -122,7 +134,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 }
 
-// usage prints the commands and the flags of fs.
+// flagCommands are the commands a flag serves; a flag not listed serves
+// every command that defines it. A command's -h lists its own flags only,
+// and a flag it would ignore is an error.
+var flagCommands = map[string][]string{
+	"addr":             {"serve", "chat", "limits"},
+	"data":             {"serve", "chat", "replay", "limits"},
+	"server":           {"chat", "template-check"},
+	"template":         {"template-check"},
+	"kb":               {"template-check"},
+	"teacher":          {"chat", "template-check"},
+	"conversation":     {"chat"},
+	"app":              {"replay"},
+	"template-ws-addr": {"serve"},
+	"cpuprofile":       {"serve"},
+}
+
+func serves(flagName, cmd string) bool {
+	cmds, listed := flagCommands[flagName]
+	return !listed || slices.Contains(cmds, cmd)
+}
+
+// usage prints the commands and the flags of fs that its command uses.
 func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Insight Edge on one machine: the whole product, no AWS, no network, no key.
 
@@ -139,9 +172,14 @@ Usage:
 
 Flags of `+fs.Name()+`:
 `)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	own := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		if serves(f.Name, fs.Name()) {
+			own.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	own.SetOutput(w)
+	own.PrintDefaults()
 	fmt.Fprint(w, `
 Settings come from the environment (ADDR, DATA_DIR, OPENAI_BASE_URL, …): README.md, "Configuration".
 `)
