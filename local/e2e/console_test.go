@@ -631,8 +631,31 @@ func TestConsoleTemplateReport(t *testing.T) {
 	}
 	var log string
 	b.eval(`document.querySelector('#rlog').innerText`, &log)
-	if strings.Contains(log, `{"`) {
-		t.Errorf("the report log shows raw JSON:\n%s", log)
+	if strings.Contains(log, `{"`) || strings.Contains(log, "reports/generated_report.md") {
+		t.Errorf("the report log shows raw JSON or a file path:\n%s", log)
+	}
+	// The form offers the backend's templates and knowledge bases by name.
+	var offered struct{ Templates, KBs []string }
+	b.eval(`({Templates: [...document.querySelectorAll('#templates option')].map(o => o.value),
+		KBs: [...document.querySelectorAll('#kbs option')].map(o => o.value)})`, &offered)
+	if !slices.Contains(offered.Templates, "学期教学工作总结") || !slices.Contains(offered.KBs, "Form 1A") {
+		t.Errorf("the Report form offers %+v", offered)
+	}
+}
+
+// GET /api/template/catalog lists the default backend's templates and
+// knowledge bases by name (what the Report form offers).
+func TestTemplateCatalog(t *testing.T) {
+	s := NewLocal(t, nil)
+	var c struct {
+		Templates      []struct{ ID, Name string }
+		KnowledgeBases []struct{ ID, Name string } `json:"knowledge_bases"`
+	}
+	if code := GetJSON(t, s.URL+"/api/template/catalog", &c); code != 200 || len(c.Templates) == 0 || len(c.KnowledgeBases) == 0 {
+		t.Fatalf("catalog: %d %+v", code, c)
+	}
+	if !slices.ContainsFunc(c.KnowledgeBases, func(k struct{ ID, Name string }) bool { return k.Name == "Form 1A" && k.ID != "" }) {
+		t.Errorf("no Form 1A knowledge base: %+v", c.KnowledgeBases)
 	}
 }
 

@@ -141,7 +141,11 @@ func (a *App) NewTemplate(tc TemplateConfig, b TemplateBackends) (*Template, err
 	if err != nil {
 		return nil, fmt.Errorf("wire: template agent: %w", err)
 	}
-	srv := transport.New(svc, a.Relay(), a.Authenticator(), transport.Options{})
+	to := transport.Options{}
+	if c, err := res.For(""); err == nil {
+		to.Catalog = c // the default backend's names; none configured: the route answers 503
+	}
+	srv := transport.New(svc, a.Relay(), a.Authenticator(), to)
 	return &Template{Pipeline: p, Control: svc, Server: srv, Backends: res}, nil
 }
 

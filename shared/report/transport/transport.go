@@ -27,6 +27,8 @@ type Options struct {
 	SendBuffer int
 	// MaxSessions bounds the sessions of one socket (default 32).
 	MaxSessions int
+	// Catalog serves GET /api/template/catalog (nil: 503).
+	Catalog Catalog
 }
 
 // Server serves both transports. Its routes go through the edge's one
@@ -120,6 +122,7 @@ func (s *Server) mountHTTP(mux *http.ServeMux) {
 	edge.Mount(mux, s.rl.Logger, map[string]edge.HandlerFunc{
 		"POST /api/template/sessions":             s.createSession,
 		"POST /api/template/sessions/{id}/events": s.postEvent,
+		"GET /api/template/catalog":               s.catalog,
 	})
 	mux.Handle("GET /api/template/sessions/{id}/stream", edge.NewTemplateStream(s.rl, s.auth, owner{s.svc},
 		edge.TemplateStreamOptions{MaxIdle: s.o.MaxIdle, Stream: report.StreamName}))
