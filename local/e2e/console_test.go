@@ -634,6 +634,14 @@ func TestConsoleTemplateReport(t *testing.T) {
 	if strings.Contains(log, `{"`) || strings.Contains(log, "reports/generated_report.md") {
 		t.Errorf("the report log shows raw JSON or a file path:\n%s", log)
 	}
+	for _, code := range []string{"solver.start", "aggregate.start", "split_markdown_tree", "read_local_file"} {
+		if strings.Contains(log, code) {
+			t.Errorf("the report's progress shows the code %q, not words:\n%s", code, log)
+		}
+	}
+	if !strings.Contains(log, "撰写 writing · ") {
+		t.Errorf("the report's progress does not say which section is written:\n%s", log)
+	}
 	// The form offers the backend's templates and knowledge bases by name.
 	var offered struct{ Templates, KBs []string }
 	b.eval(`({Templates: [...document.querySelectorAll('#templates option')].map(o => o.value),
