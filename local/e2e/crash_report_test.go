@@ -282,8 +282,11 @@ func crashMidResearch(t *testing.T, rig *crashRig) {
 	_ = search.SetFault(nil)
 
 	p = rig.start(t, env...)
+	// The events seen before the kill may not all have been committed (on a
+	// loaded machine the last group commit can trail the kill: the delivery
+	// rule of docs/reliability.md); the closing error event is always there.
 	code, all := boundedGet(t, p.URL+"/api/research/"+prop.SessionID+"/stream", 0, closeBound)
-	if code != 200 || len(all) < 2 {
+	if code != 200 || len(all) < 1 {
 		t.Fatalf("the killed run's stream after the restart: %d %d events", code, len(all))
 	}
 	var end struct{ Error, Message string }
