@@ -118,7 +118,7 @@ func runEval(ctx context.Context, o evalOptions) (eval.Report, error) {
 		return rep, err
 	}
 	fmt.Fprintf(o.Out1, "\nreports: %s, %s\n", filepath.Join(o.Out, "eval.json"), filepath.Join(o.Out, "eval.html"))
-	if failed := countFailed(rep.Cases); failed > 0 && rep.Models == offlineModels {
+	if failed := len(rep.Pin().Failing); failed > 0 && rep.Models == offlineModels {
 		fmt.Fprintf(o.Out1, "\n%d of %d cases failed against the offline stand-in model. It answers the scripted scenarios of the\n"+
 			"built-in suite only (docs/eval.md), so a failure of your own case may be its limit, not the\n"+
 			"product's: run the suite against a real model (OPENAI_BASE_URL, LLM_MODEL_*) to judge the product.\n", failed, len(rep.Cases))
@@ -233,16 +233,6 @@ func writeReports(dir string, rep eval.Report, verdicts []eval.Verdict) error {
 		return err
 	}
 	return f.Close()
-}
-
-func countFailed(cases []eval.CaseResult) int {
-	n := 0
-	for _, c := range cases {
-		if !c.Pass {
-			n++
-		}
-	}
-	return n
 }
 
 // progress draws a bar on a terminal, and plain lines otherwise.

@@ -194,12 +194,6 @@ func extremes(gs []wGroup) (hi, lo wGroup) {
 	return slices.MaxFunc(gs, byMean), slices.MinFunc(gs, byMean)
 }
 
-// extremeMeans are the highest and the lowest mean of gs (not empty).
-func extremeMeans(gs []wGroup) (hi, lo float64) {
-	h, l := extremes(gs)
-	return h.Mean, l.Mean
-}
-
 func skillName(l lang, key string) string {
 	if l == zh {
 		if s, ok := map[string]string{"grammar": "语法", "vocabulary": "词汇", "reading": "阅读", "writing": "写作"}[key]; ok {
@@ -246,14 +240,15 @@ func findings(l lang, f facts) string {
 		lines = append(lines, l.pick(fmt.Sprintf("- 整体水平：平均得分率 %s，及格率 %s。", pct(s.Mean, false), pct(s.PassRate, true)),
 			fmt.Sprintf("- Overall level: mean %s, pass rate %s.", pct(s.Mean, false), pct(s.PassRate, true))))
 	}
-	if len(f.skills) > 1 && !scores.Meaningful(extremeMeans(f.skills)) {
+	if len(f.skills) > 1 {
 		hi, lo := extremes(f.skills)
-		lines = append(lines, l.pick(fmt.Sprintf("- 各项技能相近：最高的%s与最低的%s相差不到 %d 个百分点。", skillName(l, hi.Key), skillName(l, lo.Key), scores.MeaningfulGap),
-			fmt.Sprintf("- Skills are about even: %s and %s are less than %d points apart.", skillName(l, hi.Key), skillName(l, lo.Key), scores.MeaningfulGap)))
-	} else if len(f.skills) > 1 {
-		hi, lo := extremes(f.skills)
-		lines = append(lines, l.pick(fmt.Sprintf("- %s是短板：平均 %s，比%s低 %.1f 个百分点。", skillName(l, lo.Key), pct(lo.Mean, false), skillName(l, hi.Key), hi.Mean-lo.Mean),
-			fmt.Sprintf("- %s is the weak spot: mean %s, %.1f points below %s.", skillName(l, lo.Key), pct(lo.Mean, false), hi.Mean-lo.Mean, skillName(l, hi.Key))))
+		if scores.Meaningful(hi.Mean, lo.Mean) {
+			lines = append(lines, l.pick(fmt.Sprintf("- %s是短板：平均 %s，比%s低 %.1f 个百分点。", skillName(l, lo.Key), pct(lo.Mean, false), skillName(l, hi.Key), hi.Mean-lo.Mean),
+				fmt.Sprintf("- %s is the weak spot: mean %s, %.1f points below %s.", skillName(l, lo.Key), pct(lo.Mean, false), hi.Mean-lo.Mean, skillName(l, hi.Key))))
+		} else {
+			lines = append(lines, l.pick(fmt.Sprintf("- 各项技能相近：最高的%s与最低的%s相差不到 %d 个百分点。", skillName(l, hi.Key), skillName(l, lo.Key), scores.MeaningfulGap),
+				fmt.Sprintf("- Skills are about even: %s and %s are less than %d points apart.", skillName(l, hi.Key), skillName(l, lo.Key), scores.MeaningfulGap)))
+		}
 	}
 	if len(f.bottom) > 0 && len(f.top) > 0 {
 		lines = append(lines, l.pick(fmt.Sprintf("- 差距明显：最高的 %s（%s）与最低的 %s（%s）。", f.top[0].StudentName, pct(f.top[0].Value, false), f.bottom[0].StudentName, pct(f.bottom[0].Value, false)),

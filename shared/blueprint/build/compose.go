@@ -55,7 +55,7 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 			targets[ins.BlockID] = ins
 		}
 	}
-	source := dataSource(data)
+	source, names := dataSource(data), knownNames(results)
 	for _, block := range bp.Blocks() {
 		ins, targeted := targets[block.ID]
 		if targets != nil && !targeted {
@@ -88,7 +88,7 @@ func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (work
 			pb.SetSlot(slot.Key, text)
 		}
 		if len(slots) > 0 && (block.ComponentType == blueprint.InsightList || block.ComponentType == blueprint.SuggestionList) {
-			pb.Items = parseItems(pb.Content, block.ComponentType == blueprint.SuggestionList, knownNames(results))
+			pb.Items = parseItems(pb.Content, block.ComponentType == blueprint.SuggestionList, names)
 		}
 		if err := em.Emit(ctx, protocol.PageBlockComplete{BlockID: block.ID}); err != nil {
 			return workflow.BuildStepOutput{}, err
