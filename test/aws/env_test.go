@@ -238,7 +238,7 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 	return out
 }
 
-// fakeSSM is SSM's GetParameter at the edge of the tests: the secrets that
+// fakeSSM is SSM's GetParameters at the edge of the tests: the secrets that
 // template.yaml names by parameter.
 func fakeSSM(t *testing.T, params map[string]string) string {
 	t.Helper()
@@ -448,7 +448,7 @@ func actions[I any](service string) []string {
 // code does with the resources its environment names: the store's DynamoDB
 // operations on the table (and the saved apps' store's where builds are
 // started), the blob store's S3 operations on the bucket, StartExecution on
-// the state machines it starts, GetParameter on the parameters it reads,
+// the state machines it starts, GetParameters on the parameters it reads,
 // the schedules' operations on the schedules of its group and passing their
 // role to EventBridge Scheduler only.
 func TestTemplatePolicies(t *testing.T) {
@@ -521,7 +521,7 @@ func TestTemplatePolicies(t *testing.T) {
 			}
 			for v, ref := range fn.Env {
 				if p, ok := strings.CutPrefix(ref, "ref:"); ok && strings.HasSuffix(v, "_PARAMETER") {
-					want["ssm:GetParameter"] = append(want["ssm:GetParameter"],
+					want["ssm:GetParameters"] = append(want["ssm:GetParameters"],
 						"sub:arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter${"+p+"}")
 				}
 			}

@@ -467,8 +467,8 @@ func resolveTemplate(t *testing.T, repo string, d deployment) resolved {
 	return r
 }
 
-// ssmStandIn is SSM's GetParameter holding exactly the given parameters; it
-// records the names asked for that it does not hold.
+// ssmStandIn is SSM's GetParameters holding exactly the given parameters;
+// it records the names asked for that it does not hold.
 type ssmStandIn struct {
 	URL    string
 	params map[string]string
@@ -480,21 +480,28 @@ func newSSMStandIn(t *testing.T, params map[string]string) *ssmStandIn {
 	t.Helper()
 	s := &ssmStandIn{params: params}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Name string }
+		var in struct{ Names []string }
 		body, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(body, &in)
 		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-		v, ok := s.params[in.Name]
-		if r.Header.Get("X-Amz-Target") != "AmazonSSM.GetParameter" || !ok {
-			s.mu.Lock()
-			s.misses = append(s.misses, in.Name)
-			s.mu.Unlock()
+		if r.Header.Get("X-Amz-Target") != "AmazonSSM.GetParameters" {
 			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, `{"__type":"ParameterNotFound","message":"no such parameter"}`)
+			_, _ = io.WriteString(w, `{"__type":"InvalidAction","message":"only GetParameters"}`)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"Parameter": map[string]any{
-			"Name": in.Name, "Type": "SecureString", "Value": v, "Version": 1}})
+		params, invalid := []map[string]any{}, []string{}
+		for _, name := range in.Names {
+			v, ok := s.params[name]
+			if !ok {
+				invalid = append(invalid, name)
+				continue
+			}
+			params = append(params, map[string]any{"Name": name, "Type": "SecureString", "Value": v, "Version": 1})
+		}
+		s.mu.Lock()
+		s.misses = append(s.misses, invalid...)
+		s.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(map[string]any{"Parameters": params, "InvalidParameters": invalid})
 	}))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL

@@ -103,6 +103,7 @@ func openTemplateFile(t *testing.T, repo, file string) template {
 	typed, err := json.Marshal(withoutProperties(raw, map[string][]string{
 		"AWS::Lambda::Permission":  {"InvokedViaFunctionUrl"},
 		"AWS::Serverless::HttpApi": {"AccessLogSettings"},
+		"AWS::DynamoDB::Table":     {"WarmThroughput"},
 	}))
 	if err != nil {
 		t.Fatal(err)

@@ -291,7 +291,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 	// One X-Ray subsegment per AWS call (DynamoDB, S3, SSM, Step Functions).
 	awsv2.AWSV2Instrumentor(&awsCfg.APIOptions)
 
-	env, err := resolveSecrets(ctx, getenv, cc, func() parameterGetter { return ssm.NewFromConfig(awsCfg, o.SSM...) })
+	env, err := resolveSecrets(ctx, getenv, cc, func() parameterGetter { return newSecretsClient(awsCfg, o.SSM...) })
 	if err != nil {
 		return nil, err
 	}
@@ -413,52 +413,6 @@ func javaBaseURL(getenv func(string) string) string {
 		return v
 	}
 	return strings.TrimSpace(getenv(javaapi.Alias(EnvJavaBaseURL)))
-}
-
-// parameterGetter reads one SSM parameter (*ssm.Client is one).
-type parameterGetter interface {
-	GetParameter(ctx context.Context, in *ssm.GetParameterInput, opts ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
-}
-
-// resolveSecrets returns getenv with OPENAI_API_KEY, AUTH_JWT_SECRET and
-// JAVA_API_TOKEN read from their SSM parameters where the variable itself is not set, so
-// that secrets never sit in the function's configuration.
-func resolveSecrets(ctx context.Context, getenv func(string) string, cc Config, client func() parameterGetter) (func(string) string, error) {
-	secrets := map[string]string{}
-	var ssmc parameterGetter
-	for _, s := range []struct {
-		name, parameter string
-		needed          bool
-	}{
-		{"OPENAI_API_KEY", cc.APIKeyParameter, true},
-		{"AUTH_JWT_SECRET", cc.JWTSecretParameter, true},
-		// Mock data needs no token: the parameter need not exist.
-		{"JAVA_API_TOKEN", cc.JavaTokenParameter, javaBaseURL(getenv) != ""},
-		{wire.EnvTavilyKey, cc.TavilyKeyParameter, true},
-		// The template agent's state signing key (seed 002), where runs are steered.
-		{"TEMPLATE_STATE_SECRET", strings.TrimSpace(getenv(EnvTemplateSecretParameter)), strings.TrimSpace(getenv(EnvTemplateMachine)) != ""},
-	} {
-		if s.parameter == "" || !s.needed || getenv(s.name) != "" || javaapi.Alias(s.name) != "" && getenv(javaapi.Alias(s.name)) != "" {
-			continue
-		}
-		if ssmc == nil {
-			ssmc = client()
-		}
-		out, err := ssmc.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(s.parameter), WithDecryption: aws.Bool(true)})
-		if err != nil {
-			return nil, fmt.Errorf("wire: read %s from the SSM parameter %q: %w", s.name, s.parameter, err)
-		}
-		if out.Parameter == nil || aws.ToString(out.Parameter.Value) == "" {
-			return nil, fmt.Errorf("wire: the SSM parameter %q (for %s) is empty", s.parameter, s.name)
-		}
-		secrets[s.name] = aws.ToString(out.Parameter.Value)
-	}
-	return func(name string) string {
-		if v, ok := secrets[name]; ok {
-			return v
-		}
-		return getenv(name)
-	}, nil
 }
 
 // tracedTransport records an X-Ray subsegment for a request made within a

@@ -2,13 +2,18 @@ package awswire
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/aws/aws-xray-sdk-go/xray"
@@ -23,21 +28,27 @@ type fakeParameters struct {
 	values map[string]string
 	err    error
 	asked  []string
+	calls  int
 }
 
-func (f *fakeParameters) GetParameter(_ context.Context, in *ssm.GetParameterInput, _ ...func(*ssm.Options)) (*ssm.GetParameterOutput, error) {
-	f.asked = append(f.asked, aws.ToString(in.Name))
+func (f *fakeParameters) GetParameters(_ context.Context, in *ssm.GetParametersInput, _ ...func(*ssm.Options)) (*ssm.GetParametersOutput, error) {
+	f.calls++
+	f.asked = append(f.asked, in.Names...)
 	if !aws.ToBool(in.WithDecryption) {
 		return nil, errors.New("asked without decryption")
 	}
 	if f.err != nil {
 		return nil, f.err
 	}
-	v, ok := f.values[aws.ToString(in.Name)]
-	if !ok {
-		return nil, &types.ParameterNotFound{Message: aws.String("not found")}
+	out := &ssm.GetParametersOutput{}
+	for _, name := range in.Names {
+		if v, ok := f.values[name]; ok {
+			out.Parameters = append(out.Parameters, types.Parameter{Name: aws.String(name), Value: aws.String(v)})
+		} else {
+			out.InvalidParameters = append(out.InvalidParameters, name)
+		}
 	}
-	return &ssm.GetParameterOutput{Parameter: &types.Parameter{Name: in.Name, Value: aws.String(v)}}, nil
+	return out, nil
 }
 
 func TestResolveSecrets(t *testing.T) {
@@ -59,6 +70,8 @@ func TestResolveSecrets(t *testing.T) {
 		{name: "the variable wins", env: map[string]string{"OPENAI_API_KEY": "direct"}, cc: Config{APIKeyParameter: "/p/key"},
 			wantKey: "direct"},
 		{name: "missing parameter", cc: Config{JWTSecretParameter: "/p/none"}, wantAsked: []string{"/p/none"}, wantErr: "/p/none"},
+		{name: "one parameter for two variables", cc: Config{APIKeyParameter: "/p/key", TavilyKeyParameter: "/p/key"},
+			wantKey: "sk-secret", wantAsked: []string{"/p/key"}},
 		{name: "empty parameter", cc: Config{APIKeyParameter: "/p/empty"}, wantAsked: []string{"/p/empty"}, wantErr: "empty"},
 		{name: "data token only with a data service", cc: Config{JavaTokenParameter: "/p/key"}, wantAsked: nil},
 		{name: "data token", env: map[string]string{"JAVA_API_BASE_URL": "https://data.example.com"}, cc: Config{JavaTokenParameter: "/p/key"},
@@ -72,6 +85,9 @@ func TestResolveSecrets(t *testing.T) {
 				func() parameterGetter { return f })
 			if strings.Join(f.asked, ",") != strings.Join(tt.wantAsked, ",") {
 				t.Errorf("asked SSM for %v, want %v", f.asked, tt.wantAsked)
+			}
+			if f.calls > 1 {
+				t.Errorf("%d calls to SSM, want one GetParameters for every secret", f.calls)
 			}
 			if errtest.Expect(t, err, tt.wantErr) {
 				return
@@ -175,5 +191,65 @@ func TestEdgeHandlerRequires(t *testing.T) {
 				t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestSecretsClientRetriesThrottling reads secrets through the real SSM
+// client against an endpoint that throttles its first answers, as SSM does
+// when a bell-time scale-out starts many environments at once: the read
+// succeeds in one GetParameters operation, retried, not failed.
+func TestSecretsClientRetriesThrottling(t *testing.T) {
+	const throttled = 3
+	var attempts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attempts = append(attempts, r.Header.Get("X-Amz-Target"))
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		if len(attempts) <= throttled {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"__type":"ThrottlingException","message":"Rate exceeded"}`)
+			return
+		}
+		var in struct{ Names []string }
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		var params []map[string]any
+		for _, n := range in.Names {
+			params = append(params, map[string]any{"Name": n, "Type": "SecureString", "Value": "v" + n, "Version": 1})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"Parameters": params, "InvalidParameters": []string{}})
+	}))
+	defer srv.Close()
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}
+	client := newSecretsClient(cfg, func(o *ssm.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	getenv, err := resolveSecrets(context.Background(), func(string) string { return "" },
+		Config{APIKeyParameter: "/p/key", JWTSecretParameter: "/p/jwt"}, func() parameterGetter { return client })
+	if err != nil {
+		t.Fatalf("resolve after %d throttled answers: %v", throttled, err)
+	}
+	if got := getenv("AUTH_JWT_SECRET"); got != "v/p/jwt" {
+		t.Errorf("AUTH_JWT_SECRET = %q", got)
+	}
+	want := slices.Repeat([]string{"AmazonSSM.GetParameters"}, throttled+1)
+	if !slices.Equal(attempts, want) {
+		t.Errorf("requests %v, want %v", attempts, want)
+	}
+}
+
+func TestFullJitterBounds(t *testing.T) {
+	for attempt := 1; attempt <= secretsAttempts; attempt++ {
+		ceiling := min(secretsMaxBackoff, secretsBaseBackoff<<attempt)
+		for range 200 {
+			d, err := fullJitter(attempt, nil)
+			if err != nil || d < 0 || d >= ceiling {
+				t.Fatalf("attempt %d: wait %v, %v; want in [0, %v)", attempt, d, err, ceiling)
+			}
+		}
+	}
+	// The worst case of every retry's ceiling still ends inside the init budget's bound.
+	var worst time.Duration
+	for attempt := 1; attempt < secretsAttempts; attempt++ {
+		worst += min(secretsMaxBackoff, secretsBaseBackoff<<attempt)
+	}
+	if worst < secretsTimeout/2 {
+		t.Errorf("the retries give up after %v of waiting at most, well before the %v bound", worst, secretsTimeout)
 	}
 }
