@@ -142,17 +142,19 @@ func (e *watchEntry) advance() {
 	e.step = min(2*e.step, watchMax)
 }
 
-// missed moves a wait whose poll found nothing to its next poll after now:
-// a pace that missed its block retries once, soon, so that the gap it
-// learns from the find is close to the producer's.
+// missed moves a wait whose poll found nothing to its next poll: a pace
+// that missed its block retries once, soon, so that the gap it learns from
+// the find is close to the producer's, then goes on with the backoff poll
+// it skipped to; a backoff poll waits step from now, and doubles it.
 func (e *watchEntry) missed(now time.Time) {
 	e.firstFound = false
 	if e.atPace && !e.retried {
 		e.due, e.retried = now.Add(paceRetry), true
 		return
 	}
-	for !e.next.After(now) {
-		e.advance()
+	if !e.atPace || !e.next.After(now) {
+		e.next = now.Add(e.step)
+		e.step = min(2*e.step, watchMax)
 	}
 	e.due, e.atPace = e.next, false
 }
@@ -226,15 +228,7 @@ func (w *watcher) run() {
 			return
 		}
 		now := time.Now()
-		var due []watchKey
-		first := now.Add(watchMax)
-		for k, e := range w.waits {
-			if !e.due.After(now.Add(pollTogether)) {
-				due = append(due, k)
-			} else if e.due.Before(first) {
-				first = e.due
-			}
-		}
+		due, first := w.due(now)
 		w.mu.Unlock()
 		if len(due) > 0 {
 			found, runs, err := w.poll(due)
@@ -251,6 +245,33 @@ func (w *watcher) run() {
 			timer.Stop()
 		}
 	}
+}
+
+// due returns the waits to poll at now, or else when the first falls due;
+// w.mu is held. A poll also takes the waits that back off and would fall
+// due within about their interval (a poll that comes early only restarts
+// the interval): the waits of many idle streams, begun at different
+// times, fall into step and share one request, as the poll of one pace for
+// all did.
+func (w *watcher) due(now time.Time) ([]watchKey, time.Time) {
+	var due []watchKey
+	first := now.Add(watchMax)
+	for k, e := range w.waits {
+		if !e.due.After(now.Add(pollTogether)) {
+			due = append(due, k)
+		} else if e.due.Before(first) {
+			first = e.due
+		}
+	}
+	if len(due) == 0 {
+		return nil, first
+	}
+	for k, e := range w.waits {
+		if e.due.After(now.Add(pollTogether)) && !e.atPace && !e.due.After(now.Add(e.step/2)) {
+			due = append(due, k)
+		}
+	}
+	return due, first
 }
 
 // poll returns the keys whose next block exists, with the runs of blocks
