@@ -54,8 +54,9 @@ const (
 	// poll back at its 20 ms pace after every block, strongly consistent)
 	// they were 62–65 requests and as many read units (docs/benchmarks.md).
 	// unitBudget is half of that; the requests, of which the pauses' polls
-	// are the same in number, keep a little over half.
-	requestBudget = 36
+	// are the same in number, fall to a little over half (30–35 measured;
+	// the budget leaves room for a loaded machine's late timers).
+	requestBudget = 40
 	unitBudget    = 31
 )
 
