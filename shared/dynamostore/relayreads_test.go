@@ -101,7 +101,7 @@ func (r *readUnits) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemI
 // step function's store) appends at the pace above, as the stream
 // function does (eventlog.Tail on its own store), counting the relay's
 // DynamoDB read requests and read units. Every event must arrive once, in
-// order, and the reads stay within readBudget.
+// order, and the reads stay within requestBudget and unitBudget.
 func TestReadsPerStreamedTurn(t *testing.T) {
 	srv := dynamotest.Start(t)
 	table := srv.NewTable(t)
