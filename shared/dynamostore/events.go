@@ -315,14 +315,9 @@ func (l *Events) Read(ctx context.Context, stream string, after int64, limit int
 	if stream == "" || after >= maxSeq {
 		return nil, nil
 	}
-	if it, ok := l.t.watch.take(stream, after); ok && limit > 0 {
-		// The shared poll read the next block already (blocks never change).
-		if evs, err := blockEvents(it); err == nil && evs[0].Seq == after+1 {
-			end := evs[len(evs)-1]
-			l.t.tips.set(stream, tip{last: end.Seq, closed: end.Close})
-			if limit > 0 && len(evs) > limit {
-				evs = evs[:limit]
-			}
+	if run, ok := l.t.watch.take(stream, after); ok && limit > 0 {
+		// The shared poll read the next blocks already (blocks never change).
+		if evs := l.fetchedRun(stream, after, limit, run); len(evs) > 0 {
 			return evs, nil
 		}
 	}
@@ -372,6 +367,26 @@ func (l *Events) Read(ctx context.Context, stream string, after int64, limit int
 	}
 	l.t.gaps.passed(stream, next)
 	return evs, nil
+}
+
+// fetchedRun returns the events of a run of blocks the shared poll read,
+// from seq after+1 on and gap-free (an eventually consistent read may lack
+// a block in the middle: the events stop before it), up to limit.
+func (l *Events) fetchedRun(stream string, after int64, limit int, run []map[string]types.AttributeValue) []eventlog.Event {
+	var evs []eventlog.Event
+	for _, it := range run {
+		block, err := blockEvents(it)
+		if err != nil || block[0].Seq != after+int64(len(evs))+1 {
+			break
+		}
+		evs = append(evs, block...)
+		end := block[len(block)-1]
+		l.t.tips.set(stream, tip{last: end.Seq, closed: end.Close})
+		if len(evs) >= limit {
+			return evs[:limit]
+		}
+	}
+	return evs
 }
 
 // gapTracker remembers when a reader first saw each gap, per stream.

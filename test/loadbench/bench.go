@@ -23,8 +23,8 @@ type config struct {
 	Root    string        // the repository (has go.mod)
 	Chunks  int           // content chunks per answer
 	Levels  []int         // concurrency levels run with the mock unpaced
-	Paced   int           // concurrency of the paced level (0: none)
-	Pace    time.Duration // wait between chunks at the paced level
+	Paced   []int         // concurrency levels run with the mock paced (none: no paced level)
+	Pace    time.Duration // wait between chunks at the paced levels
 	Rounds  int           // answers per client at each level (at least MinAnswers in all)
 	Min     int           // fewest answers at a level
 	Flushes []string      // TEXT_FLUSH_INTERVAL values of the product ("" = its default)
@@ -189,8 +189,8 @@ func run(ctx context.Context, cfg config) (*result, error) {
 	for _, c := range cfg.Levels {
 		scenarios = append(scenarios, scenario{C: c})
 	}
-	if cfg.Paced > 0 {
-		scenarios = append(scenarios, scenario{C: cfg.Paced, Pace: cfg.Pace})
+	for _, c := range cfg.Paced {
+		scenarios = append(scenarios, scenario{C: c, Pace: cfg.Pace})
 	}
 	for _, flush := range cfg.Flushes {
 		t := table{Flush: flush}

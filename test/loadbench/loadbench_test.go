@@ -32,7 +32,7 @@ func TestHarnessTinyScale(t *testing.T) {
 		t.Logf("the AI SDK side will be left out: %s", why)
 	}
 	var progress bytes.Buffer
-	cfg := config{Root: root, Chunks: 20, Levels: []int{2}, Paced: 2, Pace: time.Millisecond, Rounds: 2, Min: 2,
+	cfg := config{Root: root, Chunks: 20, Levels: []int{2}, Paced: []int{2}, Pace: time.Millisecond, Rounds: 2, Min: 2,
 		Flushes: []string{"1ns"}, Sides: []string{"product", "aisdk"}, Pin: false, WorkDir: t.TempDir(),
 		Log: &progress, RequireReference: ci}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

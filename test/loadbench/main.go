@@ -52,8 +52,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	chunks := fs.Int("chunks", 200, "content chunks per answer")
 	levels := fs.String("levels", "1,50,200", "concurrency levels with the mock unpaced")
-	paced := fs.Int("paced", 200, "concurrency of the paced level (0: none)")
-	pace := fs.Duration("pace", 10*time.Millisecond, "wait between two chunks at the paced level")
+	paced := fs.String("paced", "50,200", "concurrency levels with the mock paced (0: none)")
+	pace := fs.Duration("pace", 10*time.Millisecond, "wait between two chunks at the paced levels")
 	rounds := fs.Int("rounds", 3, "answers per client at each level")
 	minAnswers := fs.Int("min", 30, "fewest answers at a level")
 	flushes := fs.String("flush", "1ns,default", "the product's TEXT_FLUSH_INTERVAL values, one table each (default: its own default)")
@@ -69,6 +69,12 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-levels: %w", err)
 	}
+	var pcs []int
+	if *paced != "0" {
+		if pcs, err = ints(*paced); err != nil {
+			return fmt.Errorf("-paced: %w", err)
+		}
+	}
 	root, err := dynamotest.RepoRoot()
 	if err != nil {
 		return fmt.Errorf("%w: run from the repository", err)
@@ -82,7 +88,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	cfg := config{Root: root, Chunks: *chunks, Levels: cs, Paced: *paced, Pace: *pace, Rounds: *rounds, Min: *minAnswers,
+	cfg := config{Root: root, Chunks: *chunks, Levels: cs, Paced: pcs, Pace: *pace, Rounds: *rounds, Min: *minAnswers,
 		Sides: strings.Split(*sides, ","), Node: *node, Pin: *pin, WorkDir: work, ProfileDir: *profile, Log: stderr,
 		RequireReference: os.Getenv("CI") == "true"}
 	for _, f := range strings.Split(*flushes, ",") {
