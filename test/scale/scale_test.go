@@ -30,6 +30,7 @@ import (
 const (
 	conversations = 200
 	followUps     = 100
+	turnCount     = conversations + followUps
 	workers       = 8
 	savedApps     = 40
 	// chunkDelay paces the stand-in model's chunks, so that a turn streams
@@ -90,7 +91,7 @@ func TestScaleModel(t *testing.T) {
 	}
 	run(t, ctx, edges, jobs, convs)
 	runner.wait()
-	turns := conversations + followUps
+	turns := tally(edgeMeter, stepsMeter)
 
 	// Saved apps and their scheduled runs as the replay function moves
 	// them, and the recovery sweep, on the steps' store.
@@ -101,8 +102,12 @@ func TestScaleModel(t *testing.T) {
 	} else if _, err := rec.Sweep(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-
-	report(t, turns, shared, edgeMeter, stepsMeter)
+	report(t, turns, tally(edgeMeter, stepsMeter), edgeMeter)
+	for _, m := range []*dynamotest.Meter{edgeMeter, stepsMeter} {
+		for _, q := range m.Unbounded(shared) {
+			t.Errorf("%s of the shared key %q without a Limit", q.Op, q.PK)
+		}
+	}
 }
 
 type job struct {
@@ -211,59 +216,68 @@ func driveApps(t *testing.T, ctx context.Context, s *dynamostore.AppStore) {
 	}
 }
 
-// report prints the per-turn counts and holds them to the budget.
-func report(t *testing.T, turns int, shared func(string) bool, edge, steps *dynamotest.Meter) {
-	t.Helper()
-	keys := map[string]dynamotest.KeyUse{}
-	var reads, writes, relayReads int
-	var readUnits, writeUnits float64
-	for _, m := range []*dynamotest.Meter{edge, steps} {
+// counts are the uses of the partition keys, added up over meters.
+type counts struct {
+	keys                  map[string]dynamotest.KeyUse
+	reads, writes         int
+	readUnits, writeUnits float64
+}
+
+func tally(meters ...*dynamotest.Meter) counts {
+	c := counts{keys: map[string]dynamotest.KeyUse{}}
+	for _, m := range meters {
 		for pk, u := range m.Keys() {
-			k := keys[pk]
-			k.Reads, k.Writes = k.Reads+u.Reads, k.Writes+u.Writes
-			k.ReadUnits, k.WriteUnits = k.ReadUnits+u.ReadUnits, k.WriteUnits+u.WriteUnits
-			keys[pk] = k
-			reads, writes = reads+u.Reads, writes+u.Writes
-			readUnits, writeUnits = readUnits+u.ReadUnits, writeUnits+u.WriteUnits
-		}
-		for _, q := range m.Unbounded(shared) {
-			t.Errorf("%s of the shared key %q without a Limit", q.Op, q.PK)
+			c.keys[pk] = add(c.keys[pk], u)
+			c.reads, c.writes = c.reads+u.Reads, c.writes+u.Writes
+			c.readUnits, c.writeUnits = c.readUnits+u.ReadUnits, c.writeUnits+u.WriteUnits
 		}
 	}
+	return c
+}
+
+func add(a, b dynamotest.KeyUse) dynamotest.KeyUse {
+	return dynamotest.KeyUse{Reads: a.Reads + b.Reads, Writes: a.Writes + b.Writes,
+		ReadUnits: a.ReadUnits + b.ReadUnits, WriteUnits: a.WriteUnits + b.WriteUnits}
+}
+
+// report prints the per-turn counts (of the turns alone: turns), the use
+// by kind of key and the hottest key (of the whole run: all), and holds
+// them to the budget.
+func report(t *testing.T, turns, all counts, edge *dynamotest.Meter) {
+	t.Helper()
+	n := float64(turnCount)
+	relayReads := 0
 	for pk, u := range edge.Keys() {
 		if strings.HasPrefix(pk, "STREAM#") {
 			relayReads += u.Reads
 		}
 	}
-	hottest := slices.MaxFunc(slices.Collect(maps.Keys(keys)), func(a, b string) int { return keys[a].Writes - keys[b].Writes })
-	share := float64(keys[hottest].Writes) / float64(writes)
 	byKind := map[string]dynamotest.KeyUse{}
-	for pk, u := range keys {
+	for pk, u := range all.keys {
 		kind, _, _ := strings.Cut(pk, "#")
-		k := byKind[kind]
-		k.Reads, k.Writes, k.ReadUnits, k.WriteUnits = k.Reads+u.Reads, k.Writes+u.Writes, k.ReadUnits+u.ReadUnits, k.WriteUnits+u.WriteUnits
-		byKind[kind] = k
+		byKind[kind] = add(byKind[kind], u)
 	}
 	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
 		t.Logf("%-9s %s", kind, byKind[kind])
 	}
-	t.Logf("requests: edge %v, steps %v", edge.Requests(), steps.Requests())
-	per := func(n float64) float64 { return n / float64(turns) }
-	t.Logf("%d turns over %d conversations, %d saved apps run twice, one sweep; %d partition keys", turns, conversations, savedApps, len(keys))
+	hottest := slices.MaxFunc(slices.Collect(maps.Keys(all.keys)), func(a, b string) int { return all.keys[a].Writes - all.keys[b].Writes })
+	share := float64(all.keys[hottest].Writes) / float64(all.writes)
+	t.Logf("%d turns over %d conversations, then %d saved apps run twice and a sweep: %d reads, %d writes more; %d partition keys",
+		turnCount, conversations, savedApps, all.reads-turns.reads, all.writes-turns.writes, len(all.keys))
 	t.Logf("scale: per turn reads=%.1f writes=%.1f relayReads=%.1f readUnits=%.1f writeUnits=%.1f hottest=%.2f%% (%s)",
-		per(float64(reads)), per(float64(writes)), per(float64(relayReads)), per(readUnits), per(writeUnits), 100*share, hottest)
+		float64(turns.reads)/n, float64(turns.writes)/n, float64(relayReads)/n, turns.readUnits/n, turns.writeUnits/n, 100*share, hottest)
 
-	if per(float64(writes)) > maxWritesPerTurn {
-		t.Errorf("%.1f items written a turn, budget %d", per(float64(writes)), maxWritesPerTurn)
+	if float64(turns.writes)/n > maxWritesPerTurn {
+		t.Errorf("%.1f items written a turn, budget %d", float64(turns.writes)/n, maxWritesPerTurn)
 	}
-	if per(float64(reads)) > maxReadsPerTurn {
-		t.Errorf("%.1f reads a turn, budget %d", per(float64(reads)), maxReadsPerTurn)
+	if float64(turns.reads)/n > maxReadsPerTurn {
+		t.Errorf("%.1f reads a turn, budget %d", float64(turns.reads)/n, maxReadsPerTurn)
 	}
-	if per(float64(relayReads)) > maxRelayReadsPerTurn {
-		t.Errorf("the relay read the event log %.1f times a turn, budget %d", per(float64(relayReads)), maxRelayReadsPerTurn)
+	if float64(relayReads)/n > maxRelayReadsPerTurn {
+		t.Errorf("the relay read the event log %.1f times a turn, budget %d", float64(relayReads)/n, maxRelayReadsPerTurn)
 	}
 	if share > maxKeyShare {
-		t.Errorf("%s took %.2f%% of all %d writes, more than %.0f%%: a hot key", hottest, 100*share, writes, 100*maxKeyShare)
+		t.Errorf("%s took %.2f%% of all %d writes, more than %.0f%%: a hot key", hottest, 100*share, all.writes, 100*maxKeyShare)
 	}
 }
 
