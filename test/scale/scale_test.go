@@ -80,16 +80,17 @@ func TestScaleModel(t *testing.T) {
 	}
 
 	convs := make([]string, conversations)
+	var streamed time.Duration // the turns' streams, request to finish, added up
 	var jobs []job
 	for i := range conversations {
 		jobs = append(jobs, job{conv: i, message: messages[i%len(messages)]})
 	}
-	run(t, ctx, edges, jobs, convs)
+	streamed += run(t, ctx, edges, jobs, convs)
 	jobs = jobs[:0]
 	for i := range followUps {
 		jobs = append(jobs, job{conv: i, message: messages[(i+1)%len(messages)]})
 	}
-	run(t, ctx, edges, jobs, convs)
+	streamed += run(t, ctx, edges, jobs, convs)
 	runner.wait()
 	turns := tally(edgeMeter, stepsMeter)
 
@@ -102,7 +103,7 @@ func TestScaleModel(t *testing.T) {
 	} else if _, err := rec.Sweep(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	report(t, turns, tally(edgeMeter, stepsMeter), edgeMeter)
+	report(t, turns, tally(edgeMeter, stepsMeter), edgeMeter, streamed)
 	for _, m := range []*dynamotest.Meter{edgeMeter, stepsMeter} {
 		for _, q := range m.Unbounded(shared) {
 			t.Errorf("%s of the shared key %q without a Limit", q.Op, q.PK)
@@ -116,25 +117,30 @@ type job struct {
 }
 
 // run sends the jobs' turns from the workers, each through its own edge,
-// and records each new conversation's id.
-func run(t *testing.T, ctx context.Context, edges []*httptest.Server, jobs []job, convs []string) {
+// and records each new conversation's id; it returns how long the
+// streams were open, added up (a measure of the relay's poll rate, not an
+// assertion).
+func run(t *testing.T, ctx context.Context, edges []*httptest.Server, jobs []job, convs []string) time.Duration {
 	t.Helper()
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
+	var open time.Duration
 	for _, e := range edges {
 		wg.Go(func() {
 			for j := range ch {
 				mu.Lock()
 				id := convs[j.conv]
 				mu.Unlock()
+				start := time.Now()
 				got, err := turn(ctx, e.URL, fmt.Sprintf("t-%03d", j.conv), id, j.message)
+				took := time.Since(start)
 				if err != nil {
 					t.Errorf("conversation %d: %v", j.conv, err)
 					continue
 				}
 				mu.Lock()
-				convs[j.conv] = got
+				convs[j.conv], open = got, open+took
 				mu.Unlock()
 			}
 		})
@@ -147,6 +153,7 @@ func run(t *testing.T, ctx context.Context, edges []*httptest.Server, jobs []job
 	if t.Failed() {
 		t.FailNow()
 	}
+	return open
 }
 
 // turn streams one turn to its finish and returns the conversation's id.
@@ -243,7 +250,7 @@ func add(a, b dynamotest.KeyUse) dynamotest.KeyUse {
 // report prints the per-turn counts (of the turns alone: turns), the use
 // by kind of key and the hottest key (of the whole run: all), and holds
 // them to the budget.
-func report(t *testing.T, turns, all counts, edge *dynamotest.Meter) {
+func report(t *testing.T, turns, all counts, edge *dynamotest.Meter, streamed time.Duration) {
 	t.Helper()
 	n := float64(turnCount)
 	relayReads := 0
@@ -264,6 +271,8 @@ func report(t *testing.T, turns, all counts, edge *dynamotest.Meter) {
 	share := float64(all.keys[hottest].Writes) / float64(all.writes)
 	t.Logf("%d turns over %d conversations, then %d saved apps run twice and a sweep: %d reads, %d writes more; %d partition keys",
 		turnCount, conversations, savedApps, all.reads-turns.reads, all.writes-turns.writes, len(all.keys))
+	t.Logf("the relay: %.1f reads a second of an open stream (%d reads over %.1f stream-seconds, %.2f s a turn)",
+		float64(relayReads)/streamed.Seconds(), relayReads, streamed.Seconds(), streamed.Seconds()/n)
 	t.Logf("scale: per turn reads=%.1f writes=%.1f relayReads=%.1f readUnits=%.1f writeUnits=%.1f hottest=%.2f%% (%s)",
 		float64(turns.reads)/n, float64(turns.writes)/n, float64(relayReads)/n, turns.readUnits/n, turns.writeUnits/n, 100*share, hottest)
 
