@@ -3,9 +3,7 @@ package dynamostore_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,18 +64,17 @@ func TestSharedPartitionsPaged(t *testing.T) {
 	for _, q := range meter.Unbounded(shared) {
 		t.Errorf("%s of %q without a Limit: it reads the whole partition (shared keys: %v)", q.Op, q.PK, bases)
 	}
-	writes := map[string]int{}
+	sharedWrites := 0
 	for pk, u := range meter.Keys() {
-		if shared(pk) {
-			base, _, _ := strings.Cut(pk, "#")
-			writes[base] += u.Writes
-			if u.Writes > 2*n/10 {
-				t.Errorf("%s took %d of the writes of %d leases and %d apps: not spread", pk, u.Writes, n, n)
-			}
+		if !shared(pk) {
+			continue
+		}
+		if sharedWrites += u.Writes; u.Writes > 2*n/10 {
+			t.Errorf("%s took %d of the writes of %d leases and %d apps: not spread", pk, u.Writes, n, n)
 		}
 	}
-	if len(writes) == 0 {
-		t.Errorf("no write to a shared key (%v) was metered: %v", bases, slices.Sorted(maps.Keys(meter.Keys())))
+	if sharedWrites < 3*n { // a lease and a reader lease a turn, a due pointer an app
+		t.Errorf("%d writes to the shared keys (%v) metered, want at least %d", sharedWrites, bases, 3*n)
 	}
 }
 

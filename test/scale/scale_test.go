@@ -2,26 +2,21 @@ package scale_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/insightedge/insightedge/infra"
-	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/shared/apps"
 	"github.com/insightedge/insightedge/shared/dynamostore"
 	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 	"github.com/insightedge/insightedge/shared/wire"
-	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // The workload: every conversation's first turn, then a follow-up in
@@ -158,31 +153,31 @@ func run(t *testing.T, ctx context.Context, edges []*httptest.Server, jobs []job
 
 // turn streams one turn to its finish and returns the conversation's id.
 func turn(ctx context.Context, base, teacher, conv, message string) (string, error) {
-	body := map[string]any{"message": message}
-	if conv != "" {
-		body["conversationId"] = conv
-	}
-	raw, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/conversation/stream", strings.NewReader(string(raw)))
+	raw, _ := json.Marshal(struct {
+		Message        string `json:"message"`
+		ConversationID string `json:"conversationId,omitempty"`
+	}{message, conv})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/conversation/stream", bytes.NewReader(raw))
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("X-Teacher-Id", teacher)
+	req.Header = http.Header{"X-Teacher-Id": {teacher}}
 	resp, err := http.DefaultClient.Do(req)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		err = fmt.Errorf("status %s", resp.Status)
+	}
 	if err != nil {
 		return "", err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("status %s", resp.Status)
-	}
 	finished := false
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	for sc.Scan() {
-		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+		if data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
 			var part struct{ Type string }
-			if json.Unmarshal([]byte(data), &part) == nil && part.Type == "finish" {
+			if json.Unmarshal(data, &part) == nil && part.Type == "finish" {
 				finished = true
 			}
 			if part.Type == "error" {
@@ -223,73 +218,6 @@ func driveApps(t *testing.T, ctx context.Context, s *dynamostore.AppStore) {
 	}
 }
 
-// counts are the uses of the partition keys, added up over meters.
-type counts struct {
-	keys                  map[string]dynamotest.KeyUse
-	reads, writes         int
-	readUnits, writeUnits float64
-}
-
-func tally(meters ...*dynamotest.Meter) counts {
-	c := counts{keys: map[string]dynamotest.KeyUse{}}
-	for _, m := range meters {
-		for pk, u := range m.Keys() {
-			c.keys[pk] = add(c.keys[pk], u)
-			c.reads, c.writes = c.reads+u.Reads, c.writes+u.Writes
-			c.readUnits, c.writeUnits = c.readUnits+u.ReadUnits, c.writeUnits+u.WriteUnits
-		}
-	}
-	return c
-}
-
-func add(a, b dynamotest.KeyUse) dynamotest.KeyUse {
-	return dynamotest.KeyUse{Reads: a.Reads + b.Reads, Writes: a.Writes + b.Writes,
-		ReadUnits: a.ReadUnits + b.ReadUnits, WriteUnits: a.WriteUnits + b.WriteUnits}
-}
-
-// report prints the per-turn counts (of the turns alone: turns), the use
-// by kind of key and the hottest key (of the whole run: all), and holds
-// them to the budget.
-func report(t *testing.T, turns, all counts, edge *dynamotest.Meter, streamed time.Duration) {
-	t.Helper()
-	n := float64(turnCount)
-	relayReads := 0
-	for pk, u := range edge.Keys() {
-		if strings.HasPrefix(pk, "STREAM#") {
-			relayReads += u.Reads
-		}
-	}
-	byKind := map[string]dynamotest.KeyUse{}
-	for pk, u := range all.keys {
-		kind, _, _ := strings.Cut(pk, "#")
-		byKind[kind] = add(byKind[kind], u)
-	}
-	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
-		t.Logf("%-9s %s", kind, byKind[kind])
-	}
-	hottest := slices.MaxFunc(slices.Collect(maps.Keys(all.keys)), func(a, b string) int { return all.keys[a].Writes - all.keys[b].Writes })
-	share := float64(all.keys[hottest].Writes) / float64(all.writes)
-	t.Logf("%d turns over %d conversations, then %d saved apps run twice and a sweep: %d reads, %d writes more; %d partition keys",
-		turnCount, conversations, savedApps, all.reads-turns.reads, all.writes-turns.writes, len(all.keys))
-	t.Logf("the relay: %.1f reads a second of an open stream (%d reads over %.1f stream-seconds, %.2f s a turn)",
-		float64(relayReads)/streamed.Seconds(), relayReads, streamed.Seconds(), streamed.Seconds()/n)
-	t.Logf("scale: per turn reads=%.1f writes=%.1f relayReads=%.1f readUnits=%.1f writeUnits=%.1f hottest=%.2f%% (%s)",
-		float64(turns.reads)/n, float64(turns.writes)/n, float64(relayReads)/n, turns.readUnits/n, turns.writeUnits/n, 100*share, hottest)
-
-	if float64(turns.writes)/n > maxWritesPerTurn {
-		t.Errorf("%.1f items written a turn, budget %d", float64(turns.writes)/n, maxWritesPerTurn)
-	}
-	if float64(turns.reads)/n > maxReadsPerTurn {
-		t.Errorf("%.1f reads a turn, budget %d", float64(turns.reads)/n, maxReadsPerTurn)
-	}
-	if float64(relayReads)/n > maxRelayReadsPerTurn {
-		t.Errorf("the relay read the event log %.1f times a turn, budget %d", float64(relayReads)/n, maxRelayReadsPerTurn)
-	}
-	if share > maxKeyShare {
-		t.Errorf("%s took %.2f%% of all %d writes, more than %.0f%%: a hot key", hottest, 100*share, all.writes, 100*maxKeyShare)
-	}
-}
-
 // offlineConfig starts the stand-in model and returns the product's
 // configuration pointed at it, with the AWS text flush.
 func offlineConfig(t *testing.T, ctx context.Context) wire.Config {
@@ -316,62 +244,6 @@ func newApp(t *testing.T, cfg wire.Config, tbl *dynamostore.Table) *wire.App {
 	}
 	return a
 }
-
-// runner runs the conversation workflow from its ASL definition in
-// process, as Step Functions runs it (edge.Starter).
-type runner struct {
-	machine  *asl.Machine
-	handlers map[string]asl.Handler
-	mu       sync.Mutex
-	cancels  map[string]context.CancelFunc
-	wg       sync.WaitGroup
-}
-
-func newRunner(t *testing.T, tasks map[string]wire.Task) *runner {
-	t.Helper()
-	r := &runner{handlers: map[string]asl.Handler{}, cancels: map[string]context.CancelFunc{}}
-	arns := map[string]string{}
-	for name, task := range tasks {
-		arns[name] = "arn:scale:" + name
-		r.handlers[arns[name]] = asl.Handler(task)
-	}
-	m, err := asl.Parse(infra.ConversationASL, arns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.machine = m
-	t.Cleanup(r.wait)
-	return r
-}
-
-// Start implements edge.Starter.
-func (r *runner) Start(_ context.Context, name string, in workflow.ConversationState) error {
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	r.mu.Lock()
-	r.cancels[name] = cancel
-	r.mu.Unlock()
-	r.wg.Go(func() {
-		defer cancel()
-		_, _ = r.machine.Run(ctx, raw, asl.Options{Handlers: r.handlers, ExecutionID: name})
-	})
-	return nil
-}
-
-// Stop implements edge.Starter.
-func (r *runner) Stop(_ context.Context, name string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if c := r.cancels[name]; c != nil {
-		c()
-	}
-	return nil
-}
-
-func (r *runner) wait() { r.wg.Wait() }
 
 func must(t *testing.T, err error) {
 	t.Helper()

@@ -7,7 +7,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"maps"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -27,10 +26,9 @@ import (
 // and Scan with its key and Limit. Add it to a client with Option; it sees
 // every request of that client, whatever code sends it.
 type Meter struct {
-	mu       sync.Mutex
-	keys     map[string]*KeyUse
-	requests map[string]int
-	queries  []Query
+	mu      sync.Mutex
+	keys    map[string]*KeyUse
+	queries []Query
 }
 
 // KeyUse is what one partition key took.
@@ -47,7 +45,7 @@ type Query struct {
 }
 
 // NewMeter returns an empty Meter.
-func NewMeter() *Meter { return &Meter{keys: map[string]*KeyUse{}, requests: map[string]int{}} }
+func NewMeter() *Meter { return &Meter{keys: map[string]*KeyUse{}} }
 
 // Option adds the meter to a client's options (dynamodb.New, NewClient).
 func (m *Meter) Option(o *dynamodb.Options) {
@@ -67,7 +65,6 @@ func (m *Meter) handle(ctx context.Context, in middleware.InitializeInput, next 
 	reads, writes := keysOf(in.Parameters)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.requests[op]++
 	switch p := in.Parameters.(type) {
 	case *dynamodb.QueryInput:
 		q := Query{Op: op, PK: attrString(p.ExpressionAttributeValues[":pk"]), Limit: aws.ToInt32(p.Limit)}
@@ -177,25 +174,19 @@ func (m *Meter) Keys() map[string]KeyUse {
 	return out
 }
 
-// Requests returns a copy of the request counts by operation.
-func (m *Meter) Requests() map[string]int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return maps.Clone(m.requests)
-}
-
 // Queries returns the Query and Scan requests so far, in order.
 func (m *Meter) Queries() []Query {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]Query(nil), m.queries...)
+	out := append([]Query(nil), m.queries...)
+	m.mu.Unlock()
+	return out
 }
 
 // Reset forgets everything counted.
 func (m *Meter) Reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.keys, m.requests, m.queries = map[string]*KeyUse{}, map[string]int{}, nil
+	m.keys, m.queries = map[string]*KeyUse{}, nil
 }
 
 // Unbounded returns the requests that read a shared partition whole: every
