@@ -3,10 +3,21 @@ package dynamostore
 // Saved apps: the apps.Store (and apps.DueLister) of the table.
 //
 //	PK              SK                         what
-//	APP#<id>        META                       the app (value: JSON), teacherId, due (its pointer's SK)
+//	APP#<id>        META                       the app (value: JSON), teacherId, due and duePK (its pointer's key)
 //	APP#<id>        SNAP#<run id>              one run (value: JSON), expires after Options.SnapshotTTL
 //	TEACHER#<id>    APP#<app id>               the teacher's list: a pointer (appId)
-//	APPS#DUE        <nextRunAt>#<app id>       the schedule's order: a pointer (appId), scheduled apps only
+//	APPS#DUE#<n>    <nextRunAt>#<app id>       the schedule's order: a pointer (appId), scheduled apps only
+//
+// The due index is split into dueShards partitions by a hash of the app
+// id (shards.go): at 1,000,000 teachers a daily app each, schedules that
+// fall on the same minute (the school's start) move that many pointers (a
+// put and a delete a run), far beyond one partition's 1,000 writes a
+// second; 32 shards take 16,000 runs a second. The app item keeps its
+// pointer's key (due, duePK); an app saved before the shards (no duePK)
+// has its pointer under APPS#DUE, which its next PutApp (its next run
+// moves NextRunAt) deletes while writing the new one. DueApps reads the
+// shards only: in AWS, EventBridge Scheduler runs the apps, and the local
+// run keeps its apps in bbolt.
 //
 // The app item is the truth and the pointers are indexes kept without a
 // transaction: PutApp writes the pointers before the app item and removes
@@ -46,8 +57,10 @@ const (
 	prefixSnapshot = "SNAP#"
 	prefixTeacher  = "TEACHER#"
 	pkDue          = "APPS#DUE"
+	dueShards      = 32
 	attrAppID      = "appId"
 	attrDue        = "due"
+	attrDuePK      = "duePK"
 	// dueTime is the pointer's time, fixed-width so that sort keys order
 	// like the times.
 	dueTime = "2006-01-02T15:04:05.000000000Z"
@@ -104,6 +117,15 @@ func dueSK(a apps.App) string {
 	return a.NextRunAt.UTC().Format(dueTime) + "#" + a.ID
 }
 
+// dueKey is the partition of the app's due pointer: its shard.
+func dueKey(appID string) string { return shardKey(pkDue, shardOf(appID, dueShards)) }
+
+// duePointerPK is the partition of the due pointer an app item names:
+// APPS#DUE for an item written before the shards.
+func duePointerPK(app map[string]types.AttributeValue) string {
+	return cmp.Or(getStr(app, attrDuePK), pkDue)
+}
+
 // PutApp implements apps.Store.
 func (s *AppStore) PutApp(ctx context.Context, a apps.App) error {
 	if err := nonEmpty("app id", a.ID, "teacher id", a.TeacherID); err != nil {
@@ -116,13 +138,16 @@ func (s *AppStore) PutApp(ctx context.Context, a apps.App) error {
 	item := appKey(a.ID)
 	item[attrValue] = &types.AttributeValueMemberB{Value: raw}
 	item[attrTeacherID] = str(a.TeacherID)
-	due := dueSK(a)
+	due, duePK := dueSK(a), dueKey(a.ID)
 	setStr(item, attrDue, due)
+	if due != "" {
+		item[attrDuePK] = str(duePK)
+	}
 
 	// The pointers first: an app item is never without them.
 	pointers := []map[string]types.AttributeValue{teacherPointer(a.TeacherID, a.ID)}
 	if due != "" {
-		pointers = append(pointers, key(pkDue, due))
+		pointers = append(pointers, key(duePK, due))
 	}
 	for _, p := range pointers {
 		p[attrAppID] = str(a.ID)
@@ -140,8 +165,8 @@ func (s *AppStore) PutApp(ctx context.Context, a apps.App) error {
 	if old := getStr(out.Attributes, attrTeacherID); old != "" && old != a.TeacherID {
 		stale = append(stale, teacherPointer(old, a.ID))
 	}
-	if old := getStr(out.Attributes, attrDue); old != "" && old != due {
-		stale = append(stale, key(pkDue, old))
+	if old, oldPK := getStr(out.Attributes, attrDue), duePointerPK(out.Attributes); old != "" && (old != due || oldPK != duePK) {
+		stale = append(stale, key(oldPK, old))
 	}
 	if err := s.t.deleteAll(ctx, stale); err != nil {
 		// The app is saved; a stale pointer is skipped when read.
@@ -207,49 +232,64 @@ func (s *AppStore) ListApps(ctx context.Context, teacherID string) ([]apps.App, 
 	return out, nil
 }
 
-// DueApps implements apps.DueLister: the due pointers in order, a page at
-// a time, each checked against its app.
+// DueApps implements apps.DueLister: from every shard, its first limit
+// due apps (its pointers in order, a page at a time, each checked against
+// its app); then the first limit of them all in the pointers' order.
 func (s *AppStore) DueApps(ctx context.Context, now time.Time, limit int) ([]apps.App, error) {
 	out := []apps.App{}
 	if limit <= 0 {
 		return out, nil
 	}
-	// Every pointer up to now: "$" sorts after the "#" that follows the time.
-	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(s.t.name),
-		ConsistentRead:            aws.Bool(true),
-		KeyConditionExpression:    aws.String("PK = :pk AND SK < :upper"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkDue), ":upper": str(now.UTC().Format(dueTime) + "$")},
-		Limit:                     aws.Int32(int32(min(limit, 1000))),
-	}
-	for range maxPages {
-		page, err := s.db.Query(ctx, in)
+	var due []dueApp
+	for shard := range dueShards {
+		found, err := s.dueIn(ctx, shardKey(pkDue, shard), now, limit)
 		if err != nil {
 			return nil, fmt.Errorf("dynamostore: due apps: %w", err)
 		}
-		ids := make([]string, 0, len(page.Items))
-		for _, it := range page.Items {
+		due = append(due, found...)
+	}
+	slices.SortFunc(due, func(a, b dueApp) int { return cmp.Compare(a.sk, b.sk) })
+	for _, d := range due[:min(len(due), limit)] {
+		out = append(out, d.app)
+	}
+	return out, nil
+}
+
+// dueApp is an app and its due pointer's sort key.
+type dueApp struct {
+	sk  string
+	app apps.App
+}
+
+// dueIn returns the first limit due apps of one shard of the index.
+func (s *AppStore) dueIn(ctx context.Context, pk string, now time.Time, limit int) ([]dueApp, error) {
+	// Every pointer up to now: "$" sorts after the "#" that follows the time.
+	in := &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("PK = :pk AND SK < :upper"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk), ":upper": str(now.UTC().Format(dueTime) + "$")},
+	}
+	var out []dueApp
+	err := s.t.queryPages(ctx, in, func(page []map[string]types.AttributeValue) (bool, error) {
+		ids := make([]string, 0, len(page))
+		for _, it := range page {
 			ids = append(ids, getStr(it, attrAppID))
 		}
 		found, err := s.getApps(ctx, ids)
 		if err != nil {
-			return nil, fmt.Errorf("dynamostore: due apps: %w", err)
+			return false, err
 		}
-		for _, it := range page.Items {
+		for _, it := range page {
 			a, ok := found[getStr(it, attrAppID)]
 			if !ok || dueSK(a) != getStr(it, AttrSK) {
 				continue // a stale pointer: the app is gone or has moved on
 			}
-			if out = append(out, a); len(out) == limit {
-				return out, nil
+			if out = append(out, dueApp{getStr(it, AttrSK), a}); len(out) == limit {
+				return true, nil
 			}
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			return out, nil
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
-	return nil, fmt.Errorf("dynamostore: due apps: read more than %d pages", maxPages)
+		return false, nil
+	})
+	return out, err
 }
 
 // getApps reads the apps ids (strongly consistent BatchGetItem); a missing
@@ -313,7 +353,7 @@ func (s *AppStore) DeleteApp(ctx context.Context, id string) error {
 	}
 	keys := []map[string]types.AttributeValue{teacherPointer(getStr(out.Attributes, attrTeacherID), id)}
 	if due := getStr(out.Attributes, attrDue); due != "" {
-		keys = append(keys, key(pkDue, due))
+		keys = append(keys, key(duePointerPK(out.Attributes), due))
 	}
 	q := beginsWith(prefixApp+id, prefixSnapshot)
 	q.ProjectionExpression = aws.String(AttrPK + ", " + AttrSK)

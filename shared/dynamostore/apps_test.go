@@ -29,6 +29,7 @@ func TestAppStore(t *testing.T) {
 		{"StalePointersSkipped", testStalePointers},
 		{"Reschedule", testReschedule},
 		{"DeleteRemovesEverything", testDeleteApp},
+		{"PointerOfTheEarlierLayoutMoved", testLegacyDuePointer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,7 +67,7 @@ func testAppItems(t *testing.T, f *fixture, s *dynamostore.AppStore) {
 	want := []string{
 		"APP#app-1 / META",
 		"APP#app-1 / SNAP#run-1",
-		"APPS#DUE / 2026-11-25T09:00:00.000000000Z#app-1",
+		"APPS#DUE#6 / 2026-11-25T09:00:00.000000000Z#app-1", // app-1's shard
 		"TEACHER#t-001 / APP#app-1",
 	}
 	if got := f.keys(t); !slices.Equal(got, want) {
@@ -99,8 +100,8 @@ func testStalePointers(t *testing.T, f *fixture, s *dynamostore.AppStore) {
 	}
 	put("TEACHER#t-001", "APP#app-gone", "app-gone")
 	put("TEACHER#t-002", "APP#app-1", "app-1") // app-1 is t-001's
-	put("APPS#DUE", "2026-11-25T08:30:00.000000000Z#app-1", "app-1")
-	put("APPS#DUE", "2026-11-25T08:40:00.000000000Z#app-gone", "app-gone")
+	put("APPS#DUE#6", "2026-11-25T08:30:00.000000000Z#app-1", "app-1")
+	put("APPS#DUE#6", "2026-11-25T08:40:00.000000000Z#app-gone", "app-gone")
 
 	if list, err := s.ListApps(ctx, "t-001"); err != nil || len(list) != 1 || list[0].ID != "app-1" {
 		t.Errorf("ListApps(t-001) = %v, %v; want app-1 only", list, err)
@@ -126,7 +127,7 @@ func testReschedule(t *testing.T, f *fixture, s *dynamostore.AppStore) {
 	must(t, s.PutApp(ctx, a))
 	a.NextRunAt = appT0.Add(2 * time.Hour)
 	must(t, s.PutApp(ctx, a))
-	want := []string{"APP#app-1 / META", "APPS#DUE / 2026-11-25T10:00:00.000000000Z#app-1", "TEACHER#t-001 / APP#app-1"}
+	want := []string{"APP#app-1 / META", "APPS#DUE#6 / 2026-11-25T10:00:00.000000000Z#app-1", "TEACHER#t-001 / APP#app-1"}
 	if got := f.keys(t); !slices.Equal(got, want) {
 		t.Fatalf("after rescheduling: %q, want %q", got, want)
 	}
@@ -148,8 +149,37 @@ func testDeleteApp(t *testing.T, f *fixture, s *dynamostore.AppStore) {
 		must(t, s.PutSnapshot(ctx, apps.Snapshot{AppID: "app-1", RunID: fmt.Sprintf("run-%02d", i), StartedAt: appT0.Add(time.Duration(i) * time.Minute)}))
 	}
 	must(t, s.DeleteApp(ctx, "app-1"))
-	want := []string{"APP#app-2 / META", "APPS#DUE / 2026-11-25T09:00:00.000000000Z#app-2", "TEACHER#t-001 / APP#app-2"}
+	want := []string{"APP#app-2 / META", "APPS#DUE#19 / 2026-11-25T09:00:00.000000000Z#app-2", "TEACHER#t-001 / APP#app-2"}
 	if got := f.keys(t); !slices.Equal(got, want) {
 		t.Fatalf("after DeleteApp: %q, want %q", got, want)
+	}
+}
+
+// testLegacyDuePointer: an app saved before the due index had shards has
+// its pointer under APPS#DUE and no duePK; its next PutApp (the replay
+// function moving its next run) writes the pointer to its shard and
+// deletes the old one.
+func testLegacyDuePointer(t *testing.T, f *fixture, s *dynamostore.AppStore) {
+	ctx := context.Background()
+	a := scheduledApp("app-1", "t-001", appT0.Add(time.Hour))
+	must(t, s.PutApp(ctx, a))
+	sk := "2026-11-25T09:00:00.000000000Z#app-1"
+	_, err := f.srv.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.table),
+		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "APP#app-1"}, "SK": &types.AttributeValueMemberS{Value: "META"}},
+		UpdateExpression: aws.String("REMOVE duePK")})
+	must(t, err)
+	_, err = f.srv.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.table),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "APPS#DUE#6"}, "SK": &types.AttributeValueMemberS{Value: sk}}})
+	must(t, err)
+	_, err = f.srv.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "APPS#DUE"}, "SK": &types.AttributeValueMemberS{Value: sk},
+		"appId": &types.AttributeValueMemberS{Value: "app-1"}}})
+	must(t, err)
+
+	a.NextRunAt = appT0.Add(2 * time.Hour)
+	must(t, s.PutApp(ctx, a))
+	want := []string{"APP#app-1 / META", "APPS#DUE#6 / 2026-11-25T10:00:00.000000000Z#app-1", "TEACHER#t-001 / APP#app-1"}
+	if got := f.keys(t); !slices.Equal(got, want) {
+		t.Fatalf("after the first PutApp of the new layout: %q, want %q", got, want)
 	}
 }

@@ -12,7 +12,7 @@
 //	SESSION#<id>       TURNAT#<index, 12 digits>  the turn id at an index (PageTurns' range query)
 //	SESSION#<id>       REC#<key>       one record of session.Records (value: binary)
 //	STREAM#<name>      EV#<seq, 12 digits>  a block of events from that seq: one event (data: binary, name, close) or n events (evs)
-//	APP#<id>, TEACHER#<id>, APPS#DUE        saved apps, their snapshots and indexes (apps.go)
+//	APP#<id>, TEACHER#<id>, APPS#DUE#<n>    saved apps, their snapshots and indexes (apps.go)
 //	TSESSION#<id>, TCONN#<id>, RESEARCH#<id>  records: report sessions and connections, research sessions (records.go)
 //
 // Turns are keyed by id, not by index: GetTurn and EndTurn address a turn

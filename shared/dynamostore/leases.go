@@ -14,27 +14,59 @@ import (
 	"github.com/insightedge/insightedge/shared/session"
 )
 
-// Leases live in one partition:
+// Leases live in leaseShards partitions:
 //
-//	PK       SK            what
-//	LEASES   <kind>#<id>   one lease: owner, until (epoch ms), ttl
+//	PK          SK            what
+//	LEASES#<n>  <kind>#<id>   one lease: owner, until (epoch ms), ttl
 //
-// The partition holds the leases of running work only (a lease is dropped
-// when its work is recovered, and DynamoDB's TTL removes any left behind),
-// so ExpiredLeases is one short query. HoldLease is a PutItem (taking and
-// renewing are the same write); DropLease a BatchWriteItem delete, so that
-// the functions need no permission beyond the store's.
+// n is a hash of the id up to its first "/" (leaseGroup): the reader
+// leases of a turn (<turn id>/<reader>) share their turn's shard, so the
+// edge's LiveLeases of a turn's readers is one query of one shard.
+//
+// Why leaseShards = 32: at the peak of 1,000,000 teachers (≈ 2,100 turns
+// a second, docs/scale.md) a turn writes about 4 lease items of under 1 KB
+// (the turn's lease taken and dropped, the reader lease taken and
+// dropped): ≈ 8,400 write units a second, against 1,000 a partition.
+// Nine shards would carry it at their limit; 32 carry it at about a
+// quarter of it (≈ 260 a shard, with the hash's spread over thousands of
+// live ids), which leaves room for a bell-time burst, for renewals of long
+// turns and builds, and for twice the teachers. A sweep reads all 32, a
+// page at a time.
+//
+// The shards hold the leases of running work only (a lease is dropped
+// when its work is recovered, and DynamoDB's TTL removes any left behind).
+// HoldLease is a PutItem (taking and renewing are the same write);
+// DropLease a BatchWriteItem delete, so that the functions need no
+// permission beyond the store's.
+//
+// Items of the earlier layout (every lease under PK=LEASES, before issue
+// 25 in November 2026) are no longer read: a lease lives 90 s unless renewed, and a
+// renewal after the deploy writes the new key, so live work shows up again
+// within one renewal (30 s); work that died in that window has no lease in
+// the new layout and is left alone, as work without a lease always is
+// (a new message still stops a turn no client reads). TTL deletes the old
+// items a week after they ran out.
 const (
-	pkLeases   = "LEASES"
-	attrOwner  = "owner"
-	attrUntil  = "until"
-	leaseTTLOf = 7 * 24 * time.Hour
+	pkLeases    = "LEASES"
+	leaseShards = 32
+	attrOwner   = "owner"
+	attrUntil   = "until"
+	leaseTTLOf  = 7 * 24 * time.Hour
 )
 
 var _ session.Leases = (*Sessions)(nil)
 
 func leaseKey(kind session.LeaseKind, id string) map[string]types.AttributeValue {
-	return key(pkLeases, string(kind)+"#"+id)
+	return key(leasePK(id), string(kind)+"#"+id)
+}
+
+// leasePK is the shard of the lease id: a hash of its group.
+func leasePK(id string) string { return shardKey(pkLeases, shardOf(leaseGroup(id), leaseShards)) }
+
+// leaseGroup is the id up to its first "/": a reader lease's turn.
+func leaseGroup(id string) string {
+	g, _, _ := strings.Cut(id, "/")
+	return g
 }
 
 // HoldLease implements session.Leases.
@@ -80,53 +112,80 @@ func (s *Sessions) DropLease(ctx context.Context, kind session.LeaseKind, id str
 	return nil
 }
 
-// ExpiredLeases implements session.Leases.
+// ExpiredLeases implements session.Leases: every shard, a page at a time,
+// until it has given limit expired leases or has none left; the leases of
+// all shards in LeaseOrder, the first limit of them. (With more than limit
+// expired in one shard, which of them come is the shard's key order; a
+// sweep asks again until none is left.)
 func (s *Sessions) ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]session.Lease, error) {
-	items, err := s.t.query(ctx, &dynamodb.QueryInput{
-		KeyConditionExpression:    aws.String("PK = :pk"),
-		FilterExpression:          aws.String("#until < :now"),
-		ExpressionAttributeNames:  map[string]string{"#until": attrUntil},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkLeases), ":now": num(now.UnixMilli())},
-	}, 0)
-	if err != nil {
-		return nil, fmt.Errorf("dynamostore: expired leases: %w", err)
+	if limit <= 0 {
+		return nil, nil
 	}
-	out := make([]session.Lease, 0, len(items))
-	for _, it := range items {
-		l, err := decodeLease(it)
-		if err != nil {
-			return nil, err
+	var out []session.Lease
+	for shard := range leaseShards {
+		in := &dynamodb.QueryInput{
+			KeyConditionExpression:    aws.String("PK = :pk"),
+			FilterExpression:          aws.String("#until < :now"),
+			ExpressionAttributeNames:  map[string]string{"#until": attrUntil},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(shardKey(pkLeases, shard)), ":now": num(now.UnixMilli())},
 		}
-		out = append(out, l)
+		found, err := s.leasePages(ctx, in, limit)
+		if err != nil {
+			return nil, fmt.Errorf("dynamostore: expired leases: %w", err)
+		}
+		out = append(out, found...)
 	}
 	slices.SortFunc(out, session.LeaseOrder)
-	return out[:min(len(out), max(limit, 0))], nil
+	return out[:min(len(out), limit)], nil
 }
 
-// LiveLeases implements session.Leases: one query of the key range
-// <kind>#<idPrefix> in the lease partition.
+// LiveLeases implements session.Leases: a query of the key range
+// <kind>#<idPrefix>, a page at a time; of the prefix's shard when it names
+// a group (a turn's readers: "<turn id>/"), else of every shard.
 func (s *Sessions) LiveLeases(ctx context.Context, kind session.LeaseKind, idPrefix string, now time.Time, limit int) ([]session.Lease, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	items, err := s.t.query(ctx, &dynamodb.QueryInput{
-		KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :prefix)"),
-		FilterExpression:          aws.String("#until >= :now"),
-		ExpressionAttributeNames:  map[string]string{"#until": attrUntil},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkLeases), ":prefix": str(string(kind) + "#" + idPrefix), ":now": num(now.UnixMilli())},
-	}, 0)
-	if err != nil {
-		return nil, fmt.Errorf("dynamostore: live leases %s %s: %w", kind, idPrefix, err)
-	}
-	out := make([]session.Lease, 0, min(len(items), limit))
-	for _, it := range items[:min(len(items), limit)] {
-		l, err := decodeLease(it)
-		if err != nil {
-			return nil, err
+	shards := []int{shardOf(leaseGroup(idPrefix), leaseShards)}
+	if !strings.Contains(idPrefix, "/") {
+		shards = shards[:0]
+		for i := range leaseShards {
+			shards = append(shards, i)
 		}
-		out = append(out, l)
+	}
+	var out []session.Lease
+	for _, shard := range shards {
+		in := &dynamodb.QueryInput{
+			KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+			FilterExpression:          aws.String("#until >= :now"),
+			ExpressionAttributeNames:  map[string]string{"#until": attrUntil},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(shardKey(pkLeases, shard)), ":prefix": str(string(kind) + "#" + idPrefix), ":now": num(now.UnixMilli())},
+		}
+		found, err := s.leasePages(ctx, in, limit-len(out))
+		if err != nil {
+			return nil, fmt.Errorf("dynamostore: live leases %s %s: %w", kind, idPrefix, err)
+		}
+		if out = append(out, found...); len(out) == limit {
+			break
+		}
 	}
 	return out, nil
+}
+
+// leasePages reads the leases in gives, a page at a time, up to limit.
+func (s *Sessions) leasePages(ctx context.Context, in *dynamodb.QueryInput, limit int) ([]session.Lease, error) {
+	var out []session.Lease
+	err := s.t.queryPages(ctx, in, func(items []map[string]types.AttributeValue) (bool, error) {
+		for _, it := range items[:min(len(items), limit-len(out))] {
+			l, err := decodeLease(it)
+			if err != nil {
+				return false, err
+			}
+			out = append(out, l)
+		}
+		return len(out) >= limit, nil
+	})
+	return out, err
 }
 
 func decodeLease(item map[string]types.AttributeValue) (session.Lease, error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/awslabs/goformation/v7"
 	"github.com/awslabs/goformation/v7/cloudformation"
+	"github.com/awslabs/goformation/v7/cloudformation/serverless"
 	"github.com/awslabs/goformation/v7/intrinsics"
 
 	"github.com/insightedge/insightedge/shared/dynamostore"
@@ -688,6 +689,16 @@ func TestTemplateSchedules(t *testing.T) {
 	}
 	if c := replay.EventInvokeConfig; c == nil || c.MaximumRetryAttempts == nil || *c.MaximumRetryAttempts != 0 {
 		t.Errorf("ReplayFunction.EventInvokeConfig = %+v, want MaximumRetryAttempts 0 (a run is not idempotent)", c)
+	}
+	// issue 25: the recovery sweep runs on its own schedule too.
+	sweep, ok := replay.Events["RecoverySweep"]
+	var rule *serverless.Function_ScheduleEvent
+	if ok && sweep.Properties != nil {
+		rule = sweep.Properties.ScheduleEvent
+	}
+	if sweep.Type != "Schedule" || rule == nil || rule.Input == nil || *rule.Input != `{"trigger":"`+awswire.TriggerSweep+`"}` ||
+		!strings.HasPrefix(rule.Schedule, "rate(") {
+		t.Errorf("ReplayFunction.Events.RecoverySweep = %+v, want a rate schedule with the input {\"trigger\":%q}", sweep, awswire.TriggerSweep)
 	}
 	if typ := tp.resourceType("AppSchedules"); typ != "AWS::Scheduler::ScheduleGroup" {
 		t.Errorf("AppSchedules is a %q, want AWS::Scheduler::ScheduleGroup", typ)

@@ -501,6 +501,11 @@ func (c *App) EdgeHandler() (http.Handler, error) {
 	return edge.CleanPaths(c.Logger, edge.TurnLatency(handler, c.Metrics, nil)), nil
 }
 
+// TriggerSweep is the trigger of the replay function's input, with no
+// app, that only runs the recovery sweep: template.yaml's RecoverySweep
+// schedule (issue 25).
+const TriggerSweep = "sweep"
+
 // ReplayMargin is how long before the function's deadline a replay stops
 // waiting for its build, so that the failed run is still recorded.
 const ReplayMargin = 15 * time.Second
@@ -537,6 +542,11 @@ func (c *App) ReplayHandler() (func(context.Context, apps.ReplayInput) (apps.Rep
 			} else if n > 0 {
 				c.Logger.WarnContext(ctx, "closed work left by dead processes", "count", n)
 			}
+		}
+		// issue 25: the template's RecoverySweep schedule runs the sweep
+		// alone, so that it runs whether or not any app is scheduled.
+		if in.Trigger == TriggerSweep && in.AppID == "" {
+			return apps.ReplayOutput{Status: TriggerSweep}, nil
 		}
 		if in.Trigger == "" || in.Trigger == apps.TriggerSchedule {
 			c.advance(ctx, in.AppID, time.Now())
