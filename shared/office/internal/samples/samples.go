@@ -4,9 +4,14 @@ package samples
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/insightedge/insightedge/shared/office"
 )
+
+// Created is the creation time the office tests write their files at, so
+// that the files (and the golden ones) are the same on every run.
+var Created = time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 
 // The samples' words, each in English ([0]) and Chinese ([1]); the %d
 // verbs take a part, slide or step number.
