@@ -21,7 +21,6 @@
 package build
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -193,14 +192,12 @@ func isFault(ctx context.Context, err error) bool {
 
 var errClosed = eventlog.ErrClosed
 
-// jsonOf encodes v without HTML escaping: the page's text reaches the
-// client as written ("<" stays "<").
+// jsonOf encodes v as the stream carries it (protocol.Marshal): the page's
+// text reaches the client as written ("<" stays "<").
 func jsonOf(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := protocol.Marshal(v)
+	if err != nil {
 		return nil, fmt.Errorf("build: encode: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return b, nil
 }
