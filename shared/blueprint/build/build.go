@@ -161,6 +161,17 @@ func (b *Builder) request(ctx context.Context, buildID string) (blueprint.Reques
 	return req, err
 }
 
+// pending returns the request of build id while the phase whose record is
+// key (decoded into done) is still to do; todo is false once the phase is
+// done, as a retried step finds it.
+func (b *Builder) pending(ctx context.Context, id, key string, done any) (req blueprint.Request, todo bool, err error) {
+	if found, err := b.get(ctx, id, key, done); err != nil || found {
+		return req, false, err
+	}
+	req, err = b.request(ctx, id)
+	return req, err == nil, err
+}
+
 // fail records why the build ends and returns the failed status.
 func (b *Builder) fail(ctx context.Context, buildID string, f blueprint.Failure) (workflow.BuildStepOutput, error) {
 	b.o.Logger.WarnContext(ctx, "build failed", "buildId", buildID, "code", f.Code, "message", f.Message)
