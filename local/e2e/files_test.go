@@ -237,26 +237,6 @@ func fetch(t *testing.T, base, link string, size int64, contentType, dir, name s
 	return p
 }
 
-// squash removes white space: readers break lines and space out Chinese.
-func squash(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-func requireText(t *testing.T, what, text string, wants ...string) {
-	t.Helper()
-	sq := squash(text)
-	for _, w := range wants {
-		if !strings.Contains(sq, squash(w)) {
-			t.Errorf("%s: %q is missing from the text:\n%s", what, w, text)
-		}
-	}
-}
-
 func hasHan(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
 }
@@ -350,20 +330,20 @@ func TestGeneratedFilesOpenInOtherReaders(t *testing.T) {
 				want = append(want, sl.Title)
 				want = append(want, sl.Bullets...)
 			}
-			requireText(t, sc.lang+" deck", deck.Text, want...)
+			officetest.RequireText(t, sc.lang+" deck", deck.Text, want...)
 			if len(deck.Notes) < len(cf.outline.Slides) {
 				t.Errorf("%s deck: %d slides have notes, want every content slide (%d)", sc.lang, len(deck.Notes), len(cf.outline.Slides))
 			}
 			var headings []string
 			for _, h := range plan.Headings {
-				headings = append(headings, squash(h.Text))
+				headings = append(headings, officetest.Squash(h.Text))
 			}
 			for _, h := range cf.headings {
-				if !slices.Contains(headings, squash(h)) {
+				if !slices.Contains(headings, officetest.Squash(h)) {
 					t.Errorf("%s lesson plan: heading %q missing from %q", sc.lang, h, headings)
 				}
 			}
-			requireText(t, sc.lang+" lesson plan", plan.Text, append([]string{sc.planTitle}, sc.planText...)...)
+			officetest.RequireText(t, sc.lang+" lesson plan", plan.Text, append([]string{sc.planTitle}, sc.planText...)...)
 			if sc.lang == "zh" && (!hasHan(deck.Text) || !hasHan(plan.Text)) {
 				t.Errorf("no Chinese characters read back")
 			}
@@ -382,12 +362,12 @@ func TestGeneratedFilesOpenInOtherReaders(t *testing.T) {
 			for _, sl := range cf.outline.Slides {
 				want = append(want, sl.Title)
 			}
-			requireText(t, sc.lang+" deck via LibreOffice", officetest.PDFText(t, deckPDF), want...)
-			requireText(t, sc.lang+" lesson plan via LibreOffice", officetest.PDFText(t, planPDF), append(cf.headings, sc.planTitle)...)
+			officetest.RequireText(t, sc.lang+" deck via LibreOffice", officetest.PDFText(t, deckPDF), want...)
+			officetest.RequireText(t, sc.lang+" lesson plan via LibreOffice", officetest.PDFText(t, planPDF), append(cf.headings, sc.planTitle)...)
 
 			// The PDF the product rendered itself.
 			ours := filepath.Join(dir, "plan-"+sc.lang+".pdf")
-			requireText(t, sc.lang+" rendered PDF", officetest.PDFText(t, ours), append(cf.headings, sc.planTitle)...)
+			officetest.RequireText(t, sc.lang+" rendered PDF", officetest.PDFText(t, ours), append(cf.headings, sc.planTitle)...)
 			fonts := officetest.PDFFonts(t, ours)
 			if len(fonts) == 0 {
 				t.Fatalf("%s rendered PDF lists no fonts", sc.lang)
@@ -409,7 +389,7 @@ func TestGeneratedFilesOpenInOtherReaders(t *testing.T) {
 		if ink, colours := officetest.Ink(slide); ink < 0.01 || colours < 3 {
 			t.Errorf("the deck's first content slide renders blank (ink %.4f, %d colours)", ink, colours)
 		}
-		requireText(t, "zh slide fonts", officetest.PDFText(t, pdfs[0]), got["zh"].outline.Slides[0].Title)
+		officetest.RequireText(t, "zh slide fonts", officetest.PDFText(t, pdfs[0]), got["zh"].outline.Slides[0].Title)
 		embedded := slices.ContainsFunc(officetest.PDFFonts(t, pdfs[0]), func(f officetest.Font) bool { return f.Embedded })
 		if !embedded {
 			t.Error("LibreOffice embedded no font in the Chinese deck")
@@ -429,9 +409,9 @@ func TestGeneratedFilesOpenInOtherReaders(t *testing.T) {
 				}
 				checkSelfContained(t, sc.lang+" "+p.Template, body)
 				text := pageText(t, body)
-				requireText(t, sc.lang+" "+p.Template+" page", text, p.Title)
+				officetest.RequireText(t, sc.lang+" "+p.Template+" page", text, p.Title)
 				if p.Template != "custom" {
-					requireText(t, sc.lang+" "+p.Template+" page", string(body), cf.pageContent...)
+					officetest.RequireText(t, sc.lang+" "+p.Template+" page", string(body), cf.pageContent...)
 				}
 				if !bytes.Contains(body, []byte("<script")) {
 					t.Errorf("%s %s page has no script: not interactive", sc.lang, p.Template)

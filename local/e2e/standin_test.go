@@ -25,7 +25,7 @@ func TestStandInWorksheetAsWordDocument(t *testing.T) {
 	f := one(t, st, "docx")
 	path := fetch(t, s.URL, f.URL, f.Size, docx.ContentType, t.TempDir(), "worksheet.docx")
 	text := officetest.OfficeParser(t, path)[0].Text
-	requireText(t, "worksheet", text, "Fractions", "Multiple choice")
+	officetest.RequireText(t, "worksheet", text, "Fractions", "Multiple choice")
 	for _, got := range []string{text, f.Filename, st.text(t)} {
 		if low := strings.ToLower(got); strings.Contains(low, "word document") || strings.Contains(low, "as a word") {
 			t.Errorf("the format became part of the topic: %q", got)
@@ -96,8 +96,8 @@ func TestStandInExportsTheLatestArtifact(t *testing.T) {
 	for _, sl := range outline.Slides {
 		want = append(want, sl.Title)
 	}
-	requireText(t, "the exported deck", text, want...)
-	if strings.Contains(squash(text), "教学目标") || strings.Contains(f.Filename, "教案") {
+	officetest.RequireText(t, "the exported deck", text, want...)
+	if strings.Contains(officetest.Squash(text), "教学目标") || strings.Contains(f.Filename, "教案") {
 		t.Errorf("the PDF is a lesson plan, not the deck: %s", f.Filename)
 	}
 }

@@ -57,16 +57,16 @@ func TestTemplateReportDownloads(t *testing.T) {
 		parsed := officetest.OfficeParser(t, docxPath)[0]
 		var got []string
 		for _, h := range parsed.Headings {
-			got = append(got, squash(h.Text))
+			got = append(got, officetest.Squash(h.Text))
 		}
 		for _, h := range headings {
-			if !slices.Contains(got, squash(h)) {
+			if !slices.Contains(got, officetest.Squash(h)) {
 				t.Errorf("heading %q missing from %q", h, got)
 			}
 		}
-		requireText(t, "docx", parsed.Text, "学期教学工作总结", "Form 1A", "Tang Hoi Kit")
+		officetest.RequireText(t, "docx", parsed.Text, "学期教学工作总结", "Form 1A", "Tang Hoi Kit")
 	})
 	t.Run("poppler", func(t *testing.T) {
-		requireText(t, "pdf", officetest.PDFText(t, pdfPath), append(headings, "学期教学工作总结", "Tang Hoi Kit")...)
+		officetest.RequireText(t, "pdf", officetest.PDFText(t, pdfPath), append(headings, "学期教学工作总结", "Tang Hoi Kit")...)
 	})
 }

@@ -1,12 +1,12 @@
 package offlinemodel
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
 )
 
 // call is one chat-completions request, read the way the scenarios need it.
@@ -266,14 +266,12 @@ func isJSONObject(s string) bool {
 	return strings.HasPrefix(s, "{") && json.Valid([]byte(s))
 }
 
-// mustJSON encodes v without HTML escaping; v is always one of our own
-// values, which cannot fail to encode.
+// mustJSON encodes v as protocol.Marshal does (no HTML escaping); v is
+// always one of our own values, which cannot fail to encode.
 func mustJSON(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := protocol.Marshal(v)
+	if err != nil {
 		panic("offlinemodel: encode: " + err.Error())
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	return string(b)
 }

@@ -154,24 +154,7 @@ func steerToolFails(st *agentState, sc scenario, plan planFunc) action {
 	if !ok {
 		return plan(st)
 	}
-	gens := st.callsOf(toolQuiz)
-	switch {
-	case len(gens) == 0:
-		a := plan(st)
-		if a.tool == toolQuiz {
-			a.args = q.argsJSON(st.c, 0)
-		}
-		return a
-	case !st.refused():
-		if gens[len(gens)-1].failed {
-			return finish(falseClaim(st.c.lang, sc))
-		}
-		return plan(st)
-	default:
-		// After the refusal, the deliberately failed call is put behind:
-		// the tool is called again, properly.
-		return plan(st.without(func(_ int, s step) bool { return s.name == toolQuiz && s.failed && s.refusedBefore == 0 }))
-	}
+	return failFirstCall(st, sc, plan, toolQuiz, func(string) string { return q.argsJSON(st.c, 0) })
 }
 
 func steerFileToolFails(st *agentState, sc scenario, plan planFunc) action {
@@ -179,13 +162,20 @@ func steerFileToolFails(st *agentState, sc scenario, plan planFunc) action {
 	if !ok {
 		return plan(st)
 	}
-	tool := cs.tool(st.c)
+	return failFirstCall(st, sc, plan, cs.tool(st.c), emptied)
+}
+
+// failFirstCall makes the first call of tool fail (spoil gives it
+// arguments the tool refuses), then claims the work done until the
+// refusal; after it, the failed call is put behind and the tool is called
+// again, properly.
+func failFirstCall(st *agentState, sc scenario, plan planFunc, tool string, spoil func(args string) string) action {
 	calls := st.callsOf(tool)
 	switch {
 	case len(calls) == 0:
 		a := plan(st)
 		if a.tool == tool {
-			a.args = emptied(a.args)
+			a.args = spoil(a.args)
 		}
 		return a
 	case !st.refused():
@@ -194,7 +184,6 @@ func steerFileToolFails(st *agentState, sc scenario, plan planFunc) action {
 		}
 		return plan(st)
 	default:
-		// After the refusal, the deliberately failed call is put behind.
 		return plan(st.without(func(_ int, s step) bool { return s.name == tool && s.failed && s.refusedBefore == 0 }))
 	}
 }

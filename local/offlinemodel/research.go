@@ -8,6 +8,7 @@ import (
 
 	"github.com/insightedge/insightedge/local/researchdata"
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/research"
 )
 
 // The research flow's calls (seed 001): the proposal (prompts.ProposalHeader,
@@ -198,26 +199,17 @@ func memoryDraft(l lang, t researchdata.Topic) string {
 	return b.String()
 }
 
-type milestoneOut struct {
-	Date         string   `json:"date"`
-	Title        string   `json:"title"`
-	Subtitle     string   `json:"subtitle"`
-	Significance string   `json:"significance"`
-	Description  string   `json:"description"`
-	Sources      []string `json:"sources"`
-}
-
 // finalMilestones is step 4, with the selected misbehaviour applied to the
 // first milestone.
-func finalMilestones(c *call, st milestoneState, t researchdata.Topic) []milestoneOut {
+func finalMilestones(c *call, st milestoneState, t researchdata.Topic) []research.Milestone {
 	l := st.lang
-	out := make([]milestoneOut, 0, len(t.Milestones))
+	out := make([]research.Milestone, 0, len(t.Milestones))
 	for _, m := range t.Milestones {
 		sources := []string{}
 		if st.urls[m.Source.URL] {
 			sources = append(sources, m.Source.URL)
 		}
-		out = append(out, milestoneOut{Date: m.Date, Title: l.pick(m.TitleZh, m.TitleEn), Subtitle: l.pick(m.SubtitleZh, m.SubtitleEn),
+		out = append(out, research.Milestone{Date: m.Date, Title: l.pick(m.TitleZh, m.TitleEn), Subtitle: l.pick(m.SubtitleZh, m.SubtitleEn),
 			Significance: m.Significance, Description: l.pick(m.DescZh, m.DescEn), Sources: sources})
 	}
 	if c.has(MarkerInventURLAlways) || (c.has(MarkerInventURL) && st.refused == 0) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/insightedge/insightedge/local/searchsvc"
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/research"
 )
 
 var isoDateRe = regexp.MustCompile(`^-?\d{4}(-\d{2}(-\d{2})?)?$`)
@@ -52,12 +53,12 @@ func TestProposal(t *testing.T) {
 // service's answers until final_result (or limit requests), sending back
 // refusal once when refuse says so; it returns the queries and each
 // final_result's milestones.
-func playMilestones(t *testing.T, c *openai.Client, topic string, limit int, refuse func([]milestoneOut, map[string]bool) string) ([]string, [][]milestoneOut, map[string]bool) {
+func playMilestones(t *testing.T, c *openai.Client, topic string, limit int, refuse func([]research.Milestone, map[string]bool) string) ([]string, [][]research.Milestone, map[string]bool) {
 	t.Helper()
 	tools := []openai.Tool{fn(prompts.WebSearchTool, "search", nil), fn(prompts.FinalResultTool, "final", nil)}
 	msgs := []openai.ChatCompletionMessage{system(prompts.MilestoneHeader, ""), user("Topic: " + topic + "\nConfirmed proposal: {}")}
 	var queries []string
-	var finals [][]milestoneOut
+	var finals [][]research.Milestone
 	returned := map[string]bool{}
 	for range limit {
 		r := complete(t, c, openai.ChatCompletionRequest{Model: ModelStandard, Messages: msgs, Tools: tools, ToolChoice: "required"}, false)
@@ -74,7 +75,7 @@ func playMilestones(t *testing.T, c *openai.Client, topic string, limit int, ref
 			}
 			msgs = append(msgs, openai.ChatCompletionMessage{Role: "tool", ToolCallID: tc.ID, Content: "status: success.\n" + b.String()})
 		case prompts.FinalResultTool:
-			var out struct{ Milestones []milestoneOut }
+			var out struct{ Milestones []research.Milestone }
 			if err := json.Unmarshal([]byte(tc.Function.Arguments), &out); err != nil {
 				t.Fatal(err)
 			}
@@ -91,8 +92,8 @@ func playMilestones(t *testing.T, c *openai.Client, topic string, limit int, ref
 
 func TestMilestoneAgent(t *testing.T) {
 	_, c := start(t, Options{})
-	accept := func([]milestoneOut, map[string]bool) string { return "" }
-	check := func(ms []milestoneOut, returned map[string]bool) string {
+	accept := func([]research.Milestone, map[string]bool) string { return "" }
+	check := func(ms []research.Milestone, returned map[string]bool) string {
 		for _, m := range ms {
 			for _, u := range m.Sources {
 				if !returned[u] {

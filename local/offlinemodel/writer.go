@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/blueprint/compute"
 	"github.com/insightedge/insightedge/shared/scores"
 )
 
@@ -33,45 +34,15 @@ type writerRequest struct {
 	Data        map[string]json.RawMessage `json:"data"`
 }
 
-// The compute results the writer reads (blueprint/compute's shapes).
-type wStats struct {
-	Metric    string  `json:"metric"`
-	Count     int     `json:"count"`
-	Mean      float64 `json:"mean"`
-	Median    float64 `json:"median"`
-	StdDev    float64 `json:"stdDev"`
-	Min       float64 `json:"min"`
-	Max       float64 `json:"max"`
-	PassMark  float64 `json:"passMark"`
-	PassCount int     `json:"passCount"`
-	PassRate  float64 `json:"passRate"`
-}
-
-type wBin struct {
-	Label string `json:"label"`
-	Count int    `json:"count"`
-}
-
-type wEntry struct {
-	StudentName string  `json:"studentName"`
-	Value       float64 `json:"value"`
-}
-
-type wGroup struct {
-	Key      string  `json:"key"`
-	Label    string  `json:"label"`
-	Mean     float64 `json:"mean"`
-	PassRate float64 `json:"passRate"`
-}
-
-// facts are the numbers of a request, sorted by kind.
+// facts are the numbers of a request (blueprint/compute's results),
+// sorted by kind.
 type facts struct {
-	stats       *wStats
-	bins        []wBin
-	top, bottom []wEntry
-	assignments []wGroup
-	skills      []wGroup
-	students    []wGroup
+	stats       *compute.Stats
+	bins        []compute.Bin
+	top, bottom []compute.Entry
+	assignments []compute.Group
+	skills      []compute.Group
+	students    []compute.Group
 }
 
 func readFacts(data map[string]json.RawMessage) facts {
@@ -83,12 +54,12 @@ func readFacts(data map[string]json.RawMessage) facts {
 	slices.Sort(keys)
 	for _, k := range keys {
 		var probe struct {
-			PassRate *float64 `json:"passRate"`
-			Bins     []wBin   `json:"bins"`
-			Top      []wEntry `json:"top"`
-			Bottom   []wEntry `json:"bottom"`
-			GroupBy  string   `json:"groupBy"`
-			Groups   []wGroup `json:"groups"`
+			PassRate *float64        `json:"passRate"`
+			Bins     []compute.Bin   `json:"bins"`
+			Top      []compute.Entry `json:"top"`
+			Bottom   []compute.Entry `json:"bottom"`
+			GroupBy  string          `json:"groupBy"`
+			Groups   []compute.Group `json:"groups"`
 		}
 		if json.Unmarshal(data[k], &probe) != nil {
 			continue
@@ -108,7 +79,7 @@ func readFacts(data map[string]json.RawMessage) facts {
 		case probe.Bins != nil:
 			f.bins = probe.Bins
 		case probe.PassRate != nil && f.stats == nil:
-			var s wStats
+			var s compute.Stats
 			if json.Unmarshal(data[k], &s) == nil {
 				f.stats = &s
 			}
@@ -170,7 +141,7 @@ func pct(x float64, rate bool) string {
 func caption(l lang, blockType string, f facts) string {
 	switch {
 	case blockType == "chart" && len(f.bins) > 0:
-		top := slices.MaxFunc(f.bins, func(a, b wBin) int { return cmp.Compare(a.Count, b.Count) })
+		top := slices.MaxFunc(f.bins, func(a, b compute.Bin) int { return cmp.Compare(a.Count, b.Count) })
 		return l.pick(fmt.Sprintf("%s 区间的学生最多（%d 人）。", top.Label, top.Count),
 			fmt.Sprintf("Most students are in the %s band (%d).", top.Label, top.Count))
 	case len(f.assignments) > 0:
@@ -189,8 +160,8 @@ func caption(l lang, blockType string, f facts) string {
 	return l.pick("数据见上。", "See the figures above.")
 }
 
-func extremes(gs []wGroup) (hi, lo wGroup) {
-	byMean := func(a, b wGroup) int { return cmp.Compare(a.Mean, b.Mean) }
+func extremes(gs []compute.Group) (hi, lo compute.Group) {
+	byMean := func(a, b compute.Group) int { return cmp.Compare(a.Mean, b.Mean) }
 	return slices.MaxFunc(gs, byMean), slices.MinFunc(gs, byMean)
 }
 

@@ -241,14 +241,7 @@ func TestValidatePatch(t *testing.T) {
 
 func TestSameStructure(t *testing.T) {
 	bp := blueprinttest.Analysis("1A")
-	page := blueprint.Page{Layout: "tabs"}
-	for _, tab := range bp.UIComposition.Tabs {
-		pt := blueprint.PageTab{ID: tab.ID, Label: tab.Label}
-		for _, b := range tab.Blocks {
-			pt.Blocks = append(pt.Blocks, blueprint.PageBlock{ID: b.ID, Type: b.ComponentType})
-		}
-		page.Tabs = append(page.Tabs, pt)
-	}
+	page := blueprinttest.Page(bp)
 	if !blueprint.SameStructure(bp, page) {
 		t.Fatal("a page built from bp has its structure")
 	}

@@ -88,14 +88,7 @@ func TestSilentBuildIsAbandoned(t *testing.T) {
 func TestPatchDecidesItsMode(t *testing.T) {
 	hs, st, db := newPages(t)
 	bp := blueprinttest.Analysis("class-hk-f1a")
-	page := blueprint.Page{Layout: "tabs"}
-	for _, tab := range bp.UIComposition.Tabs {
-		pt := blueprint.PageTab{ID: tab.ID, Label: tab.Label}
-		for _, b := range tab.Blocks {
-			pt.Blocks = append(pt.Blocks, blueprint.PageBlock{ID: b.ID, Type: b.ComponentType})
-		}
-		page.Tabs = append(page.Tabs, pt)
-	}
+	page := blueprinttest.Page(bp)
 	results := blueprint.ComputeResults{}
 	for _, n := range bp.ComputeGraph.Nodes {
 		results[n.ID] = json.RawMessage(`{}`)

@@ -4,6 +4,7 @@ package golden
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,4 +31,18 @@ func Check(t testing.TB, path string, got []byte, update bool) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from its golden file:\n got: %s\nwant: %s", path, got, want)
 	}
+}
+
+// JSON encodes v as the JSON golden files hold it: indented by two
+// spaces, with <, > and & as they are.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

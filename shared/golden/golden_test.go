@@ -43,3 +43,11 @@ func TestCheck(t *testing.T) {
 		t.Errorf("golden file %q, %v; want the output written with update", b, err)
 	}
 }
+
+func TestJSON(t *testing.T) {
+	got := string(JSON(t, map[string]any{"a": "<b> & c", "n": []int{1}}))
+	want := "{\n  \"a\": \"<b> & c\",\n  \"n\": [\n    1\n  ]\n}\n"
+	if got != want {
+		t.Errorf("JSON = %q, want %q", got, want)
+	}
+}

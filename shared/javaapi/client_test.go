@@ -105,14 +105,7 @@ func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
 
 func checkGolden(t *testing.T, name string, v any) {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", name), buf.Bytes(), *update)
+	golden.Check(t, filepath.Join("testdata", name), golden.JSON(t, v), *update)
 }
 
 func TestClassesCamelCaseGolden(t *testing.T) {

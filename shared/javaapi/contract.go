@@ -60,6 +60,14 @@ func (o optNum) ptr() *float64 {
 	return &v
 }
 
+// positive returns the number when it is above 0, else nil (a max score).
+func (o optNum) positive() *float64 {
+	if !o.valid || o.v <= 0 {
+		return nil
+	}
+	return o.ptr()
+}
+
 // optStr is a string the service may send, send as null, or leave out.
 type optStr struct {
 	valid bool
@@ -102,6 +110,12 @@ func (is *issues) missing(field string) { is.fields[field]++ }
 
 // drop records that a record of entity was left out.
 func (is *issues) drop(entity string) { is.dropped[entity]++ }
+
+// reject records that a record of entity was left out for lacking field.
+func (is *issues) reject(entity, field string) {
+	is.missing(entity + "." + field)
+	is.drop(entity)
+}
 
 func (is *issues) empty() bool { return len(is.fields) == 0 && len(is.dropped) == 0 }
 

@@ -246,6 +246,26 @@ func pickID(kind, label string, ids ...flexID) (string, error) {
 		"the data service returned %s without an identifier (uid, %s_id or id)", what, kind)
 }
 
+// identify applies pickID to a record of kind labelled label; without an
+// identifier the record is left out (ok false).
+func (is *issues) identify(kind, label string, ids ...flexID) (id string, ok bool) {
+	id, err := pickID(kind, label, ids...)
+	if err != nil {
+		is.reject(kind, "uid")
+		return "", false
+	}
+	return id, true
+}
+
+// firstOf returns the first of the strings that is set: the seed leaves
+// some shapes open, so a field may come under either of two names.
+func firstOf(a, b optStr) (string, bool) {
+	if v, ok := a.get(); ok {
+		return v, true
+	}
+	return b.get()
+}
+
 type classDTO struct {
 	UID          flexID       `json:"uid"`
 	ClassID      flexID       `json:"class_id"`
@@ -277,8 +297,7 @@ func (d classDTO) model(teacherID string, is *issues) (ClassInfo, bool) {
 	}
 	if d.TeacherID != "" && string(d.TeacherID) != teacherID {
 		// Another teacher's class must never be shown as this teacher's.
-		is.missing("class.teacher_id(other teacher)")
-		is.drop("class")
+		is.reject("class", "teacher_id(other teacher)")
 		return ClassInfo{}, false
 	}
 	c := ClassInfo{ClassID: id, Name: name, TeacherID: teacherID, AcademicYear: strings.TrimSpace(d.AcademicYear)}
@@ -315,14 +334,9 @@ type studentDTO struct {
 // product needs an identifier and a name): without an identifier the
 // student is left out; without a name, kept and marked incomplete.
 func (d studentDTO) model(is *issues) (Student, bool) {
-	name, hasName := d.Name.get()
-	if !hasName {
-		name, hasName = d.StudentName.get()
-	}
-	id, err := pickID("student", name, d.UID, d.StudentID, d.ID)
-	if err != nil {
-		is.missing("student.uid")
-		is.drop("student")
+	name, hasName := firstOf(d.Name, d.StudentName)
+	id, ok := is.identify("student", name, d.UID, d.StudentID, d.ID)
+	if !ok {
 		return Student{}, false
 	}
 	s := Student{StudentID: id, Name: name}
@@ -347,23 +361,16 @@ type assignmentDTO struct {
 // model maps an assignment: without an identifier it is left out; without
 // a title or a max score above 0, kept and marked incomplete.
 func (d assignmentDTO) model(is *issues) (Assignment, bool) {
-	title, hasTitle := d.Title.get()
-	if !hasTitle {
-		title, hasTitle = d.Name.get()
-	}
-	id, err := pickID("assignment", title, d.UID, d.AssignmentID, d.ID)
-	if err != nil {
-		is.missing("assignment.uid")
-		is.drop("assignment")
+	title, hasTitle := firstOf(d.Title, d.Name)
+	id, ok := is.identify("assignment", title, d.UID, d.AssignmentID, d.ID)
+	if !ok {
 		return Assignment{}, false
 	}
 	a := Assignment{AssignmentID: id, Title: title, Subject: d.Subject, DueDate: d.DueDate}
 	if !hasTitle {
 		is.incomplete(&a.Incomplete, "assignment.title", "title")
 	}
-	if d.MaxScore.valid && d.MaxScore.v > 0 {
-		a.MaxScore = d.MaxScore.ptr()
-	} else {
+	if a.MaxScore = d.MaxScore.positive(); a.MaxScore == nil {
 		is.incomplete(&a.Incomplete, "assignment.max_score", "maxScore")
 	}
 	return a, true
@@ -388,13 +395,11 @@ type submissionDTO struct {
 // submission is left out.
 func (d submissionDTO) model(needAssignment bool, is *issues) (SubmissionRecord, bool) {
 	if d.StudentID == "" {
-		is.missing("submission.student_id")
-		is.drop("submission")
+		is.reject("submission", "student_id")
 		return SubmissionRecord{}, false
 	}
 	if needAssignment && d.AssignmentID == "" {
-		is.missing("submission.assignment_id")
-		is.drop("submission")
+		is.reject("submission", "assignment_id")
 		return SubmissionRecord{}, false
 	}
 	name, hasName := d.StudentName.get()
@@ -410,9 +415,7 @@ func (d submissionDTO) model(needAssignment bool, is *issues) (SubmissionRecord,
 	if !d.Score.set {
 		is.incomplete(&r.Incomplete, "submission.score", "score")
 	}
-	if d.MaxScore.valid && d.MaxScore.v > 0 {
-		r.MaxScore = d.MaxScore.ptr()
-	} else {
+	if r.MaxScore = d.MaxScore.positive(); r.MaxScore == nil {
 		is.incomplete(&r.Incomplete, "submission.max_score", "maxScore")
 	}
 	if needAssignment && r.AssignmentTitle == "" {

@@ -27,46 +27,47 @@ func TestSpans(t *testing.T) {
 	}
 }
 
-func TestListItem(t *testing.T) {
-	tests := map[string]string{
-		"- item":          "item",
-		"• 要点":            "要点",
-		"1. 理解定理":         "理解定理",
-		"2、掌握方法":          "掌握方法",
-		"3) third":        "third",
-		"（4）第四":           "第四",
-		"1.理解":            "理解",
-		"3.14 是圆周率的近似值":   "3.14 是圆周率的近似值",
-		"2024 年的目标":       "2024 年的目标",
-		"12. twelve":      "twelve",
-		"100. not a list": "100. not a list",
-		"  spaced   out ": "spaced out",
-		"1.":              "1.",
+// TestTextFunctions holds the string functions to their tables.
+func TestTextFunctions(t *testing.T) {
+	funcs := []struct {
+		name  string
+		f     func(string) string
+		tests map[string]string
+	}{
+		{"ListItem", office.ListItem, map[string]string{
+			"- item":          "item",
+			"• 要点":            "要点",
+			"1. 理解定理":         "理解定理",
+			"2、掌握方法":          "掌握方法",
+			"3) third":        "third",
+			"（4）第四":           "第四",
+			"1.理解":            "理解",
+			"3.14 是圆周率的近似值":   "3.14 是圆周率的近似值",
+			"2024 年的目标":       "2024 年的目标",
+			"12. twelve":      "twelve",
+			"100. not a list": "100. not a list",
+			"  spaced   out ": "spaced out",
+			"1.":              "1.",
+		}},
+		{"Clean", office.Clean, map[string]string{
+			"a\x00b\x0bc":      "abc",
+			"line1\r\nline2":   "line1\nline2",
+			"  trim  ":         "trim",
+			"tab\tkept":        "tab\tkept",
+			"bad\uFFFEchar":    "badchar",
+			"中文\u0007提示":       "中文提示",
+			"\u200bzero width": "\u200bzero width", // format characters are text
+		}},
+		{"Line", office.Line, map[string]string{
+			"a\n b\t\tc": "a b c",
+		}},
 	}
-	for in, want := range tests {
-		if got := office.ListItem(in); got != want {
-			t.Errorf("ListItem(%q) = %q, want %q", in, got, want)
+	for _, fn := range funcs {
+		for in, want := range fn.tests {
+			if got := fn.f(in); got != want {
+				t.Errorf("%s(%q) = %q, want %q", fn.name, in, got, want)
+			}
 		}
-	}
-}
-
-func TestClean(t *testing.T) {
-	tests := map[string]string{
-		"a\x00b\x0bc":      "abc",
-		"line1\r\nline2":   "line1\nline2",
-		"  trim  ":         "trim",
-		"tab\tkept":        "tab\tkept",
-		"bad\uFFFEchar":    "badchar",
-		"中文\u0007提示":       "中文提示",
-		"\u200bzero width": "\u200bzero width", // format characters are text
-	}
-	for in, want := range tests {
-		if got := office.Clean(in); got != want {
-			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := office.Line("a\n b\t\tc"); got != "a b c" {
-		t.Errorf("Line = %q", got)
 	}
 }
 

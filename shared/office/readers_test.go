@@ -6,39 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-	"unicode"
 
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/docx"
 	"github.com/insightedge/insightedge/shared/office/internal/samples"
 	"github.com/insightedge/insightedge/shared/office/officetest"
-	readers "github.com/insightedge/insightedge/shared/office/officetest"
 	"github.com/insightedge/insightedge/shared/office/pptx"
 )
-
-var created = time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
-
-// squash removes all white space, so that text broken into lines by a
-// reader compares with the text we wrote.
-func squash(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-func requireContains(t *testing.T, what, text string, wants ...string) {
-	t.Helper()
-	sq := squash(text)
-	for _, w := range wants {
-		if !strings.Contains(sq, squash(office.PlainText(w))) {
-			t.Errorf("%s: %q is missing from the text:\n%s", what, w, text)
-		}
-	}
-}
 
 func deckTexts(d office.Deck) []string {
 	out := []string{d.Title, d.Subtitle}
@@ -78,14 +52,14 @@ func TestOfficeFilesInOtherReaders(t *testing.T) {
 	docs := map[string]office.Document{"doc-zh": samples.Document(3, true), "doc-en": samples.Document(3, false)}
 	var files []string
 	for name, d := range decks {
-		b, err := pptxBytes(d, created)
+		b, err := pptxBytes(d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, write(t, dir, name+".pptx", b))
 	}
 	for name, d := range docs {
-		b, err := docxBytes(d, created)
+		b, err := docxBytes(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,19 +67,19 @@ func TestOfficeFilesInOtherReaders(t *testing.T) {
 	}
 
 	t.Run("officeparser", func(t *testing.T) {
-		for _, p := range readers.OfficeParser(t, files...) {
+		for _, p := range officetest.OfficeParser(t, files...) {
 			name := strings.TrimSuffix(filepath.Base(p.File), filepath.Ext(p.File))
 			if d, ok := decks[name]; ok {
 				if p.Slides != len(d.Slides)+1 {
 					t.Errorf("%s: officeparser sees %d slides, want %d", name, p.Slides, len(d.Slides)+1)
 				}
-				requireContains(t, name, p.Text, deckTexts(d)...)
+				officetest.RequireText(t, name, p.Text, deckTexts(d)...)
 				notes := strings.Join(p.Notes, "\n")
-				requireContains(t, name+" notes", notes, strings.Split(d.Slides[0].Notes, "\n")...)
+				officetest.RequireText(t, name+" notes", notes, strings.Split(d.Slides[0].Notes, "\n")...)
 				continue
 			}
 			d := docs[name]
-			requireContains(t, name, p.Text, docTexts(d)...)
+			officetest.RequireText(t, name, p.Text, docTexts(d)...)
 			var headings []string
 			for _, h := range p.Headings {
 				headings = append(headings, h.Text)
@@ -119,26 +93,26 @@ func TestOfficeFilesInOtherReaders(t *testing.T) {
 	})
 
 	t.Run("libreoffice", func(t *testing.T) {
-		pdfs := readers.Soffice(t, dir, files...)
+		pdfs := officetest.Soffice(t, dir, files...)
 		for i, f := range files {
 			name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
-			text := readers.PDFText(t, pdfs[i])
+			text := officetest.PDFText(t, pdfs[i])
 			if d, ok := decks[name]; ok {
-				if n := readers.PDFPages(t, pdfs[i]); n != len(d.Slides)+1 {
+				if n := officetest.PDFPages(t, pdfs[i]); n != len(d.Slides)+1 {
 					t.Errorf("%s: LibreOffice made %d pages, want %d slides", name, n, len(d.Slides)+1)
 				}
-				requireContains(t, name, text, deckTexts(d)...)
+				officetest.RequireText(t, name, text, deckTexts(d)...)
 				continue
 			}
-			requireContains(t, name, text, docTexts(docs[name])...)
+			officetest.RequireText(t, name, text, docTexts(docs[name])...)
 		}
 		// A slide as a picture: the title slide is a dark background, a
 		// content slide is mostly white with coloured title, bars and text.
 		zh := pdfs[indexOf(files, "deck-zh.pptx")]
-		if ink, colours := readers.Ink(readers.RenderPage(t, zh, 1, 30)); ink < 0.5 || colours < 3 {
+		if ink, colours := officetest.Ink(officetest.RenderPage(t, zh, 1, 30)); ink < 0.5 || colours < 3 {
 			t.Errorf("title slide: ink %.2f, %d colours: not the designed title slide", ink, colours)
 		}
-		if ink, colours := readers.Ink(readers.RenderPage(t, zh, 2, 30)); ink < 0.01 || ink > 0.5 || colours < 3 {
+		if ink, colours := officetest.Ink(officetest.RenderPage(t, zh, 2, 30)); ink < 0.01 || ink > 0.5 || colours < 3 {
 			t.Errorf("content slide: ink %.3f, %d colours: blank or not designed", ink, colours)
 		}
 	})
@@ -152,13 +126,13 @@ func TestPDFInPoppler(t *testing.T) {
 	dir := t.TempDir()
 	for _, zh := range []bool{true, false} {
 		d := samples.Document(12, zh)
-		b, err := w.Bytes(d, created)
+		b, err := w.Bytes(d, samples.Created)
 		if err != nil {
 			t.Fatal(err)
 		}
 		name := map[bool]string{true: "zh.pdf", false: "en.pdf"}[zh]
 		f := write(t, dir, name, b)
-		fonts := readers.PDFFonts(t, f)
+		fonts := officetest.PDFFonts(t, f)
 		if len(fonts) == 0 {
 			t.Fatalf("%s: pdffonts lists no font", name)
 		}
@@ -167,21 +141,21 @@ func TestPDFInPoppler(t *testing.T) {
 				t.Errorf("%s: font %+v is not an embedded TrueType font with a Unicode map", name, ft)
 			}
 		}
-		text := readers.PDFText(t, f)
+		text := officetest.PDFText(t, f)
 		if !strings.HasPrefix(strings.TrimSpace(text), d.Title) {
 			t.Errorf("%s: the text does not start with the title %q:\n%.200s", name, d.Title, text)
 		}
 		// Every character of every paragraph, in order: fpdf's own line
 		// breaking would drop one at each break.
-		requireContains(t, name, text, docTexts(d)...)
-		if n := readers.PDFPages(t, f); n < 2 {
+		officetest.RequireText(t, name, text, docTexts(d)...)
+		if n := officetest.PDFPages(t, f); n < 2 {
 			t.Errorf("%s: %d pages, want the 12 steps to run over", name, n)
 		}
 		footer := map[bool]string{true: "第 2 页", false: "Page 2"}[zh]
-		if !strings.Contains(squash(text), squash(footer)) {
+		if !strings.Contains(officetest.Squash(text), officetest.Squash(footer)) {
 			t.Errorf("%s: no page number %q", name, footer)
 		}
-		if ink, _ := readers.Ink(readers.RenderPage(t, f, 1, 30)); ink < 0.01 {
+		if ink, _ := officetest.Ink(officetest.RenderPage(t, f, 1, 30)); ink < 0.01 {
 			t.Errorf("%s: page 1 looks blank (ink %.4f)", name, ink)
 		}
 	}
@@ -205,14 +179,14 @@ func indexOf(files []string, base string) int {
 	return -1
 }
 
-func docxBytes(doc office.Document, created time.Time) ([]byte, error) {
+func docxBytes(doc office.Document) ([]byte, error) {
 	var buf bytes.Buffer
-	err := docx.Write(&buf, doc, created)
+	err := docx.Write(&buf, doc, samples.Created)
 	return buf.Bytes(), err
 }
 
-func pptxBytes(d office.Deck, created time.Time) ([]byte, error) {
+func pptxBytes(d office.Deck) ([]byte, error) {
 	var buf bytes.Buffer
-	err := pptx.Write(&buf, d, created)
+	err := pptx.Write(&buf, d, samples.Created)
 	return buf.Bytes(), err
 }

@@ -145,7 +145,7 @@ func MarshalPageEvent(e PageEvent) ([]byte, error) {
 		v.Result.ComputeResults = orNull(v.Result.ComputeResults)
 		e = v
 	}
-	body, err := marshal(e)
+	body, err := Marshal(e)
 	if err != nil {
 		return nil, fmt.Errorf("protocol: encode %s: %w", e.PageEventType(), err)
 	}

@@ -234,7 +234,7 @@ func appendJSONString(dst []byte, s string) []byte {
 
 // marshalChunk is MarshalChunk by encoding/json.
 func marshalChunk(c Chunk) ([]byte, error) {
-	body, err := marshal(c)
+	body, err := Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("protocol: encode %s: %w", c.ChunkType(), err)
 	}
@@ -251,9 +251,10 @@ func marshalChunk(c Chunk) ([]byte, error) {
 	return out, nil
 }
 
-// marshal encodes v without HTML escaping: the stream is not HTML, and "<"
-// should reach the client as "<".
-func marshal(v any) ([]byte, error) {
+// Marshal encodes v as the product's streams and files carry JSON: compact
+// and without HTML escaping (the stream is not HTML, and "<" should reach
+// the client as "<").
+func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -265,7 +266,7 @@ func marshal(v any) ([]byte, error) {
 
 // NewData builds a data chunk, encoding payload.
 func NewData(name, id string, payload any) (Data, error) {
-	raw, err := marshal(payload)
+	raw, err := Marshal(payload)
 	if err != nil {
 		return Data{}, fmt.Errorf("protocol: encode data-%s: %w", name, err)
 	}
@@ -329,7 +330,7 @@ const (
 // Chunk returns the data-notice chunk of n. Its id is the code, so that the
 // same notice from several tool calls is one part on the client.
 func (n Notice) Chunk() Data {
-	raw, _ := marshal(n) // two strings: cannot fail
+	raw, _ := Marshal(n) // two strings: cannot fail
 	return Data{Name: DataNotice, ID: "notice-" + n.Code, Data: raw}
 }
 

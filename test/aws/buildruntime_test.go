@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -144,16 +143,11 @@ func wantAnalysis() []string {
 // the replay function with events/replay.json: a run that succeeds and one
 // that fails, each recorded as a snapshot.
 func (s *suite) testBuildFunctions(t *testing.T) {
-	rie := rieBinary(t)
-	bins := s.imageBinaries(t) // taken out of the function images
-	dyn := s.dynalite(t)
-	table := dyn.NewTable(t)
-	tbl := dynamostore.New(dyn.Client, table, dynamostore.Options{})
-	ssmURL := fakeSSM(t, testSecrets())
+	r := s.newEmulatorRig(t)
 	ctx := context.Background()
 
-	state := seedBuild(t, tbl, sampleBuildID, sampleClass)
-	step := emulate(t, rie, filepath.Join(bins, "buildstep"), s.functionEnv(t, "BuildStepFunction", table, ssmURL))
+	state := seedBuild(t, r.tbl, sampleBuildID, sampleClass)
+	step := r.start(t, "buildstep", r.env(t, "BuildStepFunction"))
 	for _, phase := range []string{workflow.PhaseData, workflow.PhaseCompute, workflow.PhaseCompose, workflow.PhaseFinish} {
 		var out workflow.BuildStepOutput
 		in := s.sampleEvent(t, "buildstep-"+phase, workflow.BuildStepInput{Phase: phase, Build: state.Build})
@@ -162,7 +156,7 @@ func (s *suite) testBuildFunctions(t *testing.T) {
 			t.Fatalf("buildstep %s: %+v, want ok", phase, out)
 		}
 	}
-	evs, err := tbl.Events().Read(ctx, workflow.BuildStream(sampleBuildID), 0, 0)
+	evs, err := r.tbl.Events().Read(ctx, workflow.BuildStream(sampleBuildID), 0, 0)
 	if err != nil || len(evs) == 0 || !evs[len(evs)-1].Close {
 		t.Fatalf("the build's stream: %d events, %v", len(evs), err)
 	}
@@ -173,7 +167,7 @@ func (s *suite) testBuildFunctions(t *testing.T) {
 
 	// The replay function starts builds on Step Functions (here the stand-in
 	// running build.asl.json over the buildstep function's graph).
-	steps := s.taskApp(t, "BuildStepFunction", table, ssmURL)
+	steps := s.taskApp(t, "BuildStepFunction", r.table, r.ssmURL)
 	iv := &invocations{count: map[string]int{}, dur: map[string]time.Duration{}}
 	sf := newStepFunctions(t, iv, sfnMachine{testBuildARN, infra.BuildASL, steps.BuildTasks()})
 	sfnSrv := httptest.NewServer(sf)
@@ -181,11 +175,11 @@ func (s *suite) testBuildFunctions(t *testing.T) {
 		sf.wg.Wait()
 		sfnSrv.Close()
 	})
-	env := s.functionEnv(t, "ReplayFunction", table, ssmURL)
+	env := r.env(t, "ReplayFunction")
 	env["AWS_ENDPOINT_URL_SFN"] = sfnSrv.URL
-	replay := emulate(t, rie, filepath.Join(bins, "replay"), env)
+	replay := r.start(t, "replay", env)
 
-	store := dynamostore.NewAppStore(dyn.Client, table, dynamostore.Options{})
+	store := dynamostore.NewAppStore(r.dyn.Client, r.table, dynamostore.Options{})
 	due := time.Now().Add(-time.Minute).UTC().Truncate(time.Second)
 	saveSampleApp(t, store, sampleAppID, sampleClass, due)
 	saveSampleApp(t, store, "app-sample-unknown-class", unknownClass, due)
@@ -233,7 +227,7 @@ func (s *suite) testBuildFunctions(t *testing.T) {
 		defer release()
 		env := maps.Clone(env)
 		env["AWS_LAMBDA_FUNCTION_TIMEOUT"] = strconv.Itoa(int((awswire.ReplayMargin + 2*time.Second).Seconds()))
-		short := emulate(t, rie, filepath.Join(bins, "replay"), env)
+		short := r.start(t, "replay", env)
 		in, _ := json.Marshal(apps.ReplayInput{AppID: sampleAppID, Trigger: apps.TriggerManual})
 		var out apps.ReplayOutput
 		decodeStrict(t, "replay", short.call(t, in), &out)
@@ -294,10 +288,7 @@ func (s *suite) testPageStream(t *testing.T) {
 	rig := s.newStreamRig(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBound)
 	defer cancel()
-	var req events.LambdaFunctionURLRequest
-	if err := json.Unmarshal(s.sampleEvent(t, "stream-page", pageRequest(t, rig.token, sampleClass)), &req); err != nil {
-		t.Fatal(err)
-	}
+	req := s.urlEvent(t, "stream-page", pageRequest(t, rig.token, sampleClass))
 
 	var reports []turnReport
 	var page []sse
@@ -330,10 +321,7 @@ func (s *suite) testPageStream(t *testing.T) {
 		// request goes to the build just streamed.
 		const seen = 3
 		sample := urlRequest(http.MethodGet, "/api/page/"+sampleBuildID+"/stream", rig.token, "", "last-event-id", strconv.Itoa(seen))
-		var req events.LambdaFunctionURLRequest
-		if err := json.Unmarshal(s.sampleEvent(t, "stream-page-resume", sample), &req); err != nil {
-			t.Fatal(err)
-		}
+		req := s.urlEvent(t, "stream-page-resume", sample)
 		req.RawPath = strings.Replace(req.RawPath, sampleBuildID, buildID, 1)
 		req.RequestContext.HTTP.Path = req.RawPath
 		resp := open(t, ctx, rig.handler, req)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/insightedge/insightedge/infra/sample"
 	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 	"github.com/insightedge/insightedge/shared/eventlog"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
@@ -278,25 +279,60 @@ func (s *suite) functionEnv(t *testing.T, resource, table, ssmURL string) map[st
 	return env
 }
 
+// emulatorRig is what the tests of the function binaries under the
+// emulator share: the emulator, the binaries taken out of the function
+// images, a fresh table and a fake Parameter Store.
+type emulatorRig struct {
+	s                        *suite
+	rie, bins, table, ssmURL string
+	dyn                      *dynamotest.Server
+	tbl                      *dynamostore.Table
+}
+
+func (s *suite) newEmulatorRig(t *testing.T) *emulatorRig {
+	t.Helper()
+	r := &emulatorRig{s: s, rie: rieBinary(t), bins: s.imageBinaries(t), dyn: s.dynalite(t)}
+	r.table = r.dyn.NewTable(t)
+	r.tbl = dynamostore.New(r.dyn.Client, r.table, dynamostore.Options{})
+	r.ssmURL = fakeSSM(t, testSecrets())
+	return r
+}
+
+// env is the environment of the function resource over the rig's table.
+func (r *emulatorRig) env(t *testing.T, resource string) map[string]string {
+	return r.s.functionEnv(t, resource, r.table, r.ssmURL)
+}
+
+// start runs the function binary dir under the emulator.
+func (r *emulatorRig) start(t *testing.T, dir string, env map[string]string) *emulated {
+	return emulate(t, r.rie, filepath.Join(r.bins, dir), env)
+}
+
+// urlEvent reads the sample event name (written from sample under -update)
+// as a Function URL request.
+func (s *suite) urlEvent(t *testing.T, name string, sample any) events.LambdaFunctionURLRequest {
+	t.Helper()
+	var req events.LambdaFunctionURLRequest
+	if err := json.Unmarshal(s.sampleEvent(t, name, sample), &req); err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
 // testFunctions invokes every function binary under the emulator with its
 // sample event: the task functions in the order of a real turn (the quiz
 // scenario), each answering with its step's output type, then the api
 // function with an HTTP API event.
 func (s *suite) testFunctions(t *testing.T) {
-	rie := rieBinary(t)
-	bins := s.imageBinaries(t) // taken out of the function images
-	dyn := s.dynalite(t)
-	table := dyn.NewTable(t)
-	tbl := dynamostore.New(dyn.Client, table, dynamostore.Options{})
-	ssmURL := fakeSSM(t, testSecrets())
+	r := s.newEmulatorRig(t)
 	turn := sampleTurn()
-	seedTurn(t, tbl, turn)
+	seedTurn(t, r.tbl, turn)
 
 	var started []*emulated
 	start := func(dir, resource string) *emulated {
-		env := s.functionEnv(t, resource, table, ssmURL)
+		env := r.env(t, resource)
 		env[awswire.EnvLogLevel] = "debug" // every line a step may write, checked by checkStepLogs
-		e := emulate(t, rie, filepath.Join(bins, dir), env)
+		e := r.start(t, dir, env)
 		started = append(started, e)
 		return e
 	}
@@ -387,11 +423,11 @@ func (s *suite) testFunctions(t *testing.T) {
 	}
 
 	// What the functions did, as the edge will read it.
-	ended, err := tbl.Sessions().GetTurn(context.Background(), turn.SessionID, turn.TurnID)
+	ended, err := r.tbl.Sessions().GetTurn(context.Background(), turn.SessionID, turn.TurnID)
 	if err != nil || ended.Status != session.TurnCompleted {
 		t.Fatalf("turn after finish: %+v, %v", ended, err)
 	}
-	evs, err := tbl.Events().Read(context.Background(), workflow.TurnStream(turn.TurnID), 0, 0)
+	evs, err := r.tbl.Events().Read(context.Background(), workflow.TurnStream(turn.TurnID), 0, 0)
 	if err != nil || len(evs) < 3 || !evs[len(evs)-1].Close {
 		t.Fatalf("the turn's stream: %d events, closed %v, %v", len(evs), len(evs) > 0 && evs[len(evs)-1].Close, err)
 	}

@@ -573,10 +573,7 @@ func (s *suite) testStreamTurn(t *testing.T) {
 
 	quizBody := `{"message":"出 5 道牛顿第一定律的选择题"}`
 	sample := urlRequest(http.MethodPost, "/api/conversation/stream", rig.token, quizBody)
-	var req events.LambdaFunctionURLRequest
-	if err := json.Unmarshal(s.sampleEvent(t, "stream", sample), &req); err != nil {
-		t.Fatal(err)
-	}
+	req := s.urlEvent(t, "stream", sample)
 
 	var reports []turnReport
 	var quiz []sse

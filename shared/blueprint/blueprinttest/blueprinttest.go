@@ -51,3 +51,17 @@ func Analysis(class string) blueprint.Blueprint {
 		PageSystemPrompt: "You are an educational data analyst. Use only the numbers given.",
 	}
 }
+
+// Page returns the page skeleton bp lays out: its tabs and blocks, without
+// content, as a build of bp produces them.
+func Page(bp blueprint.Blueprint) blueprint.Page {
+	page := blueprint.Page{Layout: "tabs"}
+	for _, tab := range bp.UIComposition.Tabs {
+		pt := blueprint.PageTab{ID: tab.ID, Label: tab.Label}
+		for _, b := range tab.Blocks {
+			pt.Blocks = append(pt.Blocks, blueprint.PageBlock{ID: b.ID, Type: b.ComponentType})
+		}
+		page.Tabs = append(page.Tabs, pt)
+	}
+	return page
+}

@@ -21,7 +21,6 @@
 package build
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,6 +161,17 @@ func (b *Builder) request(ctx context.Context, buildID string) (blueprint.Reques
 	return req, err
 }
 
+// pending returns the request of build id while the phase whose record is
+// key (decoded into done) is still to do; todo is false once the phase is
+// done, as a retried step finds it.
+func (b *Builder) pending(ctx context.Context, id, key string, done any) (req blueprint.Request, todo bool, err error) {
+	if found, err := b.get(ctx, id, key, done); err != nil || found {
+		return req, false, err
+	}
+	req, err = b.request(ctx, id)
+	return req, err == nil, err
+}
+
 // fail records why the build ends and returns the failed status.
 func (b *Builder) fail(ctx context.Context, buildID string, f blueprint.Failure) (workflow.BuildStepOutput, error) {
 	b.o.Logger.WarnContext(ctx, "build failed", "buildId", buildID, "code", f.Code, "message", f.Message)
@@ -193,14 +203,12 @@ func isFault(ctx context.Context, err error) bool {
 
 var errClosed = eventlog.ErrClosed
 
-// jsonOf encodes v without HTML escaping: the page's text reaches the
-// client as written ("<" stays "<").
+// jsonOf encodes v as the stream carries it (protocol.Marshal): the page's
+// text reaches the client as written ("<" stays "<").
 func jsonOf(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := protocol.Marshal(v)
+	if err != nil {
 		return nil, fmt.Errorf("build: encode: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return b, nil
 }

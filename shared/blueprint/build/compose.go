@@ -27,13 +27,9 @@ import (
 // data and the results stay as the client sent them.
 func (b *Builder) Compose(ctx context.Context, in workflow.BuildStepInput) (workflow.BuildStepOutput, error) {
 	id := in.Build.BuildID
-	var done blueprint.Page
-	if found, err := b.get(ctx, id, blueprint.RecordPage, &done); err != nil || found {
+	req, todo, err := b.pending(ctx, id, blueprint.RecordPage, new(blueprint.Page))
+	if err != nil || !todo {
 		return ok, err
-	}
-	req, err := b.request(ctx, id)
-	if err != nil {
-		return workflow.BuildStepOutput{}, err
 	}
 	bp := req.Blueprint
 	em := b.stream(id)

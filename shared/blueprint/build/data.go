@@ -21,13 +21,9 @@ import (
 // step) does nothing more.
 func (b *Builder) Data(ctx context.Context, in workflow.BuildStepInput) (workflow.BuildStepOutput, error) {
 	id := in.Build.BuildID
-	var done blueprint.DataContext
-	if found, err := b.get(ctx, id, blueprint.RecordData, &done); err != nil || found {
+	req, todo, err := b.pending(ctx, id, blueprint.RecordData, new(blueprint.DataContext))
+	if err != nil || !todo {
 		return ok, err
-	}
-	req, err := b.request(ctx, id)
-	if err != nil {
-		return workflow.BuildStepOutput{}, err
 	}
 	em := b.stream(id)
 	lang := req.Blueprint.Language

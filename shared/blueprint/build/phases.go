@@ -15,13 +15,9 @@ import (
 // Compute is the compute phase: the compute graph over the build's data.
 func (b *Builder) Compute(ctx context.Context, in workflow.BuildStepInput) (workflow.BuildStepOutput, error) {
 	id := in.Build.BuildID
-	var done blueprint.ComputeResults
-	if found, err := b.get(ctx, id, blueprint.RecordCompute, &done); err != nil || found {
+	req, todo, err := b.pending(ctx, id, blueprint.RecordCompute, new(blueprint.ComputeResults))
+	if err != nil || !todo {
 		return ok, err
-	}
-	req, err := b.request(ctx, id)
-	if err != nil {
-		return workflow.BuildStepOutput{}, err
 	}
 	lang := req.Blueprint.Language
 	if err := b.stream(id).Emit(ctx, protocol.PagePhase{Phase: protocol.PhaseCompute,

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/office"
@@ -17,11 +16,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-var created = time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
-
 func build(t testing.TB, d office.Document) map[string][]byte {
 	t.Helper()
-	b, err := docxBytes(d, created)
+	b, err := docxBytes(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +101,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	if _, err := docxBytes(office.Document{}, created); err == nil {
+	if _, err := docxBytes(office.Document{}); err == nil {
 		t.Error("a document without a title was written")
 	}
 }
@@ -113,14 +110,14 @@ func BenchmarkLessonPlan(b *testing.B) {
 	d := samples.Document(12, true)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := docxBytes(d, created); err != nil {
+		if _, err := docxBytes(d); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func docxBytes(doc office.Document, created time.Time) ([]byte, error) {
+func docxBytes(doc office.Document) ([]byte, error) {
 	var buf bytes.Buffer
-	err := docx.Write(&buf, doc, created)
+	err := docx.Write(&buf, doc, samples.Created)
 	return buf.Bytes(), err
 }

@@ -21,7 +21,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
+	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/pdf"
 )
 
@@ -262,4 +264,27 @@ func repoDir(rel string) (string, error) {
 		dir = parent
 	}
 	return "", fmt.Errorf("officetest: no go.mod above the working directory")
+}
+
+// Squash removes all white space, so that text a reader breaks into lines
+// (or spaces out, as it does Chinese) compares with the text we wrote.
+func Squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// RequireText reports each of wants (Markdown, compared as its plain text)
+// that text does not hold, white space aside.
+func RequireText(t testing.TB, what, text string, wants ...string) {
+	t.Helper()
+	sq := Squash(text)
+	for _, w := range wants {
+		if !strings.Contains(sq, Squash(office.PlainText(w))) {
+			t.Errorf("%s: %q is missing from the text:\n%s", what, w, text)
+		}
+	}
 }

@@ -7,15 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/insightedge/insightedge/shared/office"
 	"github.com/insightedge/insightedge/shared/office/internal/samples"
 	"github.com/insightedge/insightedge/shared/office/officetest"
 	"github.com/insightedge/insightedge/shared/office/pdf"
 )
-
-var created = time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 
 func TestLoadMissingFont(t *testing.T) {
 	_, err := pdf.Load(filepath.Join(t.TempDir(), "none.ttf"))
@@ -42,7 +39,7 @@ func TestOpenReadsOnFirstUse(t *testing.T) {
 		t.Fatalf("Open read the file: %v", err)
 	}
 	doc := office.Document{Title: "T", Sections: []office.Section{{Heading: "H"}}}
-	if _, err := w.Bytes(doc, created); err == nil || !strings.Contains(err.Error(), "TrueType") {
+	if _, err := w.Bytes(doc, samples.Created); err == nil || !strings.Contains(err.Error(), "TrueType") {
 		t.Errorf("the first document = %v, want the font's error", err)
 	}
 	if _, err := pdf.Load(path); err == nil {
@@ -59,11 +56,11 @@ func TestOpenRendersAsLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := office.Document{Title: "光合作用", Sections: []office.Section{{Heading: "定义", Blocks: []office.Block{office.Paragraph{Text: "植物把光能转化为化学能。"}}}}}
-	a, err := eager.Bytes(doc, created)
+	a, err := eager.Bytes(doc, samples.Created)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := lazy.Bytes(doc, created)
+	b, err := lazy.Bytes(doc, samples.Created)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +81,7 @@ func pages(b []byte) int { return bytes.Count(b, []byte("<</Type /Page\n")) }
 func TestRender(t *testing.T) {
 	w := officetest.PDFWriter(t)
 	for _, zh := range []bool{true, false} {
-		b, err := w.Bytes(samples.Document(20, zh), created)
+		b, err := w.Bytes(samples.Document(20, zh), samples.Created)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,11 +101,11 @@ func TestRender(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	w := officetest.PDFWriter(t)
 	d := samples.Document(2, true)
-	a, err := w.Bytes(d, created)
+	a, err := w.Bytes(d, samples.Created)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := w.Bytes(d, created)
+	b, err := w.Bytes(d, samples.Created)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +116,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	w := officetest.PDFWriter(t)
-	if _, err := w.Bytes(office.Document{Title: "  "}, created); err == nil {
+	if _, err := w.Bytes(office.Document{Title: "  "}, samples.Created); err == nil {
 		t.Error("a document without a title was rendered")
 	}
 }
@@ -132,7 +129,7 @@ func BenchmarkPDF5Pages(b *testing.B) {
 	b.ReportAllocs()
 	var n, size int
 	for b.Loop() {
-		out, err := w.Bytes(d, created)
+		out, err := w.Bytes(d, samples.Created)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/insightedge/insightedge/shared/golden"
 	"github.com/insightedge/insightedge/shared/office"
@@ -19,11 +18,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-var created = time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
-
 func build(t testing.TB, d office.Deck) map[string][]byte {
 	t.Helper()
-	b, err := pptxBytes(d, created)
+	b, err := pptxBytes(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,11 +105,11 @@ func TestGolden(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	d := samples.Deck(3, false)
-	a, err := pptxBytes(d, created)
+	a, err := pptxBytes(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := pptxBytes(d, created)
+	b, err := pptxBytes(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +161,10 @@ func runTexts(t *testing.T, b []byte) []string {
 }
 
 func TestErrors(t *testing.T) {
-	if _, err := pptxBytes(office.Deck{Title: " "}, created); err == nil {
+	if _, err := pptxBytes(office.Deck{Title: " "}); err == nil {
 		t.Error("a deck without a title was written")
 	}
-	if _, err := pptxBytes(samples.Deck(pptx.MaxSlides+1, true), created); err == nil {
+	if _, err := pptxBytes(samples.Deck(pptx.MaxSlides+1, true)); err == nil {
 		t.Error("a deck over the slide limit was written")
 	}
 }
@@ -178,7 +175,7 @@ func BenchmarkDeck15(b *testing.B) {
 	b.ReportAllocs()
 	var size int
 	for b.Loop() {
-		out, err := pptxBytes(d, created)
+		out, err := pptxBytes(d)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -187,8 +184,8 @@ func BenchmarkDeck15(b *testing.B) {
 	b.ReportMetric(float64(size), "bytes/deck")
 }
 
-func pptxBytes(d office.Deck, created time.Time) ([]byte, error) {
+func pptxBytes(d office.Deck) ([]byte, error) {
 	var buf bytes.Buffer
-	err := pptx.Write(&buf, d, created)
+	err := pptx.Write(&buf, d, samples.Created)
 	return buf.Bytes(), err
 }

@@ -50,18 +50,6 @@ func run(t *testing.T, reg *tools.Registry, teacher, name, args string) (tools.R
 	return tool.Run(context.Background(), tools.Call{TeacherID: teacher, TraceID: "trace-" + name}, json.RawMessage(args))
 }
 
-func encode(t *testing.T, v any) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 func TestRegistersEveryBaseTool(t *testing.T) {
 	reg, _ := newRegistry(t)
 	want := []string{
@@ -122,7 +110,7 @@ func TestOutputsGolden(t *testing.T) {
 			if res.Status != tt.status || res.Message == "" {
 				t.Errorf("status %q message %q, want status %q", res.Status, res.Message, tt.status)
 			}
-			got := encode(t, map[string]any{"status": res.Status, "message": res.Message, "output": res.Output})
+			got := golden.JSON(t, map[string]any{"status": res.Status, "message": res.Message, "output": res.Output})
 			golden.Check(t, filepath.Join("testdata", tt.golden+".json"), got, *update)
 		})
 	}
@@ -144,7 +132,7 @@ func TestWeakestInGrammarIsReal(t *testing.T) {
 			WeakestSkill string
 		}
 	}
-	if err := json.Unmarshal(encode(t, res.Output), &out); err != nil {
+	if err := json.Unmarshal(golden.JSON(t, res.Output), &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.ClassID != "class-hk-f1a" || out.Skill != "grammar" || len(out.Students) != 35 {
@@ -193,13 +181,13 @@ func TestStudentByName(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", args, err)
 		}
-		if !bytes.Equal(encode(t, byName.Output), encode(t, byID.Output)) {
+		if !bytes.Equal(golden.JSON(t, byName.Output), golden.JSON(t, byID.Output)) {
 			t.Errorf("%s: by name differs from by id", args)
 		}
 	}
 	res, err := run(t, reg, "t-001", "get_student_error_patterns", `{"studentId":"Wong Ka Ho"}`)
-	if err != nil || !strings.Contains(string(encode(t, res.Output)), `"studentId": "s-f1a-01"`) {
-		t.Errorf("error patterns by name: %v %s", err, encode(t, res.Output))
+	if err != nil || !strings.Contains(string(golden.JSON(t, res.Output)), `"studentId": "s-f1a-01"`) {
+		t.Errorf("error patterns by name: %v %s", err, golden.JSON(t, res.Output))
 	}
 }
 
@@ -258,7 +246,7 @@ func TestArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := string(encode(t, res.Output)); !strings.Contains(out, `"skill": "overall"`) {
+	if out := string(golden.JSON(t, res.Output)); !strings.Contains(out, `"skill": "overall"`) {
 		t.Errorf("empty skill did not rank overall: %.80s", out)
 	}
 	_, err = run(t, reg, "t-001", "get_class_detail", `{}`)
@@ -311,7 +299,7 @@ func TestMockDataIsMarked(t *testing.T) {
 			if len(res.Notices) != 1 || res.Notices[0].Code != protocol.NoticeMockData || !strings.Contains(res.Notices[0].Message, tt.want) {
 				t.Errorf("notices %+v", res.Notices)
 			}
-			out := encode(t, res.Output)
+			out := golden.JSON(t, res.Output)
 			if !bytes.HasPrefix(bytes.TrimSpace(out), []byte("{\n  \"dataNotices\": [")) || !bytes.Contains(out, []byte(`"students"`)) {
 				t.Errorf("the model's output does not start with the notice:\n%.300s", out)
 			}
