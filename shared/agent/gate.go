@@ -28,20 +28,6 @@ const (
 	MetricRolloutFallback  = "RolloutFallback"  // a turn outside the unified agent's rollout
 )
 
-// pausedMsgs are the notices of the paused capabilities.
-var pausedMsgs = map[flags.Capability]i18n.Msg{
-	flags.Tools:           i18n.PausedTools,
-	flags.PageBuilds:      i18n.PausedPageBuilds,
-	flags.Research:        i18n.PausedResearch,
-	flags.TemplateReports: i18n.PausedTemplateReports,
-	flags.FileGeneration:  i18n.PausedFileGeneration,
-}
-
-// PausedNotice is the notice of a paused capability, in l.
-func PausedNotice(c flags.Capability, l i18n.Lang) protocol.Notice {
-	return protocol.Notice{Code: protocol.NoticePaused, Message: l.Text(pausedMsgs[c])}
-}
-
 // gate applies the safety flags and the switches to a routed turn.
 func (a *Agent) gate(ctx context.Context, t workflow.Turn, out workflow.RouteOutput) workflow.RouteOutput {
 	l := i18n.Of(t.Language, t.Message)
@@ -96,7 +82,7 @@ func (a *Agent) safetyFlags(ctx context.Context, t workflow.Turn, fs []string) [
 func (a *Agent) paused(ctx context.Context, t workflow.Turn, c flags.Capability, l i18n.Lang) protocol.Notice {
 	a.Logger.InfoContext(ctx, "capability paused", "capability", c, "teacher", t.TeacherID, "turn", t.TurnID, "trace", t.TraceID)
 	a.Metrics.Count(MetricCapabilityPaused, 1, map[string]string{"capability": string(c)})
-	return PausedNotice(c, l)
+	return flags.Notice(c, l)
 }
 
 // makesFiles reports whether the tool named n makes files.

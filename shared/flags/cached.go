@@ -108,19 +108,35 @@ func TTLFromEnv(getenv func(string) string) (time.Duration, error) {
 	return d, nil
 }
 
-// FromEnv is the local source: FLAGS_FILE's switches, cached for
-// FLAGS_TTL, or, without FLAGS_FILE, Default.
-func FromEnv(getenv func(string) string, log *slog.Logger) (Source, error) {
-	path := strings.TrimSpace(getenv(EnvFile))
-	if path == "" {
-		return Static(Default()), nil
+// Config is where the switches are read from.
+type Config struct {
+	File      string        // FLAGS_FILE
+	Parameter string        // FLAGS_PARAMETER (AWS: read by awswire)
+	TTL       time.Duration // FLAGS_TTL
+}
+
+// ConfigFromEnv reads FLAGS_FILE, FLAGS_PARAMETER and FLAGS_TTL; errors
+// name the variable at fault.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{File: strings.TrimSpace(getenv(EnvFile)), Parameter: strings.TrimSpace(getenv(EnvParameter))}
+	var err error
+	if c.TTL, err = TTLFromEnv(getenv); err != nil {
+		return c, err
 	}
-	ttl, err := TTLFromEnv(getenv)
-	if err != nil {
-		return nil, err
+	if c.File != "" {
+		if _, err := os.Stat(c.File); err != nil {
+			return c, fmt.Errorf("%s: %w", EnvFile, err)
+		}
 	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvFile, err)
+	return c, nil
+}
+
+// FileSource is FLAGS_FILE's switches, cached for the TTL, or, without
+// FLAGS_FILE, Default: `go run ./local` with none set is the product as
+// it always was.
+func (c Config) FileSource(log *slog.Logger) Source {
+	if c.File == "" {
+		return Static(Default())
 	}
-	return NewCached(File(path), CachedOptions{TTL: ttl, Logger: log}), nil
+	return NewCached(File(c.File), CachedOptions{TTL: c.TTL, Logger: log})
 }

@@ -168,21 +168,21 @@ func TestFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	ctx := context.Background()
 
-	src, err := flags.FromEnv(env(nil), nil)
-	if err != nil || !src.Switches(ctx).On(flags.PageBuilds) || src.Switches(ctx).UnifiedV2.Percent != 100 {
+	c, err := flags.ConfigFromEnv(env(nil))
+	if src := c.FileSource(nil); err != nil || !src.Switches(ctx).On(flags.PageBuilds) || src.Switches(ctx).UnifiedV2.Percent != 100 {
 		t.Fatalf("no FLAGS_FILE: %v, %+v; want Default", err, src)
 	}
-	src, err = flags.FromEnv(env(map[string]string{flags.EnvFile: path}), nil)
-	if err != nil || src.Switches(ctx).On(flags.PageBuilds) {
-		t.Fatalf("FLAGS_FILE: err %v, page builds on", err)
+	c, err = flags.ConfigFromEnv(env(map[string]string{flags.EnvFile: path}))
+	if err != nil || c.FileSource(nil).Switches(ctx).On(flags.PageBuilds) || c.TTL != flags.DefaultTTL {
+		t.Fatalf("FLAGS_FILE: err %v, page builds on or TTL %v", err, c.TTL)
 	}
 	for _, bad := range []map[string]string{
 		{flags.EnvFile: filepath.Join(t.TempDir(), "missing.json")},
 		{flags.EnvFile: path, flags.EnvTTL: "forever"},
 		{flags.EnvFile: path, flags.EnvTTL: "1h"},
 	} {
-		if _, err := flags.FromEnv(env(bad), nil); err == nil {
-			t.Errorf("FromEnv(%v) = nil error", bad)
+		if _, err := flags.ConfigFromEnv(env(bad)); err == nil {
+			t.Errorf("ConfigFromEnv(%v) = nil error", bad)
 		}
 	}
 	if flags.Read(ctx, nil).UnifiedV2.Percent != 100 {
