@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,7 +21,7 @@ import (
 // newSwitchedLocal is the product with doc as its switches file.
 func newSwitchedLocal(t *testing.T, doc string) Local {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "flags.json")
+	path := t.TempDir() + "/flags.json"
 	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +54,8 @@ func wantNoticeTurn(t *testing.T, st stream, code string, not ...string) {
 // the teacher a notice that it is paused, not a failure.
 func TestSwitchesPauseTurns(t *testing.T) {
 	cases := []struct {
-		name    string
-		doc     string
-		message string
-		not     []string
+		name, doc, message string
+		not                []string
 	}{
 		{"tools", `{"tools":false}`, "我有哪些班级？", []string{"tool-input-start", "tool-input-available", "data-tool-progress"}},
 		{"page builds", `{"page_builds":false}`, "分析 1A 班英语成绩", []string{"data-blueprint"}},

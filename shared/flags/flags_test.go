@@ -12,50 +12,6 @@ import (
 	"github.com/insightedge/insightedge/shared/flags"
 )
 
-func TestParse(t *testing.T) {
-	tests := []struct {
-		name    string
-		doc     string
-		percent int
-		paused  []flags.Capability
-		wantErr bool
-	}{
-		{name: "empty is every switch on", doc: "", percent: 100},
-		{name: "empty object", doc: "{}", percent: 100},
-		{name: "rollout", doc: `{"agent_unified_v2_enabled":{"percent":20,"teachers":["t-1"]}}`, percent: 20},
-		{name: "paused", doc: `{"research":false,"tools":true,"file_generation":false}`, percent: 100,
-			paused: []flags.Capability{flags.Research, flags.FileGeneration}},
-		{name: "every capability", doc: `{"tools":false,"page_builds":false,"research":false,"template_reports":false,"file_generation":false}`,
-			percent: 100, paused: flags.Capabilities},
-		{name: "misspelt switch", doc: `{"reserch":false}`, wantErr: true},
-		{name: "percent out of range", doc: `{"agent_unified_v2_enabled":{"percent":101}}`, wantErr: true},
-		{name: "not json", doc: `research=off`, wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := flags.Parse([]byte(tt.doc))
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
-			}
-			if tt.wantErr {
-				return
-			}
-			if s.UnifiedV2.Percent != tt.percent {
-				t.Errorf("percent = %d, want %d", s.UnifiedV2.Percent, tt.percent)
-			}
-			for _, c := range flags.Capabilities {
-				want := true
-				for _, p := range tt.paused {
-					want = want && p != c
-				}
-				if s.On(c) != want {
-					t.Errorf("On(%s) = %v, want %v", c, s.On(c), want)
-				}
-			}
-		})
-	}
-}
-
 func TestRolloutEnabled(t *testing.T) {
 	teachers := make([]string, 1000)
 	for i := range teachers {
@@ -187,5 +143,48 @@ func TestFromEnv(t *testing.T) {
 	}
 	if flags.Read(ctx, nil).UnifiedV2.Percent != 100 {
 		t.Error("Read(nil) is not Default")
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		percent   int
+		paused    []flags.Capability
+		wantErr   bool
+	}{
+		{name: "empty is every switch on", doc: "", percent: 100},
+		{name: "empty object", doc: "{}", percent: 100},
+		{name: "rollout", doc: `{"agent_unified_v2_enabled":{"percent":20,"teachers":["t-1"]}}`, percent: 20},
+		{name: "paused", doc: `{"research":false,"tools":true,"file_generation":false}`, percent: 100,
+			paused: []flags.Capability{flags.Research, flags.FileGeneration}},
+		{name: "every capability", doc: `{"tools":false,"page_builds":false,"research":false,"template_reports":false,"file_generation":false}`,
+			percent: 100, paused: flags.Capabilities},
+		{name: "misspelt switch", doc: `{"reserch":false}`, wantErr: true},
+		{name: "percent out of range", doc: `{"agent_unified_v2_enabled":{"percent":101}}`, wantErr: true},
+		{name: "not json", doc: `research=off`, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := flags.Parse([]byte(tt.doc))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if tt.wantErr {
+				return
+			}
+			if s.UnifiedV2.Percent != tt.percent {
+				t.Errorf("percent = %d, want %d", s.UnifiedV2.Percent, tt.percent)
+			}
+			for _, c := range flags.Capabilities {
+				want := true
+				for _, p := range tt.paused {
+					want = want && p != c
+				}
+				if s.On(c) != want {
+					t.Errorf("On(%s) = %v, want %v", c, s.On(c), want)
+				}
+			}
+		})
 	}
 }
