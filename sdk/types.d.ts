@@ -278,7 +278,14 @@ export interface PageMeta {
  * via the `definition` "Notice".
  */
 export interface Notice {
-  code: 'MOCK_DATA' | 'STALE_DATA' | 'INCOMPLETE_DATA' | 'UNGRADED_WORK' | 'PDF_UNAVAILABLE';
+  code:
+    | 'MOCK_DATA'
+    | 'STALE_DATA'
+    | 'INCOMPLETE_DATA'
+    | 'UNGRADED_WORK'
+    | 'PDF_UNAVAILABLE'
+    | 'CAPABILITY_PAUSED'
+    | 'STUDENT_PRIVACY';
   message: string;
 }
 /**

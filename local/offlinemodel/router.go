@@ -65,7 +65,7 @@ func routerReply(c *call) reply {
 		ModelTier:      rc.tier,
 		ExpectedMode:   rc.mode,
 		Strategy:       rc.strategy,
-		SafetyFlags:    []string{},
+		SafetyFlags:    safetyFlags(c.user),
 	}
 	if rc.intent == workflow.IntentClarify {
 		res.ClarifyNeeded = true
@@ -156,4 +156,22 @@ func listedTools(system string) []string {
 	}
 	intents := []workflow.Intent{workflow.IntentSmalltalk, workflow.IntentQA, workflow.IntentData, workflow.IntentQuiz, workflow.IntentContent, workflow.IntentBuild, workflow.IntentClarify}
 	return slices.DeleteFunc(anySection, func(n string) bool { return slices.Contains(intents, workflow.Intent(n)) })
+}
+
+// issue 28: the safety flags of prompts.Router, by the stand-in's rules: a
+// request to hurt, humiliate or deceive is harmful; one for a pupil's
+// private details (health, family, address, contacts, counselling) is
+// student_privacy.
+func safetyFlags(user string) []string {
+	t := strings.ToLower(user)
+	flags := []string{}
+	if matches(`\b(humiliate|humiliating|bully|bullying|hurt|slap|threaten|beat up|hit (a|the|my|this) (student|pupil|child|kid)|fake (the )?(grades|scores))\b`, t) ||
+		matches(`(羞辱|霸凌|欺负|体罚|打骂|殴打|伤害|威胁|恐吓|伪造成绩|篡改成绩)`, t) {
+		flags = append(flags, prompts.SafetyHarmful)
+	}
+	if matches(`\b(home address|phone number|medical (history|record)|health record|diagnosis|family income|divorce|counselling|counseling|id number)\b`, t) ||
+		matches(`(家庭住址|电话号码|手机号|病史|病历|诊断|家庭收入|离婚|心理咨询|身份证)`, t) {
+		flags = append(flags, prompts.SafetyPrivacy)
+	}
+	return flags
 }

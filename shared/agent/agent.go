@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/flags"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/session"
@@ -53,6 +54,9 @@ type Options struct {
 	// Limits is told the tokens each model call used and when a turn
 	// ends (issue 26: fair use; nil: no limits).
 	Limits Limits
+	// Switches are the operator's switches, read at the start of each
+	// turn (issue 28; nil: every switch on, every teacher in the rollout).
+	Switches flags.Source
 }
 
 // Limits is the fair-use limiter as the steps use it (*limits.Limiter).

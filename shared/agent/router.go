@@ -36,16 +36,16 @@ func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 		}
 		a.Logger.WarnContext(ctx, "router model failed; the agent decides", "err", err)
 		a.Metrics.Count("RouterFallback", 1, nil)
-		return a.intentTools(in.Turn.Mode, a.fallbackRoute("router unavailable")), nil
+		return a.gate(ctx, in.Turn, a.intentTools(in.Turn.Mode, a.fallbackRoute("router unavailable"))), nil
 	}
 	var r workflow.RouterResult
 	if err := json.Unmarshal([]byte(llm.StripFence(resp.Message.Content)), &r); err != nil {
 		a.Logger.WarnContext(ctx, "router answer is not a RouterResult; the agent decides", "err", err)
 		a.Metrics.Count("RouterFallback", 1, nil)
-		return a.intentTools(in.Turn.Mode, a.fallbackRoute("router answer unreadable")), nil
+		return a.gate(ctx, in.Turn, a.intentTools(in.Turn.Mode, a.fallbackRoute("router answer unreadable"))), nil
 	}
 	r = a.normalizeRoute(r, editable)
-	out := a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r})
+	out := a.gate(ctx, in.Turn, a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r}))
 	a.Logger.InfoContext(ctx, "routed", "intent", r.Intent, "path", out.Path, "candidates", r.CandidateTools,
 		"tools", out.Tools, "tier", r.ModelTier, "mode", in.Turn.Mode)
 	return out, nil

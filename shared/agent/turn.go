@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/llm"
@@ -22,11 +23,17 @@ const interruptedTries = 2
 // the chat path's single answer). It returns the tool calls to run, or
 // "final" once the agent called final_result, or "reply" for a chat answer.
 func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.AgentOutput, error) {
+	if in.Route.Decline != "" {
+		return a.declined(ctx, in) // issue 28
+	}
 	chat := in.Route.Path == workflow.PathChat
 	mode := in.Turn.Mode.Or(workflow.ModeNatural)
 	system := prompts.AgentFor(string(mode))
 	if chat {
 		system = prompts.ChatFor(string(mode))
+	}
+	if slices.Contains(in.Route.Result.SafetyFlags, prompts.SafetyPrivacy) {
+		system += prompts.PrivacyNote // issue 28
 	}
 	hist, err := a.attemptHistory(ctx, in, system)
 	if err != nil {
@@ -38,6 +45,11 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 		em.Hold(protocol.FinishStep{})
 	}
 	em.Hold(protocol.StartStep{})
+	if in.Attempt == 1 && in.Prev.Round == 0 {
+		for _, n := range in.Route.Notices { // issue 28: before the answer
+			em.Hold(n.Chunk())
+		}
+	}
 	out, err := a.round(ctx, in, hist, em, chat, mode)
 	// What is still held goes out whether or not the round failed: a
 	// stream that ends in an error still has its step's start.

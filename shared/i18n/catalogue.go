@@ -347,6 +347,22 @@ const (
 	ExportReasonManual
 	ExportReasonNoAnswer
 	QuizTitle
+	// issue 28: rollout and kill switches, safety flags. Paused* say a
+	// capability is paused by the operators (data-notice CAPABILITY_PAUSED);
+	// Declined is the answer to a request the router flagged harmful, with
+	// DeclinedGuide and DeclinedSuggest* as its guide; Privacy is the
+	// STUDENT_PRIVACY notice.
+	PausedTools
+	PausedPageBuilds
+	PausedResearch
+	PausedTemplateReports
+	PausedFileGeneration
+	Declined
+	DeclinedGuide
+	DeclinedSuggestData
+	DeclinedSuggestQuiz
+	DeclinedSuggestLesson
+	Privacy
 	numMsgs
 )
 
@@ -613,6 +629,18 @@ var catalogue = [numMsgs][2]string{
 	ExportReasonManual:   {"it is an open question, to be graded by hand", "为主观题，需人工批改"},
 	ExportReasonNoAnswer: {"its answer matches no option, so it is exported as an open question", "答案与选项不对应，已按主观题导出"},
 	QuizTitle:            {"Quiz", "测验"},
+	// issue 28: rollout and kill switches, safety flags
+	PausedTools:           {"Tools are paused for now: this answer uses no class data and makes no files.", "工具功能暂时暂停：本次回答不查询班级数据，也不生成文件。"},
+	PausedPageBuilds:      {"Building pages is paused for now. Please try again later.", "页面生成功能暂时暂停，请稍后再试。"},
+	PausedResearch:        {"Research timelines are paused for now. Please try again later.", "研究时间线功能暂时暂停，请稍后再试。"},
+	PausedTemplateReports: {"Template reports are paused for now. Please try again later.", "模板报告功能暂时暂停，请稍后再试。"},
+	PausedFileGeneration:  {"Making files is paused for now: this answer comes without files.", "文件生成功能暂时暂停：本次回答不生成文件。"},
+	Declined:              {"I can't help with this request: it could harm pupils or others.", "抱歉，这个请求可能对学生或他人造成伤害，我无法提供帮助。"},
+	DeclinedGuide:         {"I can help with your teaching: class data, quizzes, lesson materials and pages.", "我可以协助您的教学工作：班级数据分析、测验、教学材料和互动页面。"},
+	DeclinedSuggestData:   {"Show the latest results of my class", "查看我班级最近的成绩"},
+	DeclinedSuggestQuiz:   {"Make a 10-question quiz on fractions", "出一份 10 道题的分数测验"},
+	DeclinedSuggestLesson: {"Draft a lesson plan on photosynthesis", "写一份光合作用的教案"},
+	Privacy:               {"This request is about a pupil's private information: the answer leaves out what the task does not need.", "该请求涉及学生的个人隐私信息：回答将略去与任务无关的内容。"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

@@ -39,9 +39,29 @@ Intents:
 
 candidateTools: the generation tools the request most likely needs, chosen only from the list below; a priority set,
 not a whitelist (data tools are always available). Use modelTier strong only for long or demanding content.
-safetyFlags: empty unless the message asks for something harmful or private about students.
+safetyFlags: [] for almost every message. Only these flags exist (the product acts on them):
+- "harmful": the message asks for something that could hurt pupils or others (violence, self-harm, humiliating or
+  discriminating against a pupil, cheating or deceiving); the request is declined.
+- "student_privacy": the message asks for a named pupil's private information (health, family, address, contacts,
+  counselling, discipline records) where the teaching task does not need it; the answer leaves that out.
 
 Available generation tools:
+`
+
+// issue 28: the safety flags the router may set (Router) and the product
+// acts on: a harmful request is declined without a model or tool; a
+// private one is answered with PrivacyNote added to the system prompt.
+const (
+	SafetyHarmful = "harmful"
+	SafetyPrivacy = "student_privacy"
+)
+
+// PrivacyNote is added to the agent's and the chat's system prompt when
+// the router flagged the message student_privacy.
+const PrivacyNote = `
+The router flagged this message as asking for a pupil's private information that the teaching task does not
+need. Do not state or look up such details (health, family, address, contacts, counselling, discipline); help with
+the teaching part of the request only, and say briefly that private details are left out.
 `
 
 // Agent is the teaching agent's system prompt (seed 000 §7: tools, then

@@ -325,6 +325,12 @@ const (
 	// NoticeQuizExport: a quiz export converted or left out questions the
 	// target format cannot hold (issue 31); the message says which.
 	NoticeQuizExport = "QUIZ_EXPORT_ADJUSTED"
+	// issue 28: NoticePaused: an operator paused the capability the
+	// request needs (shared/flags); the message names it. NoticePrivacy:
+	// the request is about a pupil's private data where the task does not
+	// need it; the answer leaves it out.
+	NoticePaused  = "CAPABILITY_PAUSED"
+	NoticePrivacy = "STUDENT_PRIVACY"
 )
 
 // Chunk returns the data-notice chunk of n. Its id is the code, so that the

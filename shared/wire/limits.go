@@ -37,7 +37,8 @@ func (a *App) FairUse(mux *http.ServeMux, next http.Handler) http.Handler {
 }
 
 // LimitStarts wraps h so that the routes that start a page build, a
-// research run or a template report are admitted first (edge.LimitStarts).
+// research run or a template report are admitted first (edge.LimitStarts),
+// after the operator's switches (edge.PauseStarts, issue 28).
 func (a *App) LimitStarts(h http.Handler) http.Handler {
-	return edge.LimitStarts(h, a.edgeLimiter(), a.Authenticator(), a.Logger)
+	return edge.PauseStarts(edge.LimitStarts(h, a.edgeLimiter(), a.Authenticator(), a.Logger), a.Switches, a.Logger, a.Agent.Metrics)
 }

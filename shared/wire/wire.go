@@ -29,6 +29,7 @@ import (
 	"github.com/insightedge/insightedge/shared/blueprint/plan"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/flags"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/limits"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -67,6 +68,8 @@ type Config struct {
 	FileLinkTTL time.Duration
 	// Limits are the fair-use limits (LIMIT_*, issue 26; off when unset).
 	Limits limits.Config
+	// Flags is where the operator's switches are read (FLAGS_*, issue 28).
+	Flags flags.Config
 }
 
 // ConfigFromEnv reads the configuration; errors name the variable at fault.
@@ -78,6 +81,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.JWTSecret, c.JWTIssuer, c.JWTAudience = getenv("AUTH_JWT_SECRET"), getenv("AUTH_JWT_ISSUER"), getenv("AUTH_JWT_AUDIENCE")
 	if c.Limits, err = limits.FromEnv(getenv); err != nil {
+		return c, err
+	}
+	if c.Flags, err = flags.ConfigFromEnv(getenv); err != nil {
 		return c, err
 	}
 	if c.JWTSecret != "" {
@@ -187,6 +193,9 @@ type Backends struct {
 	LimitNow func() time.Time
 	// QuizExport serves POST /api/quiz/export (issue 31); nil: 503.
 	QuizExport edge.QuizExporter
+	// Switches are the operator's switches (issue 28; nil: FLAGS_FILE's,
+	// or every switch on).
+	Switches flags.Source
 }
 
 // App is the built graph.
@@ -208,6 +217,8 @@ type App struct {
 	Limits *limits.Limiter
 	// QuizExport is Backends.QuizExport (issue 31).
 	QuizExport edge.QuizExporter
+	// Switches are the operator's switches (issue 28).
+	Switches flags.Source
 
 	authOnce sync.Once
 	auth     edge.Authenticator
@@ -233,7 +244,10 @@ func New(c Config, b Backends) (*App, error) {
 	}
 	reg := tools.NewRegistry(quiz.New(model), guide.Tool())
 	reg.Add(b.Tools...)
-	ao := agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush}
+	if b.Switches == nil {
+		b.Switches = c.Flags.FileSource(b.Logger) // issue 28
+	}
+	ao := agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush, Switches: b.Switches}
 	lim := newLimiter(c.Limits, b)
 	if lim != nil {
 		ao.Limits = lim
@@ -243,7 +257,7 @@ func New(c Config, b Backends) (*App, error) {
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
 		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files, Limits: lim,
-		QuizExport: b.QuizExport}
+		QuizExport: b.QuizExport, Switches: b.Switches}
 	if b.Research != nil {
 		if app.Research, err = newResearch(c.Research, model, b); err != nil {
 			return nil, err

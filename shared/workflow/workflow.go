@@ -181,7 +181,18 @@ type RouteOutput struct {
 	// from an execution started before modes, when the router's candidates
 	// decide.
 	Tools []string `json:"tools,omitempty"`
+	// issue 28: Notices are shown before the answer (a paused capability,
+	// a safety flag); a Decline ("harmful", "paused") is answered by the
+	// AgentTurn step without the model or a tool.
+	Notices []protocol.Notice `json:"notices,omitempty"`
+	Decline string            `json:"decline,omitempty"`
 }
+
+// Declines: why a turn is answered without the model.
+const (
+	DeclineHarmful = "harmful"
+	DeclinePaused  = "paused"
+)
 
 // AgentInput is the AgentTurn step's input.
 type AgentInput struct {

@@ -47,6 +47,8 @@ const (
 	setSteer  = "steer"  // the functions that start and steer template runs
 	setSocket = "socket" // the WebSocket function
 	setText   = "text"   // the function that streams the agent's text (its flush interval: docs/cost.md)
+
+	setFlags = "flags" // issue 28: the functions that read the operator's switches (edge routes, the router, the socket)
 )
 
 // envTable is every environment variable the code of the functions reads,
@@ -149,6 +151,12 @@ var envTable = map[string]string{
 	"AUTH_JWT_SECRET":             setNever, // read from AUTH_JWT_SECRET_PARAMETER
 	awswire.EnvAllowDevAuth:       setNever,
 	"DEV_TEACHER_ID":              setNever,
+
+	// issue 28: the operator's switches, set on the functions that read
+	// them (FLAGS_FILE is the local run's).
+	"FLAGS_PARAMETER": setFlags,
+	"FLAGS_TTL":       setCode,
+	"FLAGS_FILE":      setNever,
 }
 
 // roles are the kinds of each function of the template.
@@ -158,10 +166,10 @@ var roles = map[string][]string{
 	// builds and keeps the saved apps and their schedules.
 	// It also serves the research routes: it asks the model for the
 	// proposal and starts research runs.
-	"StreamFunction":    {setAll, setEdge, setAuth, setModel, setData, setBuild, setSched, setStartR, setTplAPI, setSteer},
-	"ApiFunction":       {setAll, setEdge, setAuth},
+	"StreamFunction":    {setAll, setEdge, setAuth, setModel, setData, setBuild, setSched, setStartR, setTplAPI, setSteer, setFlags},
+	"ApiFunction":       {setAll, setEdge, setAuth, setFlags},
 	"ReplayFunction":    {setAll, setBuild},
-	"RouterFunction":    {setAll, setModel, setData},
+	"RouterFunction":    {setAll, setModel, setData, setFlags},
 	"AgentTurnFunction": {setAll, setModel, setData, setText},
 	"ToolFunction":      {setAll, setModel, setData, setFiles},
 	"ValidateFunction":  {setAll},
@@ -172,7 +180,7 @@ var roles = map[string][]string{
 	"ResearchFunction": {setAll, setModel, setSearch},
 	// The template report (seed 002): the steps, and the socket.
 	"ReportFunction": {setAll, setModel, setData, setFiles, setTplAPI},
-	"WsFunction":     {setAll, setAuth, setTplAPI, setSteer, setSocket},
+	"WsFunction":     {setAll, setAuth, setTplAPI, setSteer, setSocket, setFlags},
 }
 
 // Local stand-ins for the template's references, for running a function's
@@ -222,6 +230,7 @@ func localEnv(t *testing.T, env map[string]string, table, model string) map[stri
 		"ref:LimitConcurrentTurns": "", "ref:LimitTurnsPerMinute": "", "ref:LimitBuildsPerHour": "",
 		"ref:LimitResearchPerDay": "", "ref:LimitReportsPerDay": "", "ref:LimitTokensPerDay": "",
 		"ref:LimitSchoolTokensPerDay": "", "ref:LimitTimeZone": "Asia/Hong_Kong", "ref:LimitSchoolClaim": "school",
+		"ref:FlagsParameter": "", // issue 28: the template's default, every switch on
 		"sub:https://${TemplateSocketApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/${Stage}": testWSCallback,
 	}
 	out := map[string]string{}

@@ -41,7 +41,9 @@ var Layers = []Layer{
 		"shared/report/backend", "shared/report/mdtree", "shared/report/export", "infra", "shared/clock", "shared/scores",
 		// Test helpers any test may use: golden files, expected errors, a
 		// log buffer read while written.
-		"shared/golden", "shared/errtest", "shared/syncbuf"}},
+		"shared/golden", "shared/errtest", "shared/syncbuf",
+		// issue 28: the operator's rollout and capability switches.
+		"shared/flags"}},
 }
 
 // Of returns the index in Layers (0 is the top) and the entry of the

@@ -142,7 +142,7 @@ var enums = map[string][]any{
 	"PagePhase.phase":               {protocol.PhaseData, protocol.PhaseCompute, protocol.PhaseCompose},
 	"PageToolResult.status":         {protocol.PageToolSuccess, protocol.PageToolError},
 	"ResearchProgress.phase":        {protocol.ResearchPhaseSkeleton, protocol.ResearchPhaseSearch, protocol.ResearchPhaseDraft, protocol.ResearchPhaseCheck},
-	"Notice.code":                   {protocol.NoticeMockData, protocol.NoticeStaleData, protocol.NoticeIncompleteData, protocol.NoticeUngraded, protocol.NoticePDFUnavailable},
+	"Notice.code":                   {protocol.NoticeMockData, protocol.NoticeStaleData, protocol.NoticeIncompleteData, protocol.NoticeUngraded, protocol.NoticePDFUnavailable, protocol.NoticePaused, protocol.NoticePrivacy},
 }
 
 var modes = []any{workflow.ModeNatural, workflow.ModeFree, workflow.ModeStrict}

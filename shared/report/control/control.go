@@ -8,6 +8,7 @@
 package control
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/eventlog"
+	"github.com/insightedge/insightedge/shared/flags"
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
@@ -73,6 +75,9 @@ type Options struct {
 	// Recover, when set, closes a run whose lease ran out (its process
 	// died) when an event meets it, so that the session takes new work.
 	Recover Recoverer
+	// Switches are the operator's switches (issue 28; nil: all on): with
+	// template reports paused, a new session or run is refused (paused).
+	Switches flags.Source
 }
 
 // Recoverer closes the work of an expired lease (recovery.Recoverer).
@@ -197,6 +202,9 @@ func (s *Service) release(ctx context.Context, sess report.Session) {
 }
 
 func (s *Service) create(ctx context.Context, c Caller, _ report.CreateSession) (Result, error) {
+	if err := s.paused(ctx, c.TeacherID, ""); err != nil {
+		return Result{}, err
+	}
 	now := s.o.Now().UTC()
 	sess := report.Session{ID: uuid.NewString(), TeacherID: c.TeacherID, ConnectionID: c.ConnectionID,
 		Status: report.StatusIdle, ExpiresAt: now.Add(s.o.SessionTTL)}
@@ -227,6 +235,9 @@ func (s *Service) Session(ctx context.Context, c Caller, id string) (report.Sess
 
 // begin starts a new run of the session in mode, after update prepared it.
 func (s *Service) begin(ctx context.Context, sess report.Session, mode string, update func(*report.Session) error) error {
+	if err := s.paused(ctx, sess.TeacherID, sess.Language); err != nil {
+		return err
+	}
 	if sess.Running() {
 		if err := s.stop(ctx, sess); err != nil {
 			return err
@@ -270,6 +281,18 @@ func (s *Service) begin(ctx context.Context, sess report.Session, mode string, u
 	return nil
 }
 
+// paused refuses new work while the operators have paused template
+// reports (issue 28): the seed's refusal, agent.error, with the paused
+// notice's words and SERVICE_UNAVAILABLE (a pause, not a failure of the
+// request); the session's other events (cancel, state) still work.
+func (s *Service) paused(ctx context.Context, teacher, lang string) error {
+	if flags.Read(ctx, s.o.Switches).On(flags.TemplateReports) {
+		return nil
+	}
+	s.o.Logger.InfoContext(ctx, "capability paused", "capability", flags.TemplateReports, "teacher", teacher)
+	return apperr.New(apperr.ServiceUnavailable, "%s", flags.Notice(flags.TemplateReports, i18n.Of(lang)).Message)
+}
+
 func executionName(sessionID string, run int) string {
 	return "template-" + sessionID + "-" + strconv.Itoa(run)
 }
@@ -288,6 +311,9 @@ func (s *Service) message(ctx context.Context, sess report.Session, m report.Mes
 	}
 	if !i18n.ValidTag(m.Language) {
 		return apperr.New(apperr.ValidationError, "language must be a tag such as en or zh-CN, at most %d characters", i18n.MaxTagLen)
+	}
+	if err := s.paused(ctx, sess.TeacherID, cmp.Or(m.Language, sess.Language)); err != nil {
+		return err // in the message's language (begin checks every run too)
 	}
 	if _, err := s.backends.For(m.APIBaseURL); err != nil {
 		return apperr.Wrap(err, apperr.ValidationError, "api_base_url %q is not an allowed template backend", m.APIBaseURL)

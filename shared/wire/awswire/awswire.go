@@ -319,7 +319,8 @@ func FromEnv(ctx context.Context, getenv func(string) string, o Options) (*App, 
 	c.Metrics = emf
 	b := wire.Backends{Store: store, Log: table.Events(), Metrics: emf, Logger: logger, HTTPClient: httpClient,
 		Research:     research.NewStore(c.Records),
-		LimitRecords: c.Records, LimitCounters: dynamostore.NewCounters(db, cc.Table, dynamostore.Options{})}
+		LimitRecords: c.Records, LimitCounters: dynamostore.NewCounters(db, cc.Table, dynamostore.Options{}),
+		Switches: switchesSource(cfg.Flags, func() parameterGetter { return ssm.NewFromConfig(awsCfg, o.SSM...) }, logger)} // issue 28
 	if cc.FileLinks != "" {
 		files := s3blob.New(s3c, cc.FileLinks)
 		b.Files = files

@@ -1,0 +1,131 @@
+package agent
+
+// issue 28: the operator's switches and the router's safety flags, acted
+// on at the start of a turn (the Route step) and answered by the AgentTurn
+// step. A harmful request is declined without the model or a tool; a
+// private one gets a notice and a note to the model; a paused capability
+// gets a notice (and, for a page build, nothing else); a teacher outside
+// the unified agent's rollout gets the chat path for the artifact intents
+// (seed 000 §7.8 stage A: only quiz_generate and content_create take the
+// unified protocol; the chat path stays as it was).
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/insightedge/insightedge/shared/flags"
+	"github.com/insightedge/insightedge/shared/i18n"
+	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/protocol"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// Metric names of issue 28.
+const (
+	MetricSafetyFlag       = "SafetyFlag"       // dimension flag
+	MetricCapabilityPaused = "CapabilityPaused" // dimension capability
+	MetricRolloutFallback  = "RolloutFallback"  // a turn outside the unified agent's rollout
+)
+
+// gate applies the safety flags and the switches to a routed turn.
+func (a *Agent) gate(ctx context.Context, t workflow.Turn, out workflow.RouteOutput) workflow.RouteOutput {
+	l := i18n.Of(t.Language, t.Message)
+	flagged := a.safetyFlags(ctx, t, out.Result.SafetyFlags)
+	if slices.Contains(flagged, prompts.SafetyHarmful) {
+		return decline(out, workflow.DeclineHarmful)
+	}
+	if slices.Contains(flagged, prompts.SafetyPrivacy) {
+		out.Notices = append(out.Notices, protocol.Notice{Code: protocol.NoticePrivacy, Message: l.Text(i18n.Privacy)})
+	}
+	sw := flags.Read(ctx, a.Switches)
+	switch {
+	case out.Path == workflow.PathBuild && !sw.On(flags.PageBuilds):
+		out = decline(out, workflow.DeclinePaused)
+		out.Notices = append(out.Notices, a.paused(ctx, t, flags.PageBuilds, l))
+	case out.Path != workflow.PathAgent:
+	case artifactIntent(out.Result.Intent) && !sw.UnifiedV2.Enabled(t.TeacherID):
+		a.Logger.InfoContext(ctx, "outside the unified agent's rollout: chat path", "teacher", t.TeacherID,
+			"turn", t.TurnID, "trace", t.TraceID, "intent", out.Result.Intent)
+		a.Metrics.Count(MetricRolloutFallback, 1, map[string]string{"intent": string(out.Result.Intent)})
+		out.Path, out.Tools = workflow.PathChat, nil
+	case !sw.On(flags.Tools):
+		out.Path, out.Tools = workflow.PathChat, nil
+		out.Notices = append(out.Notices, a.paused(ctx, t, flags.Tools, l))
+	case !sw.On(flags.FileGeneration):
+		asked := slices.ContainsFunc(out.Result.CandidateTools, a.makesFiles)
+		out.Tools = slices.DeleteFunc(out.Tools, a.makesFiles)
+		out.Result.CandidateTools = slices.DeleteFunc(out.Result.CandidateTools, a.makesFiles)
+		if asked {
+			out.Notices = append(out.Notices, a.paused(ctx, t, flags.FileGeneration, l))
+		}
+	}
+	return out
+}
+
+// safetyFlags logs and counts the flags the product acts on, without the
+// message's text, and returns them.
+func (a *Agent) safetyFlags(ctx context.Context, t workflow.Turn, fs []string) []string {
+	var known []string
+	for _, f := range fs {
+		if f != prompts.SafetyHarmful && f != prompts.SafetyPrivacy || slices.Contains(known, f) {
+			continue
+		}
+		known = append(known, f)
+		a.Logger.WarnContext(ctx, "safety flag", "flag", f, "teacher", t.TeacherID, "turn", t.TurnID, "trace", t.TraceID)
+		a.Metrics.Count(MetricSafetyFlag, 1, map[string]string{"flag": f})
+	}
+	return known
+}
+
+// paused logs and counts a paused capability and returns its notice.
+func (a *Agent) paused(ctx context.Context, t workflow.Turn, c flags.Capability, l i18n.Lang) protocol.Notice {
+	a.Logger.InfoContext(ctx, "capability paused", "capability", c, "teacher", t.TeacherID, "turn", t.TurnID, "trace", t.TraceID)
+	a.Metrics.Count(MetricCapabilityPaused, 1, map[string]string{"capability": string(c)})
+	return flags.Notice(c, l)
+}
+
+// makesFiles reports whether the tool named n makes files.
+func (a *Agent) makesFiles(n string) bool {
+	t, ok := a.Tools.Get(n)
+	return ok && slices.Contains(t.Emits, protocol.DataFileReady)
+}
+
+func artifactIntent(i workflow.Intent) bool {
+	return i == workflow.IntentQuiz || i == workflow.IntentContent
+}
+
+// decline sends the turn to the AgentTurn step, which answers it without
+// the model, for why.
+func decline(out workflow.RouteOutput, why string) workflow.RouteOutput {
+	out.Path, out.Tools, out.Decline = workflow.PathChat, nil, why
+	return out
+}
+
+// declined is the AgentTurn step of a declined turn: the notices and, for
+// a harmful request, a short explanation and a guide to what the
+// assistant does; no model call, no tool.
+func (a *Agent) declined(ctx context.Context, in workflow.AgentInput) (workflow.AgentOutput, error) {
+	l := i18n.Of(in.Turn.Language, in.Turn.Message)
+	chunks := []protocol.Chunk{protocol.StartStep{}}
+	for _, n := range in.Route.Notices {
+		chunks = append(chunks, n.Chunk())
+	}
+	rec := finalRecord{Result: FinalResult{Status: StatusAnswerReady}}
+	if in.Route.Decline == workflow.DeclineHarmful {
+		rec.Result.Message, rec.TextID, rec.TextEmitted = l.Text(i18n.Declined), fmt.Sprintf("text-%d-declined", in.Attempt), true
+		g, err := protocol.NewData(protocol.DataGuide, "guide-declined", protocol.Guide{Message: l.Text(i18n.DeclinedGuide),
+			Missing: []string{}, Suggestions: []string{l.Text(i18n.DeclinedSuggestData), l.Text(i18n.DeclinedSuggestQuiz), l.Text(i18n.DeclinedSuggestLesson)}})
+		if err != nil {
+			return workflow.AgentOutput{}, err
+		}
+		chunks = append(append(chunks, textChunks(rec.TextID, rec.Result.Message)...), g)
+	} else if len(in.Route.Notices) > 0 {
+		rec.Result.Message = in.Route.Notices[len(in.Route.Notices)-1].Message // kept for the history
+	}
+	if err := a.stream(in.Turn.TurnID).Emit(ctx, append(chunks, protocol.FinishStep{})...); err != nil {
+		return workflow.AgentOutput{}, err
+	}
+	err := putJSON(ctx, a.Store, in.Turn.SessionID, finalKey(in.Turn.TurnID, in.Attempt), rec)
+	return workflow.AgentOutput{Round: 1, Next: workflow.NextReply, ToolCalls: []workflow.ToolCallRef{}}, err
+}
