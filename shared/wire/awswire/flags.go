@@ -3,7 +3,7 @@ package awswire
 // issue 28: the operator's switches in AWS, one SSM parameter
 // (FLAGS_PARAMETER, a String holding flags.Parse's JSON), read at most
 // once per FLAGS_TTL (30 s) per function instance: a flip takes effect
-// within the TTL, without a deploy, and costs one GetParameter a TTL.
+// within the TTL, without a deploy, and costs one GetParameters call a TTL.
 
 import (
 	"context"
@@ -11,8 +11,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/insightedge/insightedge/shared/flags"
 )
 
@@ -27,14 +25,15 @@ func switchesSource(c flags.Config, client func() parameterGetter, log *slog.Log
 	var ssmc parameterGetter
 	load := func(ctx context.Context) ([]byte, error) {
 		once.Do(func() { ssmc = client() })
-		out, err := ssmc.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(c.Parameter), WithDecryption: aws.Bool(true)})
+		values, err := getParameters(ctx, ssmc, []string{c.Parameter})
 		if err != nil {
 			return nil, fmt.Errorf("read the switches' SSM parameter %q: %w", c.Parameter, err)
 		}
-		if out.Parameter == nil {
-			return nil, fmt.Errorf("the switches' SSM parameter %q has no value", c.Parameter)
+		v, ok := values[c.Parameter]
+		if !ok {
+			return nil, fmt.Errorf("the switches' SSM parameter %q does not exist", c.Parameter)
 		}
-		return []byte(aws.ToString(out.Parameter.Value)), nil
+		return []byte(v), nil
 	}
 	return flags.NewCached(load, flags.CachedOptions{TTL: c.TTL, Logger: log})
 }
