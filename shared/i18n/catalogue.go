@@ -347,6 +347,10 @@ const (
 	ExportReasonManual
 	ExportReasonNoAnswer
 	QuizTitle
+	// issue 28: a data tool's AUTH_ERROR, the data service's 403: the
+	// teacher may not see that data (seed 004 §5.2), which is neither an
+	// outage nor "not found".
+	ToolDataForbidden
 	numMsgs
 )
 
@@ -613,6 +617,9 @@ var catalogue = [numMsgs][2]string{
 	ExportReasonManual:   {"it is an open question, to be graded by hand", "为主观题，需人工批改"},
 	ExportReasonNoAnswer: {"its answer matches no option, so it is exported as an open question", "答案与选项不对应，已按主观题导出"},
 	QuizTitle:            {"Quiz", "测验"},
+	// issue 28
+	ToolDataForbidden: {"You do not have permission to see this data: the data service shows a teacher only their own classes and students.",
+		"您没有权限查看这些数据：数据服务只向教师开放其本人任教班级和学生的数据。"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

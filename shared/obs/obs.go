@@ -150,6 +150,7 @@ const Namespace = "InsightEdge"
 const (
 	UnitCount        = "Count"
 	UnitMilliseconds = "Milliseconds"
+	UnitNone         = "None"
 )
 
 // directive is the "_aws" member of an EMF line for one metric. The data
