@@ -492,6 +492,14 @@ func TestCircuitBreaker(t *testing.T) {
 	}
 	if got := logLines(t, e.logs, "Circuit breaker: OPEN"); len(got) != 1 {
 		t.Errorf("OPEN log lines = %d, want 1", len(got))
+	} else if got[0][javaapi.MetricBreakerOpen] != float64(1) || got[0][javaapi.MetricBreakerState] != float64(2) || got[0]["_aws"] == nil {
+		t.Errorf("the OPEN line carries no breaker metrics (issue 28): %v", got[0])
+	}
+	// issue 28: every logical request is a JavaCall: 5 failures, then the
+	// breaker's rejection, a failure too.
+	if got := logLines(t, e.logs, "JavaClient GET failed"); len(got) != 6 ||
+		got[5][javaapi.MetricJavaCall] != float64(1) || got[5]["status"] != "failure" {
+		t.Errorf("JavaCall lines: %v", got)
 	}
 
 	// Half-open probe fails → open again.
