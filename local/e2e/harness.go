@@ -25,8 +25,8 @@ import (
 
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/local/server"
-	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/obs"
+	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/syncbuf"
 )
 
