@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -108,7 +107,7 @@ func TestForbiddenDataSaysSo(t *testing.T) {
 	for _, lang := range []string{"zh", "en"} {
 		t.Run(lang, func(t *testing.T) {
 			s := NewLocal(t, map[string]string{"JAVA_API_RETRY_BASE": "10ms"})
-			s.Java.SetFault(mockserver.Fault{Status: http.StatusForbidden, Message: "Forbidden: not your class", Path: "/submissions/"})
+			s.Java.SetFault(mockserver.Fault{Status: 403, Message: "Forbidden: not your class", Path: "/submissions/"})
 			st := postStream(t, s.URL, fmt.Sprintf(`{"message":"1A 班最近一次作业的成绩怎么样？","language":%q}`, lang), "X-Teacher-Id", "t-001")
 			l := i18n.Of(lang, "")
 			want := l.Text(i18n.ToolDataForbidden)

@@ -2,7 +2,6 @@ package awstest
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -40,7 +39,8 @@ func dashboardMetrics(t *testing.T, tp template) map[string]bool {
 		for _, row := range w.Properties.Metrics {
 			if len(row) >= 2 {
 				if ns, ok := row[0].(string); ok {
-					out[ns+"/"+fmt.Sprint(row[1])] = true
+					name, _ := row[1].(string)
+					out[ns+"/"+name] = true
 				}
 			}
 			opts, _ := row[len(row)-1].(map[string]any)
@@ -75,7 +75,9 @@ func TestSeed004Monitoring(t *testing.T) {
 			out = append(out, a.namespace+"/"+a.metric)
 		}
 		for _, m := range a.metrics {
-			out = append(out, fmt.Sprint(m["Namespace"])+"/"+fmt.Sprint(m["MetricName"]))
+			ns, _ := m["Namespace"].(string)
+			name, _ := m["MetricName"].(string)
+			out = append(out, ns+"/"+name)
 		}
 		return out
 	}
