@@ -533,6 +533,12 @@ func TestBreakerIgnoresClientErrors(t *testing.T) {
 	if s := e.client.BreakerState(); s != "closed" {
 		t.Errorf("breaker %s after 4xx answers, want closed", s)
 	}
+	// issue 28: a 403 is the service answering: a JavaCall success.
+	for _, l := range logLines(t, e.logs, "JavaClient GET failed") {
+		if l[javaapi.MetricJavaCall] != float64(1) || l["status"] != "success" || l[javaapi.MetricJavaLatency] == nil {
+			t.Errorf("a 403's JavaCall line %v, want status success with its latency", l)
+		}
+	}
 	e.server.SetFault(mockserver.Fault{Malformed: true})
 	for range 2 {
 		_, _ = e.client.Rubrics(context.Background(), "t-001")
