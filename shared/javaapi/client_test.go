@@ -534,7 +534,11 @@ func TestBreakerIgnoresClientErrors(t *testing.T) {
 		t.Errorf("breaker %s after 4xx answers, want closed", s)
 	}
 	// issue 28: a 403 is the service answering: a JavaCall success.
-	for _, l := range logLines(t, e.logs, "JavaClient GET failed") {
+	lines := logLines(t, e.logs, "JavaClient GET failed")
+	if len(lines) != 5 {
+		t.Errorf("%d JavaCall lines for 5 requests", len(lines))
+	}
+	for _, l := range lines {
 		if l[javaapi.MetricJavaCall] != float64(1) || l["status"] != "success" || l[javaapi.MetricJavaLatency] == nil {
 			t.Errorf("a 403's JavaCall line %v, want status success with its latency", l)
 		}
