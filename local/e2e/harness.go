@@ -25,6 +25,7 @@ import (
 
 	"github.com/insightedge/insightedge/local/offlinemodel"
 	"github.com/insightedge/insightedge/local/server"
+	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/protocol"
 	"github.com/insightedge/insightedge/shared/syncbuf"
 )
@@ -48,7 +49,7 @@ func newLocalIn(t testing.TB, dir string, env map[string]string, opts ...func(*s
 	t.Helper()
 	getenv := func(k string) string { return env[k] }
 	logs := &syncbuf.Buffer{}
-	o := server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: slog.New(slog.NewJSONHandler(logs, nil))}
+	o := server.Options{Addr: "127.0.0.1:0", DataDir: dir, Getenv: getenv, Logger: obs.NewLogger(logs, slog.LevelInfo, "local")} // the logger of `go run ./local`
 	for _, opt := range opts {
 		opt(&o)
 	}

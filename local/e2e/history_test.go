@@ -93,7 +93,8 @@ func TestStopIsNotAFailure(t *testing.T) {
 	for ev := readEvents(t, r, 1)[0]; ev.Data != "[DONE]"; ev = readEvents(t, r, 1)[0] {
 	}
 	type line struct {
-		Level, Msg, Turn, TurnID string
+		Level, Message string
+		Context        struct{ Turn, TurnID string } // seed 004 §4.3's shape (obs.NewLogger)
 	}
 	lines := func() []line {
 		var out []line
@@ -101,7 +102,7 @@ func TestStopIsNotAFailure(t *testing.T) {
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var l line
-			if json.Unmarshal(sc.Bytes(), &l) == nil && (l.Turn == turnID || l.TurnID == turnID) {
+			if json.Unmarshal(sc.Bytes(), &l) == nil && (l.Context.Turn == turnID || l.Context.TurnID == turnID) {
 				out = append(out, l)
 			}
 		}
@@ -110,7 +111,7 @@ func TestStopIsNotAFailure(t *testing.T) {
 	// The cancelled work ends a moment after the stop: wait (bounded) for
 	// its log line.
 	deadline := time.Now().Add(20 * time.Second)
-	for !slices.ContainsFunc(lines(), func(l line) bool { return l.Level == "INFO" && strings.HasPrefix(l.Msg, "turn cancelled") }) {
+	for !slices.ContainsFunc(lines(), func(l line) bool { return l.Level == "INFO" && strings.HasPrefix(l.Message, "turn cancelled") }) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no INFO line for the stopped turn's cancelled work: %+v", lines())
 		}

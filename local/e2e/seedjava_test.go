@@ -347,20 +347,28 @@ func TestSeedServiceIncompleteRecords(t *testing.T) {
 	aiSDK(t, st.Raw)
 }
 
-// /api/health proves that the service answers and takes the token.
+// /api/health proves that the service answers and takes the token, asking
+// JAVA_API_HEALTH_PATH; without one it reports "configured" and calls
+// nothing. Never, in any case, does a probe ask as a teacher (issue 28:
+// the old probe's teacher health-check was a forbidden request in the
+// service's logs).
 func TestSeedServiceHealth(t *testing.T) {
 	for _, tt := range []struct {
-		name    string
-		defects seedjava.Defects
-		code    int
-		status  string
+		name     string
+		defects  seedjava.Defects
+		path     string
+		code     int
+		status   string
+		requests int
 	}{
-		{"up", seedjava.Defects{}, 200, "ok"},
-		{"down", seedjava.Defects{Down: true}, 503, "down"},
-		{"token refused", seedjava.Defects{ExpiredToken: true}, 503, "unauthorized"},
+		{"up", seedjava.Defects{}, seedjava.HealthPath, 200, "ok", 1},
+		{"down", seedjava.Defects{Down: true}, seedjava.HealthPath, 503, "down", 1},
+		{"token refused", seedjava.Defects{ExpiredToken: true}, seedjava.HealthPath, 503, "unauthorized", 1},
+		{"no health path", seedjava.Defects{Down: true}, "", 200, "configured", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := newSeedLocal(t, tt.defects, nil)
+			s, srv := newSeedLocal(t, tt.defects, map[string]string{"JAVA_API_HEALTH_PATH": tt.path})
+			before := len(srv.Requests())
 			var h struct {
 				Status       string
 				Dependencies map[string]map[string]string
@@ -373,12 +381,22 @@ func TestSeedServiceHealth(t *testing.T) {
 			defer resp.Body.Close()
 			_ = json.NewDecoder(resp.Body).Decode(&h)
 			ds := h.Dependencies["dataService"]
-			if resp.StatusCode != tt.code || (tt.status == "ok") != (ds["status"] == "ok") ||
-				tt.status != "ok" && !strings.HasPrefix(ds["detail"], tt.status) {
-				t.Errorf("health %d %+v", resp.StatusCode, h)
+			healthy := tt.code == 200
+			if resp.StatusCode != tt.code || healthy && ds["status"] != tt.status ||
+				!healthy && (ds["status"] != "error" || !strings.HasPrefix(ds["detail"], tt.status)) {
+				t.Errorf("health %d %+v, want %d %s", resp.StatusCode, h, tt.code, tt.status)
 			}
 			if strings.Contains(ds["detail"], "127.0.0.1") {
 				t.Errorf("health detail names the service: %s", ds["detail"])
+			}
+			probes := srv.Requests()[before:]
+			if len(probes) != tt.requests {
+				t.Errorf("the probe made %d requests %v, want %d", len(probes), probes, tt.requests)
+			}
+			for _, r := range probes {
+				if strings.Contains(r.Path, "/teacher/") || r.Path != tt.path {
+					t.Errorf("the probe asked %s, want only %q (no teacher)", r.Path, tt.path)
+				}
 			}
 		})
 	}

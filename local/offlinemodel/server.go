@@ -123,6 +123,9 @@ type Recorded struct {
 	// Cancelled is true when the request's context ended before the
 	// response was complete (the client went away or stopped the turn).
 	Cancelled bool
+	// TraceID is the request's X-Trace-Id (llm.TraceHeader): the turn's
+	// trace id, which a real provider ignores (issue 28).
+	TraceID string
 }
 
 // Server is the stand-in model; it is an http.Handler.
@@ -337,13 +340,13 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	rec := Recorded{
 		Kind: c.kind, Model: req.Model, Stream: req.Stream, JSONMode: c.jsonMode,
 		Messages: recordMessages(req.Messages), Tools: c.toolNames(), ToolChoice: choice.String(),
-		Markers: c.markerList(),
+		Markers: c.markerList(), TraceID: r.Header.Get("X-Trace-Id"),
 	}
 	var cut, cancelled bool
 	defer func() {
 		s.log.Info("offline model request", "kind", rec.Kind, "model", rec.Model, "stream", rec.Stream,
 			"status", rec.Status, "toolCalls", len(rec.ToolCalls), "cut", cut, "cancelled", cancelled,
-			"ms", time.Since(start).Milliseconds())
+			"ms", time.Since(start).Milliseconds(), "traceId", rec.TraceID)
 	}()
 
 	bodyHash := sha256.Sum256(body)

@@ -145,13 +145,8 @@ func userToolError(err error, l i18n.Lang, thing i18n.Msg) string {
 	if errors.As(err, &ae) {
 		return l.Text(i18n.ToolArgsRetry)
 	}
-	switch apperr.CodeOf(err) {
-	case apperr.DataError:
-		return l.Text(i18n.ToolDataFailed)
-	case apperr.ServiceUnavailable:
-		return l.Text(i18n.ToolDataUnavailable)
-	case apperr.EntityNotFound:
-		return l.Text(i18n.ToolNothingFound)
+	if msg := l.ToolDataFailure(apperr.CodeOf(err)); msg != "" { // issue 28: a 403 says so
+		return msg
 	}
 	if name := l.Text(thing); name != "" {
 		return l.Text(i18n.ToolUnavailable, name)

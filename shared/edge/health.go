@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"sync"
@@ -18,14 +19,16 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	healthy := true
 	for _, c := range s.o.Checks {
 		wg.Go(func() {
-			st := map[string]string{"status": "ok"}
-			if err := c.Check(ctx); err != nil {
+			slot := new(string)
+			err := c.Check(context.WithValue(ctx, statusKey{}, slot))
+			st := map[string]string{"status": cmp.Or(*slot, "ok")}
+			if err != nil {
 				st = map[string]string{"status": "error", "detail": err.Error()}
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			deps[c.Name] = st
-			healthy = healthy && st["status"] == "ok"
+			healthy = healthy && err == nil
 		})
 	}
 	wg.Wait()
@@ -38,4 +41,16 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, code, map[string]any{"status": status, "ready": s.ready.Load(), "dependencies": deps})
 	return nil
+}
+
+type statusKey struct{}
+
+// ReportStatus lets a passing check say more than "ok" in /api/health:
+// "configured" for a dependency it did not call (issue 28: the data
+// service without JAVA_API_HEALTH_PATH), "mock" for sample data. A failing
+// check's status is "error" whatever it reported.
+func ReportStatus(ctx context.Context, status string) {
+	if slot, ok := ctx.Value(statusKey{}).(*string); ok {
+		*slot = status
+	}
 }

@@ -121,6 +121,7 @@ func (r *Relay) relay(ctx context.Context, w http.ResponseWriter, s stream, afte
 	if err != nil {
 		return err
 	}
+	defer r.streamOpened(ctx)() // issue 28: the ActiveStreams gauge
 	protocol.SetHeaders(w.Header())
 	if s.header != nil {
 		s.header(w.Header())

@@ -363,6 +363,10 @@ const (
 	DeclinedSuggestQuiz
 	DeclinedSuggestLesson
 	Privacy
+	// issue 28: a data tool's AUTH_ERROR, the data service's 403: the
+	// teacher may not see that data (seed 004 §5.2), which is neither an
+	// outage nor "not found".
+	ToolDataForbidden
 	numMsgs
 )
 
@@ -641,6 +645,9 @@ var catalogue = [numMsgs][2]string{
 	DeclinedSuggestQuiz:   {"Make a 10-question quiz on fractions", "出一份 10 道题的分数测验"},
 	DeclinedSuggestLesson: {"Draft a lesson plan on photosynthesis", "写一份光合作用的教案"},
 	Privacy:               {"This request is about a pupil's private information: the answer leaves out what the task does not need.", "该请求涉及学生的个人隐私信息：回答将略去与任务无关的内容。"},
+	// issue 28
+	ToolDataForbidden: {"You do not have permission to see this data: the data service shows a teacher only their own classes and students.",
+		"您没有权限查看这些数据：数据服务只向教师开放其本人任教班级和学生的数据。"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

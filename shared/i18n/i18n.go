@@ -226,6 +226,25 @@ func (l Lang) Failure(subject Subject, code apperr.Code, timedOut bool) string {
 	}
 }
 
+// ToolDataFailure is the teacher's text for a data tool's error code, ""
+// for a code the data service's answer does not explain: an outage
+// (SERVICE_UNAVAILABLE), a broken answer (DATA_ERROR), nothing found
+// (ENTITY_NOT_FOUND) and a refusal (AUTH_ERROR, a 403: not theirs to see)
+// each say what they are (issue 28).
+func (l Lang) ToolDataFailure(code apperr.Code) string {
+	switch code {
+	case apperr.DataError:
+		return l.Text(ToolDataFailed)
+	case apperr.ServiceUnavailable:
+		return l.Text(ToolDataUnavailable)
+	case apperr.EntityNotFound:
+		return l.Text(ToolNothingFound)
+	case apperr.AuthError:
+		return l.Text(ToolDataForbidden)
+	}
+	return ""
+}
+
 // MaxTagLen bounds a language tag wherever one enters (a request's
 // language, a Blueprint's).
 const MaxTagLen = 16

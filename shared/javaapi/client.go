@@ -35,6 +35,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/apperr"
 	"github.com/insightedge/insightedge/shared/clock"
+	"github.com/insightedge/insightedge/shared/obs"
 )
 
 // maxBody bounds the bytes read from one answer.
@@ -160,20 +161,9 @@ func New(cfg Config, opts Options) (*Client, error) {
 			return n.ConsecutiveFailures >= uint32(cfg.BreakerFailures)
 		},
 		// A 4xx or a business error means the service is up and answering.
-		IsSuccessful: func(err error) bool { return !serviceDown(err) },
-		IsExcluded:   func(err error) bool { return errors.Is(err, errCanceled) },
-		OnStateChange: func(_ string, from, to gobreaker.State) {
-			switch to {
-			case gobreaker.StateOpen:
-				c.counters.breakerOpens.Add(1)
-				c.log.Error("Circuit breaker: OPEN", slog.String("from", from.String()),
-					slog.Int("consecutiveFailures", cfg.BreakerFailures))
-			case gobreaker.StateHalfOpen:
-				c.log.Info("Circuit breaker: HALF_OPEN (probing)")
-			case gobreaker.StateClosed:
-				c.log.Info("Circuit breaker: CLOSED (recovered)")
-			}
-		},
+		IsSuccessful:  func(err error) bool { return !serviceDown(err) },
+		IsExcluded:    func(err error) bool { return errors.Is(err, errCanceled) },
+		OnStateChange: func(_ string, from, to gobreaker.State) { c.breakerChanged(from, to) },
 	})
 	return c, nil
 }
@@ -496,18 +486,17 @@ func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocke
 		c.counters.breakerRejections.Add(1)
 		err = apperr.Wrap(err, apperr.ServiceUnavailable, "the data service is temporarily unavailable (circuit breaker open)")
 	}
+	took := time.Since(start)
 	if err == nil {
-		if c.log.Enabled(ctx, slog.LevelDebug) {
-			c.log.LogAttrs(ctx, slog.LevelDebug, "JavaClient GET", slog.String("path", path),
-				slog.String("traceId", TraceID(ctx)), slog.Int64("durationMs", time.Since(start).Milliseconds()))
-		}
+		c.log.LogAttrs(ctx, slog.LevelInfo, "JavaClient GET", slices.Concat([]slog.Attr{slog.String("path", path),
+			slog.String("traceId", TraceID(ctx)), slog.Int64("durationMs", took.Milliseconds())}, c.callMetric(took, err))...)
 		rep.answered(false)
 		return false, nil
 	}
 	c.counters.failures.Add(1)
-	c.log.LogAttrs(ctx, slog.LevelWarn, "JavaClient GET failed", slog.String("path", path),
+	c.log.LogAttrs(ctx, slog.LevelWarn, "JavaClient GET failed", slices.Concat([]slog.Attr{slog.String("path", path),
 		slog.String("traceId", TraceID(ctx)), slog.String("code", string(apperr.CodeOf(err))),
-		slog.Int64("durationMs", time.Since(start).Milliseconds()), slog.String("error", err.Error()))
+		slog.Int64("durationMs", took.Milliseconds()), slog.String("error", err.Error())}, c.callMetric(took, err))...)
 	noFallback, _ := ctx.Value(noFallbackKey{}).(bool)
 	if c.cfg.FallbackToMock && c.mock != nil && fallbackWorthy(err) && !real && !noFallback {
 		if ferr := c.fallBack(ctx, path, what, dec, err); ferr != nil {
@@ -517,6 +506,52 @@ func (c *Client) get(ctx context.Context, path, what string, dec decoder) (mocke
 		return true, nil
 	}
 	return false, err
+}
+
+// The metrics of the data service (seed 004 §4.2), EMF in namespace
+// obs.Namespace: the template's dashboard and alarms read them.
+const (
+	// MetricJavaCall counts logical requests (after retries, before any
+	// fallback), dimension status: "success" when the service answered,
+	// its refusals (403, 404, 400) included; "failure" when it could not
+	// serve (down, broken answer, breaker open, token refused).
+	MetricJavaCall = "JavaCall"
+	// MetricJavaLatency is a logical request's duration in milliseconds.
+	MetricJavaLatency = "JavaLatency"
+	// MetricBreakerState is the circuit breaker's state on each change:
+	// 0 closed, 1 half-open, 2 open.
+	MetricBreakerState = "JavaBreakerState"
+	// MetricBreakerOpen counts the breaker's openings (seed 004 §4.2:
+	// alarm on every one).
+	MetricBreakerOpen = "JavaBreakerOpen"
+)
+
+// callMetric is the EMF part of a logical request's log line.
+func (c *Client) callMetric(took time.Duration, err error) []slog.Attr {
+	status := "success"
+	if serviceUnusable(err) || errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
+		status = "failure"
+	}
+	return obs.Metric(c.now(), map[string]string{"status": status},
+		obs.Point{Name: MetricJavaCall, Unit: obs.UnitCount, Value: 1},
+		obs.Point{Name: MetricJavaLatency, Unit: obs.UnitMilliseconds, Value: obs.Millis(took)})
+}
+
+// breakerChanged logs the breaker's new state with its metrics.
+func (c *Client) breakerChanged(from, to gobreaker.State) {
+	level, msg, value := slog.LevelInfo, "Circuit breaker: CLOSED (recovered)", 0.0
+	points := []obs.Point{}
+	switch to {
+	case gobreaker.StateOpen:
+		c.counters.breakerOpens.Add(1)
+		level, msg, value = slog.LevelError, "Circuit breaker: OPEN", 2
+		points = append(points, obs.Point{Name: MetricBreakerOpen, Unit: obs.UnitCount, Value: 1})
+	case gobreaker.StateHalfOpen:
+		msg, value = "Circuit breaker: HALF_OPEN (probing)", 1
+	}
+	points = append(points, obs.Point{Name: MetricBreakerState, Unit: obs.UnitNone, Value: value})
+	c.log.LogAttrs(context.Background(), level, msg, slices.Concat([]slog.Attr{slog.String("from", from.String()),
+		slog.Int("consecutiveFailures", c.cfg.BreakerFailures)}, obs.Metric(c.now(), nil, points...))...)
 }
 
 // fallBack serves path from the mock data after the service failed with
@@ -810,10 +845,13 @@ func WithTraceID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, traceKey{}, id)
 }
 
-// TraceID returns the trace id carried by ctx, or "".
+// TraceID returns the trace id carried by ctx (WithTraceID), or else the
+// one of ctx's log attributes (obs.TraceID), or "".
 func TraceID(ctx context.Context) string {
-	id, _ := ctx.Value(traceKey{}).(string)
-	return id
+	if id, _ := ctx.Value(traceKey{}).(string); id != "" {
+		return id
+	}
+	return obs.TraceID(ctx)
 }
 
 // Stats are the client's counters since it was made.

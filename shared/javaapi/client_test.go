@@ -485,6 +485,14 @@ func TestCircuitBreaker(t *testing.T) {
 	}
 	if got := logLines(t, e.logs, "Circuit breaker: OPEN"); len(got) != 1 {
 		t.Errorf("OPEN log lines = %d, want 1", len(got))
+	} else if got[0][javaapi.MetricBreakerOpen] != float64(1) || got[0][javaapi.MetricBreakerState] != float64(2) || got[0]["_aws"] == nil {
+		t.Errorf("the OPEN line carries no breaker metrics (issue 28): %v", got[0])
+	}
+	// issue 28: every logical request is a JavaCall: 5 failures, then the
+	// breaker's rejection, a failure too.
+	if got := logLines(t, e.logs, "JavaClient GET failed"); len(got) != 6 ||
+		got[5][javaapi.MetricJavaCall] != float64(1) || got[5]["status"] != "failure" {
+		t.Errorf("JavaCall lines: %v", got)
 	}
 
 	// Half-open probe fails → open again.
@@ -517,6 +525,16 @@ func TestBreakerIgnoresClientErrors(t *testing.T) {
 	}
 	if s := e.client.BreakerState(); s != "closed" {
 		t.Errorf("breaker %s after 4xx answers, want closed", s)
+	}
+	// issue 28: a 403 is the service answering: a JavaCall success.
+	lines := logLines(t, e.logs, "JavaClient GET failed")
+	if len(lines) != 5 {
+		t.Errorf("%d JavaCall lines for 5 requests", len(lines))
+	}
+	for _, l := range lines {
+		if l[javaapi.MetricJavaCall] != float64(1) || l["status"] != "success" || l[javaapi.MetricJavaLatency] == nil {
+			t.Errorf("a 403's JavaCall line %v, want status success with its latency", l)
+		}
 	}
 	e.server.SetFault(mockserver.Fault{Malformed: true})
 	for range 2 {

@@ -78,10 +78,12 @@ type Config struct {
 	// answers 401 (seed 004 §2.1: SPRING_BOOT_REFRESH_TOKEN), at
 	// Paths.Refresh.
 	RefreshToken string
-	// HealthTeacherID is the teacher whose class list the health check
-	// asks for: any answer but 401 and an outage proves that the service
-	// answers and accepts the token.
-	HealthTeacherID string
+	// HealthPath, if set, is a path on the service's origin that answers
+	// without a teacher (e.g. Spring Boot's /actuator/health): the health
+	// check asks it with the service token. Empty: the check reports
+	// "configured" and calls nothing (issue 28: a probe that pretends to
+	// be a teacher is a forbidden request in the service's logs).
+	HealthPath string
 	// StaleFor is how long past its TTL a cached class list may still be
 	// served, marked stale, while the service is down (0: never).
 	StaleFor time.Duration
@@ -121,7 +123,6 @@ func DefaultConfig() Config {
 		BreakerReset:    60 * time.Second,
 		ClassCacheTTL:   5 * time.Minute,
 		StaleFor:        24 * time.Hour,
-		HealthTeacherID: "health-check",
 		FallbackToMock:  true,
 		Paths:           DefaultPaths(),
 	}
@@ -157,7 +158,7 @@ func Alias(name string) string { return aliases[name] }
 //	JAVA_API_BREAKER_RESET     open period before a probe (default 60s)
 //	JAVA_API_CLASS_CACHE_TTL   class-list cache (default 5m; 0 disables)
 //	JAVA_API_STALE_FOR         serve a class list this long past its TTL, marked stale, while the service is down (default 24h; 0 never)
-//	JAVA_API_HEALTH_TEACHER_ID teacher id of the health probe (default health-check)
+//	JAVA_API_HEALTH_PATH       a path on the origin that answers without a teacher (e.g. /actuator/health); the health probe asks it (default: none, no call)
 //	USE_MOCK_DATA              true: serve the mock data set, no service calls
 //	JAVA_API_FALLBACK_TO_MOCK  false: never fall back to mock data (default true)
 //	JAVA_API_PATHS             overrides, "name=template,..." with names
@@ -253,7 +254,7 @@ func ConfigFromLookup(lookup func(string) (string, bool)) (Config, error) {
 	}
 	str("JAVA_API_TOKEN", &c.Token)
 	str("JAVA_API_REFRESH_TOKEN", &c.RefreshToken)
-	str("JAVA_API_HEALTH_TEACHER_ID", &c.HealthTeacherID)
+	str("JAVA_API_HEALTH_PATH", &c.HealthPath)
 	dur("JAVA_API_TIMEOUT", &c.Timeout)
 	num("JAVA_API_MAX_CONNS", &c.MaxConns)
 	num("JAVA_API_ATTEMPTS", &c.Attempts)
@@ -325,8 +326,8 @@ func (c Config) Validate() error {
 	if c.ClassCacheTTL < 0 || c.StaleFor < 0 {
 		bad("JAVA_API_CLASS_CACHE_TTL and JAVA_API_STALE_FOR must not be negative")
 	}
-	if err := checkID("JAVA_API_HEALTH_TEACHER_ID", c.HealthTeacherID); err != nil {
-		bad("JAVA_API_HEALTH_TEACHER_ID=%q: want a plain identifier", c.HealthTeacherID)
+	if u, err := url.Parse(c.HealthPath); c.HealthPath != "" && (err != nil || !strings.HasPrefix(c.HealthPath, "/") || u.Host != "" || u.Scheme != "") {
+		bad("JAVA_API_HEALTH_PATH=%q: want a path on the service's origin, like /actuator/health", c.HealthPath)
 	}
 	names := make([]string, 0, 10)
 	fields := c.Paths.fields()

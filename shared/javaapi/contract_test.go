@@ -165,7 +165,7 @@ func TestPartialOutageDoesNotBlend(t *testing.T) {
 // refresh token, when configured, gets a new one.
 func TestExpiredToken(t *testing.T) {
 	t.Run("no refresh token", func(t *testing.T) {
-		e := newSeedEnv(t, seedjava.Defects{ExpiredToken: true}, nil)
+		e := newSeedEnv(t, seedjava.Defects{ExpiredToken: true}, func(c *javaapi.Config) { c.HealthPath = seedjava.HealthPath })
 		_, err := e.client.Classes(context.Background(), "t-100")
 		wantCode(t, err, apperr.ServiceUnavailable)
 		if e.client.Stats().AuthFailures != 1 || !strings.Contains(e.logs.String(), `"JavaClientAuthFailure":1`) {
@@ -176,7 +176,9 @@ func TestExpiredToken(t *testing.T) {
 		}
 	})
 	t.Run("refresh token", func(t *testing.T) {
-		e := newSeedEnv(t, seedjava.Defects{ExpiredToken: true}, func(c *javaapi.Config) { c.RefreshToken = seedjava.RefreshToken })
+		e := newSeedEnv(t, seedjava.Defects{ExpiredToken: true}, func(c *javaapi.Config) {
+			c.RefreshToken, c.HealthPath = seedjava.RefreshToken, seedjava.HealthPath
+		})
 		cs, err := e.client.Classes(context.Background(), "t-100")
 		if err != nil || len(cs) != 2 {
 			t.Fatalf("after refresh: %v %v", cs, err)
@@ -193,7 +195,9 @@ func TestExpiredToken(t *testing.T) {
 		}
 	})
 	t.Run("the health probe refreshes too", func(t *testing.T) {
-		e := newSeedEnv(t, seedjava.Defects{ExpiredToken: true}, func(c *javaapi.Config) { c.RefreshToken = seedjava.RefreshToken })
+		e := newSeedEnv(t, seedjava.Defects{ExpiredToken: true}, func(c *javaapi.Config) {
+			c.RefreshToken, c.HealthPath = seedjava.RefreshToken, seedjava.HealthPath
+		})
 		if h := e.client.Check(context.Background()); h.Status != "ok" || e.client.Stats().TokenRefreshes != 1 {
 			t.Errorf("health %+v, stats %+v", h, e.client.Stats())
 		}

@@ -8,9 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cenkalti/backoff/v5"
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/obs"
 )
 
 // attemptFunc makes one attempt on model. delivered reports whether anything
@@ -50,7 +53,9 @@ func (c *Client) run(ctx context.Context, req Request, attempt attemptFunc) (Res
 		}
 		bo.Reset()
 		for try := 0; ; try++ {
+			start := time.Now()
 			resp, delivered, err := attempt(ctx, model)
+			c.recordCall(ctx, model, time.Since(start), err)
 			if err == nil {
 				resp.Model = model
 				return resp, nil
@@ -92,6 +97,36 @@ func (c *Client) run(ctx context.Context, req Request, attempt attemptFunc) (Res
 		return Response{}, fmt.Errorf("llm: tier %s: %w: %w", tier, ErrRateLimited, last)
 	}
 	return Response{}, fmt.Errorf("llm: tier %s: every model failed (%s), last: %w", tier, strings.Join(chain, ", "), last)
+}
+
+// The metrics of every model call (seed 004 §4.2), EMF in namespace
+// obs.Namespace: the template's dashboard and alarms read them.
+const (
+	// MetricModelCall counts attempts, dimensions model and status
+	// (success or failure).
+	MetricModelCall = "ModelCall"
+	// MetricModelLatency is an attempt's duration in milliseconds, same
+	// dimensions.
+	MetricModelLatency = "ModelLatency"
+)
+
+// recordCall writes one attempt's log line, which carries its metrics and
+// (through ctx) the turn's trace id. A caller's cancellation is neither a
+// success nor a failure of the model.
+func (c *Client) recordCall(ctx context.Context, model string, d time.Duration, err error) {
+	if se := (stopError{}); ctx.Err() != nil || errors.As(err, &se) {
+		return // the caller gave up, or its Handler stopped the stream
+	}
+	status, level := "success", slog.LevelInfo
+	attrs := []slog.Attr{slog.Int64("durationMs", d.Milliseconds())}
+	if err != nil {
+		status, level = "failure", slog.LevelWarn
+		attrs = append(attrs, slog.Any("error", err))
+	}
+	attrs = append(attrs, obs.Metric(time.Now(), map[string]string{"model": model, "status": status},
+		obs.Point{Name: MetricModelCall, Unit: obs.UnitCount, Value: 1},
+		obs.Point{Name: MetricModelLatency, Unit: obs.UnitMilliseconds, Value: obs.Millis(d)})...)
+	c.log.LogAttrs(ctx, level, "model call", attrs...)
 }
 
 // classify decides what a failed attempt (nothing delivered) leads to.

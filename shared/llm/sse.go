@@ -12,7 +12,12 @@ import (
 	"sync"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/insightedge/insightedge/shared/obs"
 )
+
+// TraceHeader carries the turn's trace id (obs.TraceID) on every model call.
+const TraceHeader = "X-Trace-Id"
 
 // The streamed answer is read here rather than by go-openai's stream
 // reader, which costs, for every chunk, a fresh line, three regular
@@ -33,6 +38,12 @@ type responseSlot struct{ resp *http.Response }
 type responseSlotKey struct{}
 
 func (t bodyTap) Do(req *http.Request) (*http.Response, error) {
+	if id := obs.TraceID(req.Context()); id != "" {
+		// Seed 004 §4.3: the turn's trace id reaches the model call. The
+		// provider ignores the header; a proxy, a gateway or the offline
+		// model records it.
+		req.Header.Set(TraceHeader, id)
+	}
 	resp, err := t.doer.Do(req)
 	if slot, ok := req.Context().Value(responseSlotKey{}).(*responseSlot); ok && err == nil {
 		slot.resp = resp

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -131,7 +132,24 @@ func TestEMFConcurrentLinesStayWhole(t *testing.T) {
 	}
 }
 
-func TestLoggerAddsContextAttrs(t *testing.T) {
+// logLines decodes the JSON lines of buf.
+func logLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for l := range strings.SplitSeq(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %q", l)
+		}
+		lines = append(lines, m)
+	}
+	return lines
+}
+
+// TestLoggerSeedShape: seed 004 §4.3's keys at the top (timestamp, level,
+// message, service), every attribute, the context's ids included, under
+// "context"; a context's ids do not leak into another's lines.
+func TestLoggerSeedShape(t *testing.T) {
 	var buf bytes.Buffer
 	log := NewLogger(&buf, slog.LevelInfo, "agentturn")
 
@@ -144,31 +162,74 @@ func TestLoggerAddsContextAttrs(t *testing.T) {
 	log.DebugContext(turn, "too detailed")
 	log.InfoContext(context.Background(), "plain")
 
-	var lines []map[string]any
-	for l := range strings.SplitSeq(strings.TrimSpace(buf.String()), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("not JSON: %q", l)
-		}
-		lines = append(lines, m)
-	}
+	lines := logLines(t, &buf)
 	if len(lines) != 3 {
 		t.Fatalf("%d lines, want 3 (debug filtered): %s", len(lines), buf.String())
 	}
 	want := []map[string]any{
-		{"msg": "routed", "service": "agentturn", "sessionId": "s-1", "turnId": "u-1", "path": "chat", "level": "INFO"},
-		{"msg": "fallback", "service": "agentturn", "sessionId": "s-1", "turnId": "u-2", "step": "route", "level": "WARN"},
-		{"msg": "plain", "service": "agentturn"},
+		{"message": "routed", "service": "agentturn", "level": "INFO",
+			"context": map[string]any{"sessionId": "s-1", "turnId": "u-1", "path": "chat"}},
+		{"message": "fallback", "service": "agentturn", "level": "WARN",
+			"context": map[string]any{"sessionId": "s-1", "turnId": "u-2", "step": "route"}},
+		{"message": "plain", "service": "agentturn", "level": "INFO"},
 	}
 	for i, w := range want {
-		for k, v := range w {
-			if lines[i][k] != v {
-				t.Errorf("line %d: %s = %v, want %v (%v)", i, k, lines[i][k], v, lines[i])
-			}
+		ts, _ := lines[i]["timestamp"].(string)
+		if _, err := time.Parse("2006-01-02T15:04:05.000Z", ts); err != nil {
+			t.Errorf("line %d: timestamp %q, want the seed's 2026-02-04T10:00:00.123Z form", i, ts)
+		}
+		delete(lines[i], "timestamp")
+		if !reflect.DeepEqual(lines[i], w) {
+			t.Errorf("line %d = %v, want %v", i, lines[i], w)
 		}
 	}
-	if _, ok := lines[2]["turnId"]; ok {
-		t.Errorf("a line without context attrs has turnId: %v", lines[2])
+}
+
+// TestLoggerMetricLineFlat: a line with Metric's attributes is an EMF
+// line: directive, value and dimensions at the top, where CloudWatch reads
+// them, with the context's ids beside them.
+func TestLoggerMetricLineFlat(t *testing.T) {
+	var buf bytes.Buffer
+	log := NewLogger(&buf, slog.LevelInfo, "tool").With("component", "javaapi")
+	ctx := With(context.Background(), slog.String(TraceKey, "tr-1"))
+	log.LogAttrs(ctx, slog.LevelInfo, "model call",
+		Metric(time.UnixMilli(1764111600123), map[string]string{"model": "m", "status": "success"},
+			Point{"ModelCall", UnitCount, 1}, Point{"ModelLatency", UnitMilliseconds, 12.5})...)
+	lines := logLines(t, &buf)
+	if len(lines) != 1 {
+		t.Fatalf("%d lines: %s", len(lines), buf.String())
+	}
+	l := lines[0]
+	if l["ModelCall"] != float64(1) || l["ModelLatency"] != 12.5 || l["model"] != "m" || l["status"] != "success" || l["traceId"] != "tr-1" ||
+		l["component"] != "javaapi" || l["message"] != "model call" || l["context"] != nil {
+		t.Errorf("metric line %v, want its members at the top", l)
+	}
+	var doc emfDoc
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil || len(doc.AWS.CloudWatchMetrics) != 1 {
+		t.Fatalf("no directive: %v %s", err, buf.String())
+	}
+	m := doc.AWS.CloudWatchMetrics[0]
+	if m.Namespace != Namespace || doc.AWS.Timestamp != 1764111600123 || len(m.Metrics) != 2 ||
+		m.Metrics[0].Name != "ModelCall" || m.Metrics[0].Unit != "Count" || m.Metrics[1].Name != "ModelLatency" || m.Metrics[1].Unit != "Milliseconds" {
+		t.Errorf("directive %+v", doc.AWS)
+	}
+	if want := [][]string{{"model", "status"}, {"model"}, {"status"}, {}}; !slices.EqualFunc(m.Dimensions, want, slices.Equal) {
+		t.Errorf("Dimensions = %v, want %v", m.Dimensions, want)
+	}
+}
+
+func TestTraceID(t *testing.T) {
+	ctx := context.Background()
+	if got := TraceID(ctx); got != "" {
+		t.Errorf("TraceID(empty) = %q", got)
+	}
+	ctx = With(ctx, slog.String("sessionId", "s"), slog.String(TraceKey, "t-1"))
+	ctx = With(ctx, slog.String("turnId", "u"))
+	if got := TraceID(ctx); got != "t-1" {
+		t.Errorf("TraceID = %q, want t-1", got)
+	}
+	if got := TraceID(With(ctx, slog.String(TraceKey, "t-2"))); got != "t-2" {
+		t.Errorf("the latest trace id wins: got %q", got)
 	}
 }
 

@@ -310,6 +310,7 @@ func DataCheck(c *javaapi.Client) edge.Check {
 	return edge.Check{Name: "dataService", Check: func(ctx context.Context) error {
 		h := c.Check(ctx)
 		if h.OK() {
+			edge.ReportStatus(ctx, h.Status) // issue 28: "configured" without JAVA_API_HEALTH_PATH
 			return nil
 		}
 		return fmt.Errorf("%s: %s (breaker %s)", h.Status, h.Detail, h.Breaker)

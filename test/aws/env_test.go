@@ -123,7 +123,7 @@ var envTable = map[string]string{
 	"JAVA_API_TOKEN":                   setNever, // read from JAVA_API_TOKEN_PARAMETER
 	"JAVA_API_REFRESH_TOKEN":           setNever, // a secret, not set by the template
 	"JAVA_API_STALE_FOR":               setCode,
-	"JAVA_API_HEALTH_TEACHER_ID":       setCode,
+	"JAVA_API_HEALTH_PATH":             setCode,
 	// The seed's own names (seed 004 §2.1), accepted as aliases; the
 	// template sets the JAVA_API_ names.
 	"SPRING_BOOT_BASE_URL":        setNever,

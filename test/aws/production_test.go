@@ -181,10 +181,14 @@ func TestTemplateImage(t *testing.T) {
 }
 
 // emittedMetrics are the metric names the code writes in the InsightEdge
-// namespace: every Count("…") in shared/, and the edge's latencies.
+// namespace: every Count("…") in shared/, the edge's latencies, and the
+// metric constants of the model and data-service clients and the relay.
 func emittedMetrics(t *testing.T, repo string) map[string]bool {
 	t.Helper()
 	out := map[string]bool{edge.MetricTurnTime: true, edge.MetricTimeToFirstText: true}
+	for _, m := range issue28Metrics { // issue 28: the constants the code's EMF lines use
+		out[m] = true
+	}
 	re := regexp.MustCompile(`\.Count\("([A-Za-z]+)"`)
 	err := filepath.WalkDir(filepath.Join(repo, "shared"), func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {

@@ -508,13 +508,17 @@ func checkStepLogs(t *testing.T, e *emulated, turn workflow.Turn) int {
 			invoked = false
 		}
 		var rec map[string]any
-		if !invoked || !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &rec) != nil || rec["service"] == nil || rec["msg"] == nil {
-			continue // the emulator's own lines, the cold start, EMF metric lines
+		if !invoked || !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &rec) != nil || rec["service"] == nil || rec["message"] == nil {
+			continue // the emulator's own lines, the cold start, obs.EMF's metric lines
 		}
 		n++
-		sid, _ := rec["sessionId"].(string)
-		tid, _ := rec["turnId"].(string)
-		_, hasTrace := rec["traceId"]
+		ids := rec // a line that carries a metric keeps its ids at the top
+		if c, ok := rec["context"].(map[string]any); ok {
+			ids = c // seed 004 §4.3: the others under "context"
+		}
+		sid, _ := ids["sessionId"].(string)
+		tid, _ := ids["turnId"].(string)
+		_, hasTrace := ids["traceId"]
 		if sid != turn.SessionID || !strings.HasPrefix(tid, turn.TurnID) || !hasTrace {
 			t.Errorf("%s logged a line without its turn's ids (sessionId, turnId, traceId): %s", e.name, line)
 		}

@@ -14,10 +14,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/javaapi"
 )
 
@@ -31,6 +33,13 @@ type Target struct {
 	OtherClass string
 	// Paths overrides the endpoint templates (zero: the seed's).
 	Paths javaapi.Paths
+	// HealthPath answers without a teacher (JAVA_API_HEALTH_PATH); ""
+	// when the service has none.
+	HealthPath string
+	// Requests, if set, returns the paths the service has received: the
+	// suite then holds every request to the target's teacher (issue 28:
+	// no probe or check asks as a made-up teacher).
+	Requests func() []string
 }
 
 // maxChecked bounds the classes and assignments walked through.
@@ -90,6 +99,14 @@ var checks = []check{
 		}
 		_, err := client("").ClassDetail(context.Background(), tg.Teacher, tg.OtherClass)
 		wantCode(r, err, apperr.AuthError, "seed 004 §5.2: 403 for another teacher's class")
+		// issue 28: the teacher hears that the data is not theirs to see,
+		// not an outage and not "not found".
+		for _, tag := range []string{"zh", "en"} {
+			l := i18n.Of(tag, "")
+			if got := l.ToolDataFailure(apperr.CodeOf(err)); got != l.Text(i18n.ToolDataForbidden) {
+				r.Errorf("%s: a 403 tells the teacher %q, want the permission wording %q", tag, got, l.Text(i18n.ToolDataForbidden))
+			}
+		}
 	}},
 	{"an unknown class is not found", func(r Reporter, tg Target, client func(string) *javaapi.Client) {
 		_, err := client("").ClassDetail(context.Background(), tg.Teacher, "no-such-class-z9")
@@ -104,6 +121,21 @@ var checks = []check{
 		}
 	}},
 	{"health probe", func(r Reporter, tg Target, client func(string) *javaapi.Client) {
+		bare := tg
+		bare.HealthPath = ""
+		before := 0
+		if tg.Requests != nil {
+			before = len(tg.Requests())
+		}
+		if h := newClient(r, bare, "").Check(context.Background()); h.Status != "configured" || !h.OK() {
+			r.Errorf("health without a health path = %+v, want configured", h)
+		}
+		if tg.Requests != nil && len(tg.Requests()) != before {
+			r.Errorf("the health probe without a health path called the service: %v", tg.Requests()[before:])
+		}
+		if tg.HealthPath == "" {
+			return
+		}
 		if h := client("").Check(context.Background()); h.Status != "ok" {
 			r.Errorf("health = %+v, want ok", h)
 		}
@@ -113,13 +145,33 @@ var checks = []check{
 	}},
 }
 
+// onlyTheTeacher fails when a request since the first skip paths named a
+// teacher other than the target's (a path "…/teacher/{id}/…").
+func onlyTheTeacher(r Reporter, tg Target, skip int) {
+	r.Helper()
+	paths := tg.Requests()
+	for _, p := range paths[min(skip, len(paths)):] {
+		_, rest, ok := strings.Cut(p, "/teacher/")
+		if id, _, _ := strings.Cut(rest, "/"); ok && id != tg.Teacher {
+			r.Errorf("a request asked as teacher %q, not the target's %q: %s", id, tg.Teacher, p)
+		}
+	}
+}
+
 // Run runs the suite against the target newTarget returns (called once per
 // check, as a subtest).
 func Run(t *testing.T, newTarget func(t *testing.T) Target) {
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
 			tg := newTarget(t)
+			before := 0
+			if tg.Requests != nil {
+				before = len(tg.Requests())
+			}
 			c.run(t, tg, func(token string) *javaapi.Client { return newClient(t, tg, token) })
+			if tg.Requests != nil {
+				onlyTheTeacher(t, tg, before)
+			}
 		})
 	}
 }
@@ -136,7 +188,14 @@ func Failures(tg Target) map[string][]string {
 					panic(v)
 				}
 			}()
+			before := 0
+			if tg.Requests != nil {
+				before = len(tg.Requests())
+			}
 			c.run(rec, tg, func(token string) *javaapi.Client { return newClient(rec, tg, token) })
+			if tg.Requests != nil {
+				onlyTheTeacher(rec, tg, before)
+			}
 		}()
 		if len(rec.msgs) > 0 {
 			out[c.name] = rec.msgs
@@ -258,7 +317,7 @@ func wantCode(t Reporter, err error, code apperr.Code, why string) {
 // fallback and no cache: every call reaches the service.
 func newClient(r Reporter, tg Target, token string) *javaapi.Client {
 	cfg := javaapi.DefaultConfig()
-	cfg.BaseURL, cfg.Token = tg.BaseURL, tg.Token
+	cfg.BaseURL, cfg.Token, cfg.HealthPath = tg.BaseURL, tg.Token, tg.HealthPath
 	if token != "" {
 		cfg.Token = token
 	}

@@ -165,6 +165,10 @@ func (s *Server) Fault() (Fault, bool) {
 	return *s.fault, true
 }
 
+// HealthPath answers {"status":"UP"} with no teacher in it, as Spring
+// Boot's actuator does: the path to set as JAVA_API_HEALTH_PATH (issue 28).
+const HealthPath = "/actuator/health"
+
 // Requests returns the last requests received (at most 256), oldest first.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -328,6 +332,10 @@ func Routes(data *mockdata.Dataset, prefix string, paths javaapi.Paths) http.Han
 	handle(paths.Rubrics, rt.rubrics)
 	handle(paths.Rubric, rt.rubric)
 	handle(paths.ErrorPatterns, rt.errorPatterns)
+	mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"UP"}`))
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, http.StatusNotFound, http.StatusNotFound, "No endpoint "+r.URL.Path, nil)
 	})

@@ -43,6 +43,7 @@ import (
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/javaapi/mockserver"
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/obs"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/research"
@@ -422,10 +423,25 @@ func javaBaseURL(getenv func(string) string) string {
 type tracedTransport struct{ traced, plain http.RoundTripper }
 
 func (t tracedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if traced(r.Context()) {
+	if !traced(r.Context()) {
+		return t.plain.RoundTrip(r)
+	}
+	// issue 28: a call that carries the turn's trace id (the model's
+	// X-Trace-Id, the data service's X-Trace-ID: one canonical header)
+	// gets a span annotated with it, which X-Ray's search finds
+	// (annotation.traceId = "…").
+	id := r.Header.Get(llm.TraceHeader)
+	if id == "" {
 		return t.traced.RoundTrip(r)
 	}
-	return t.plain.RoundTrip(r)
+	ctx, seg := xray.BeginSubsegment(r.Context(), "call "+r.URL.Host)
+	if seg == nil {
+		return t.traced.RoundTrip(r)
+	}
+	_ = seg.AddAnnotation("traceId", id)
+	resp, err := t.traced.RoundTrip(r.WithContext(ctx))
+	seg.Close(err)
+	return resp, err
 }
 
 // traced reports whether ctx belongs to a traced invocation: it has a

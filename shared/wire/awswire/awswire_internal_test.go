@@ -147,6 +147,37 @@ func TestTracedTransport(t *testing.T) {
 	}
 }
 
+// spanTripper records the annotations of the span its request runs in.
+type spanTripper struct{ annotations map[string]any }
+
+func (rt *spanTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	if seg := xray.GetSegment(r.Context()); seg != nil {
+		rt.annotations = seg.Annotations
+	}
+	return &http.Response{StatusCode: http.StatusNoContent, Body: http.NoBody, Request: r}, nil
+}
+
+// TestTracedTransportAnnotatesTraceID (issue 28): a call that carries the
+// turn's trace id (the model's X-Trace-Id, the data service's X-Trace-ID)
+// runs in a span annotated with it.
+func TestTracedTransportAnnotatesTraceID(t *testing.T) {
+	for _, name := range []string{"X-Trace-Id", "X-Trace-ID"} {
+		rt := &spanTripper{}
+		tr := tracedTransport{traced: rt, plain: rt}
+		// A sampled Lambda invocation (an unsampled one records nothing).
+		ctx := context.WithValue(context.Background(), xray.LambdaTraceHeaderKey,
+			"Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
+		req := httptest.NewRequest(http.MethodGet, "http://model.invalid/v1/chat/completions", nil).WithContext(ctx)
+		req.Header.Set(name, "trace-28")
+		if _, err := tr.RoundTrip(req); err != nil {
+			t.Fatal(err)
+		}
+		if rt.annotations["traceId"] != "trace-28" {
+			t.Errorf("%s: the call's span has annotations %v, want traceId trace-28", name, rt.annotations)
+		}
+	}
+}
+
 type nopStarter struct{}
 
 func (nopStarter) Start(context.Context, string, workflow.ConversationState) error { return nil }

@@ -58,6 +58,9 @@ type Request struct {
 	Method, Path, TraceID, Authorization string
 }
 
+// HealthPath answers without a teacher, as Spring Boot's actuator does.
+const HealthPath = "/actuator/health"
+
 // Server is the stand-in; it is an http.Handler, safe for concurrent use.
 type Server struct {
 	mu        sync.Mutex
@@ -143,6 +146,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	valid := auth == Token && !d.ExpiredToken || refreshed != "" && auth == refreshed
 	if !valid {
 		result(w, d, http.StatusUnauthorized, 401, "Unauthorized", nil)
+		return
+	}
+	if r.Method == http.MethodGet && r.URL.Path == HealthPath {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"UP"}`))
 		return
 	}
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/api/dify/teacher/"), "/")
