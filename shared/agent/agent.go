@@ -36,6 +36,9 @@ type Agent struct {
 	Log   eventlog.Appender
 	// Options are New's, with the defaults filled in.
 	Options
+	// held, on the copy that runs a speculative first round (Start), holds
+	// its rounds' events until the route is decided.
+	held *gate
 }
 
 // Options configure New.

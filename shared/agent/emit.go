@@ -24,6 +24,9 @@ type chunkEmitter interface {
 type stepEmitter struct {
 	em   emitter
 	held []protocol.Chunk
+	// gate, when set, holds every append until it opens (a speculative
+	// first round's, issue 29: Start).
+	gate *gate
 }
 
 // Hold queues chunks for the next Emit or Flush.
@@ -37,6 +40,11 @@ func (e *stepEmitter) Emit(ctx context.Context, chunks ...protocol.Chunk) error 
 	}
 	if len(chunks) == 0 {
 		return nil
+	}
+	if e.gate != nil {
+		if err := e.gate.wait(ctx); err != nil {
+			return err
+		}
 	}
 	return e.em.Emit(ctx, chunks...)
 }

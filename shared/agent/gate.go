@@ -12,6 +12,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/insightedge/insightedge/shared/flags"
@@ -28,8 +29,20 @@ const (
 	MetricRolloutFallback  = "RolloutFallback"  // a turn outside the unified agent's rollout
 )
 
-// gate applies the safety flags and the switches to a routed turn.
+// gate applies the safety flags and the switches to a routed turn, and
+// logs and counts what it acted on.
 func (a *Agent) gate(ctx context.Context, t workflow.Turn, out workflow.RouteOutput) workflow.RouteOutput {
+	return a.gateWith(ctx, t, out, true)
+}
+
+// gateWith is gate; record false neither logs nor counts (the route read
+// early from the router's stream, gated again when the answer is whole).
+func (a *Agent) gateWith(ctx context.Context, t workflow.Turn, out workflow.RouteOutput, record bool) workflow.RouteOutput {
+	if !record {
+		quiet := *a
+		quiet.Logger, quiet.Metrics = slog.New(slog.DiscardHandler), nopMetrics{}
+		a = &quiet
+	}
 	l := i18n.Of(t.Language, t.Message)
 	flagged := a.safetyFlags(ctx, t, out.Result.SafetyFlags)
 	if slices.Contains(flagged, prompts.SafetyHarmful) {

@@ -17,6 +17,17 @@ import (
 // follows from its classification. A router failure does not fail the turn:
 // the agent path with every tool lets the agent decide.
 func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
+	return a.route(ctx, in, nil)
+}
+
+// routerMaxTokens caps the router's answer (issue 29): a classification
+// is a short JSON object, and a router that rambles delays the turn.
+const routerMaxTokens = 300
+
+// route is Route; early, when set, is told the route as soon as the
+// fields that govern it have streamed (routerPrefix), before the rest of
+// the answer, and that route then stands whatever follows.
+func (a *Agent) route(ctx context.Context, in workflow.RouteInput, early func(workflow.RouteOutput)) (workflow.RouteOutput, error) {
 	page, editable := a.pageNote(ctx, in.Turn)
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: a.routerPrompt(editable)}}
 	if h := a.historySummary(ctx, in.Turn); h != "" {
@@ -26,28 +37,54 @@ func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: page})
 	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Turn.Message})
-	resp, err := a.Model.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true}, llm.Handler{})
+	var decided *workflow.RouterResult
+	var h llm.Handler
+	if early != nil {
+		var sofar strings.Builder
+		h.OnContent = func(d string) error {
+			if decided != nil {
+				return nil
+			}
+			sofar.WriteString(d)
+			if r, ok := routerPrefix(sofar.String()); ok {
+				r = a.normalizeRoute(r, editable)
+				decided = &r
+				early(a.gateWith(ctx, in.Turn, a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r}), false))
+			}
+			return nil
+		}
+	}
+	req := llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true, MaxTokens: routerMaxTokens}
+	resp, err := a.Model.Stream(ctx, req, h)
 	if err == nil {
 		a.meter(ctx, in.Turn, resp.Usage) // issue 26
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return workflow.RouteOutput{}, err
-		}
+	if err != nil && ctx.Err() != nil {
+		return workflow.RouteOutput{}, err
+	}
+	if err != nil && decided == nil {
 		a.Logger.WarnContext(ctx, "router model failed; the agent decides", "err", err)
 		a.Metrics.Count("RouterFallback", 1, nil)
 		return a.gate(ctx, in.Turn, a.intentTools(in.Turn.Mode, a.fallbackRoute("router unavailable"))), nil
 	}
 	var r workflow.RouterResult
-	if err := json.Unmarshal([]byte(llm.StripFence(resp.Message.Content)), &r); err != nil {
+	if err == nil {
+		err = json.Unmarshal([]byte(llm.StripFence(resp.Message.Content)), &r)
+	}
+	if err != nil && decided == nil {
 		a.Logger.WarnContext(ctx, "router answer is not a RouterResult; the agent decides", "err", err)
 		a.Metrics.Count("RouterFallback", 1, nil)
 		return a.gate(ctx, in.Turn, a.intentTools(in.Turn.Mode, a.fallbackRoute("router answer unreadable"))), nil
 	}
+	if decided != nil {
+		// The route was acted on when its governing fields arrived; the
+		// rest of the answer only completes it.
+		r = withGoverning(r, *decided)
+	}
 	r = a.normalizeRoute(r, editable)
 	out := a.gate(ctx, in.Turn, a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r}))
 	a.Logger.InfoContext(ctx, "routed", "intent", r.Intent, "path", out.Path, "candidates", r.CandidateTools,
-		"tools", out.Tools, "tier", r.ModelTier, "mode", in.Turn.Mode)
+		"tools", out.Tools, "tier", r.ModelTier, "mode", in.Turn.Mode, "early", decided != nil)
 	return out, nil
 }
 
@@ -156,4 +193,84 @@ func pathOf(r workflow.RouterResult) string {
 	default:
 		return workflow.PathAgent
 	}
+}
+
+// routerGoverning are the router answer's fields that decide the route,
+// by path: whether it asks back and the intent decide the path; the
+// safety flags may decline it or add a notice (issue 28), so every path
+// waits for them; the chat path's call needs its tier too, the agent
+// path's also its tools and what validation expects. The prompt asks for
+// them first, in this order, so that the route is known after a few
+// tokens (issue 29).
+var routerGoverning = map[string][]string{
+	workflow.PathBuild: {"intent", "clarifyNeeded", "safetyFlags"},
+	workflow.PathChat:  {"intent", "clarifyNeeded", "safetyFlags", "modelTier"},
+	workflow.PathAgent: {"intent", "clarifyNeeded", "safetyFlags", "modelTier", "expectedMode", "candidateTools"},
+}
+
+// routerPrefix reads the route from the start of a streamed router answer:
+// ok once every field governing its path is complete (the answer is cut
+// after its last complete top-level field and closed). A clarify needs its
+// question, which comes last: it is never decided early.
+func routerPrefix(sofar string) (workflow.RouterResult, bool) {
+	var r workflow.RouterResult
+	body := llm.StripFence(sofar)
+	cut := lastTopLevelComma(body)
+	if cut < 0 {
+		return r, false
+	}
+	head := body[:cut] + "}"
+	var fields map[string]json.RawMessage
+	if json.Unmarshal([]byte(head), &fields) != nil || json.Unmarshal([]byte(head), &r) != nil {
+		return workflow.RouterResult{}, false
+	}
+	if _, ok := fields["clarifyNeeded"]; !ok || r.ClarifyNeeded || r.Intent == workflow.IntentClarify {
+		return workflow.RouterResult{}, false
+	}
+	for _, k := range routerGoverning[pathOf(r)] {
+		if _, ok := fields[k]; !ok {
+			return workflow.RouterResult{}, false
+		}
+	}
+	return r, true
+}
+
+// lastTopLevelComma is the index of the last comma between two fields of
+// the outermost JSON object in s, or -1.
+func lastTopLevelComma(s string) int {
+	last, depth, inString, escaped := -1, 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ',' && depth == 1:
+			last = i
+		}
+	}
+	return last
+}
+
+// withGoverning is the full answer r with the governing fields of the
+// route decided early: what was acted on stands (a field the path did not
+// need is the full answer's).
+func withGoverning(r, early workflow.RouterResult) workflow.RouterResult {
+	r.Intent, r.ClarifyNeeded = early.Intent, early.ClarifyNeeded
+	switch pathOf(early) {
+	case workflow.PathAgent:
+		r.ModelTier, r.ExpectedMode, r.CandidateTools = early.ModelTier, early.ExpectedMode, early.CandidateTools
+	case workflow.PathChat:
+		r.ModelTier = early.ModelTier
+	}
+	return r
 }

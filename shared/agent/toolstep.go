@@ -33,13 +33,11 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 		return workflow.ToolOutput{}, err
 	}
 	em := a.stream(t.TurnID)
-	tool, known := a.Tools.Get(in.Call.Name)
-	running := "…"
-	if r := i18n.Of(t.Language, t.Message).Text(tool.Running); known && r != "" {
-		running = r
-	}
-	if err := a.progress(ctx, em, in.Call, protocol.ToolProgress{Status: protocol.ToolRunning, Message: running}); err != nil {
-		return workflow.ToolOutput{}, err
+	tool, _ := a.Tools.Get(in.Call.Name)
+	if !in.Call.Announced {
+		if err := a.progress(ctx, em, in.Call, a.running(t, in.Call.Name)); err != nil {
+			return workflow.ToolOutput{}, err
+		}
 	}
 	rec := toolRecord{Name: in.Call.Name}
 	call := tools.Call{TeacherID: t.TeacherID, SessionID: t.SessionID, TurnID: t.TurnID, CallID: in.Call.ID,
@@ -88,7 +86,17 @@ func (a *Agent) RunTool(ctx context.Context, in workflow.ToolInput) (workflow.To
 	return workflow.ToolOutput{Status: rec.Status}, nil
 }
 
-func (a *Agent) progress(ctx context.Context, em emitter, c workflow.ToolCallRef, p protocol.ToolProgress) error {
+// running is a call's data-tool-progress while it is written and run.
+func (a *Agent) running(t workflow.Turn, name string) protocol.ToolProgress {
+	msg := "…"
+	tool, known := a.Tools.Get(name)
+	if r := i18n.Of(t.Language, t.Message).Text(tool.Running); known && r != "" {
+		msg = r
+	}
+	return protocol.ToolProgress{Status: protocol.ToolRunning, Message: msg}
+}
+
+func (a *Agent) progress(ctx context.Context, em chunkEmitter, c workflow.ToolCallRef, p protocol.ToolProgress) error {
 	p.Tool = c.Name
 	d, err := protocol.NewData(protocol.DataToolProgress, c.ID, p)
 	if err != nil {

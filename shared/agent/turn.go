@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/protocol"
@@ -23,6 +25,9 @@ const interruptedTries = 2
 // the chat path's single answer). It returns the tool calls to run, or
 // "final" once the agent called final_result, or "reply" for a chat answer.
 func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.AgentOutput, error) {
+	if out, ok := firstRound(in); ok {
+		return out, nil // the Route step ran it (Start), a declined turn's answer too
+	}
 	if in.Route.Decline != "" {
 		return a.declined(ctx, in) // issue 28
 	}
@@ -40,7 +45,7 @@ func (a *Agent) Turn(ctx context.Context, in workflow.AgentInput) (workflow.Agen
 		return workflow.AgentOutput{}, err
 	}
 	// The round's boundaries ride with its first and last text (stepEmitter).
-	em := &stepEmitter{em: a.stream(in.Turn.TurnID)}
+	em := &stepEmitter{em: a.stream(in.Turn.TurnID), gate: a.held}
 	if in.Prev.Next == workflow.NextTools {
 		em.Hold(protocol.FinishStep{})
 	}
@@ -96,6 +101,7 @@ type modelRound struct {
 	evidence  Evidence
 
 	drafts        map[string]*draft // the tool calls shown while written, by call id
+	announced     map[string]string // the calls whose running progress is shown: id → name
 	ext           llm.TextExtractor // across interrupted tries: nothing is sent twice
 	message       llm.PartialField  // final_result's message, decoded as it grows
 	reasoningSent string            // the reasoning already sent, across tries
@@ -137,6 +143,9 @@ func (r *modelRound) call(ctx context.Context, hist []llm.Message) (llm.Response
 					return err
 				}
 				if name != prompts.FinalResultTool {
+					if err := r.announce(ctx, id, name); err != nil {
+						return err
+					}
 					return r.feedDraft(ctx, id, name, args)
 				}
 				return r.feedFinal(ctx, args)
@@ -165,6 +174,36 @@ func (r *modelRound) feedReasoning(ctx context.Context, sofar string) error {
 	d := sofar[len(r.reasoningSent):]
 	r.reasoningSent = sofar
 	return r.reasoning.Write(ctx, d)
+}
+
+// announce shows a tool call's data-tool-progress (running) as soon as its
+// id and name have arrived, before its arguments are written (issue 29):
+// on a quiz or a deck the teacher sees the work start while the model
+// writes it. The tool step, told by ToolCallRef.Announced, does not repeat it.
+func (r *modelRound) announce(ctx context.Context, id, name string) error {
+	if _, done := r.announced[id]; id == "" || name == "" || done {
+		return nil
+	}
+	if _, ok := r.a.Tools.Get(name); !ok {
+		return nil // an unknown tool is refused by the tool step, shown there
+	}
+	if r.announced == nil {
+		r.announced = map[string]string{}
+	}
+	r.announced[id] = name
+	return r.a.progress(ctx, r.em, workflow.ToolCallRef{ID: id, Name: name}, r.a.running(r.in.Turn, name))
+}
+
+// unannounce ends the progress of the calls shown running that the round
+// ends without running (final_result came with them).
+func (r *modelRound) unannounce(ctx context.Context) error {
+	for _, id := range slices.Sorted(maps.Keys(r.announced)) {
+		p := protocol.ToolProgress{Status: protocol.ToolEmpty, Message: i18n.Of(r.in.Turn.Language, r.in.Turn.Message).Text(i18n.ToolNotRun)}
+		if err := r.a.progress(ctx, r.em, workflow.ToolCallRef{ID: id, Name: r.announced[id]}, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // draft is one tool call shown while the model writes its arguments.
@@ -272,11 +311,14 @@ func (r *modelRound) conclude(ctx context.Context, m llm.Message) (workflow.Agen
 			final = &m.ToolCalls[i]
 			break
 		}
-		out.ToolCalls = append(out.ToolCalls, workflow.ToolCallRef{ID: c.ID, Name: c.Function.Name})
+		out.ToolCalls = append(out.ToolCalls, workflow.ToolCallRef{ID: c.ID, Name: c.Function.Name, Announced: r.announced[c.ID] != ""})
 	}
 	if final == nil && len(out.ToolCalls) > 0 && r.round < r.a.MaxRounds+1 {
 		out.Next = workflow.NextTools
 		return out, nil
+	}
+	if err := r.unannounce(ctx); err != nil {
+		return out, err
 	}
 	rec := finalRecord{TextID: r.text.id}
 	if final != nil {

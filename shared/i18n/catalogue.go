@@ -367,6 +367,9 @@ const (
 	// teacher may not see that data (seed 004 §5.2), which is neither an
 	// outage nor "not found".
 	ToolDataForbidden
+	// issue 29: ToolNotRun ends the progress of a tool call shown while
+	// the model wrote it, when the round ended without running it.
+	ToolNotRun
 	numMsgs
 )
 
@@ -648,6 +651,8 @@ var catalogue = [numMsgs][2]string{
 	// issue 28
 	ToolDataForbidden: {"You do not have permission to see this data: the data service shows a teacher only their own classes and students.",
 		"您没有权限查看这些数据：数据服务只向教师开放其本人任教班级和学生的数据。"},
+	// issue 29
+	ToolNotRun: {"Not needed for this answer", "本次回答无需此步骤"},
 }
 
 // skills are the messages that name the English skills (Lang.Skill).

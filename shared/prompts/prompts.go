@@ -23,9 +23,11 @@ const (
 // Router is the router's system prompt; the available generation tools are
 // appended, one per line as "- name: description".
 const Router = RouterHeader + `
-You classify a teacher's message for an AI teaching assistant and answer with one JSON object, nothing else:
-{"intent": string, "confidence": number 0..1, "candidateTools": [tool names], "modelTier": "fast"|"standard"|"strong",
- "expectedMode": "answer"|"artifact"|"clarify", "strategy": string, "clarifyNeeded": boolean, "safetyFlags": [strings],
+You classify a teacher's message for an AI teaching assistant and answer with one JSON object, nothing else, its
+fields in this order (the first six decide the route and are acted on as soon as they arrive):
+{"intent": string, "modelTier": "fast"|"standard"|"strong", "clarifyNeeded": boolean, "safetyFlags": [strings],
+ "expectedMode": "answer"|"artifact"|"clarify", "candidateTools": [tool names], "confidence": number 0..1,
+ "strategy": string (a few words),
  "clarify": {"question": string, "options": [strings], "hint": string} (only when clarifyNeeded)}
 
 Intents:

@@ -426,7 +426,7 @@ func taskError(err error) error {
 // DefinitionSubstitutions names of infra/statemachines/conversation.asl.json.
 func (a *App) ConversationTasks() map[string]Task {
 	return map[string]Task{
-		"RouterFunctionArn":    a.renewing(Typed(a.Agent.Route)),
+		"RouterFunctionArn":    a.renewing(Typed(a.Agent.Start)), // issue 29: the router and the first round
 		"AgentTurnFunctionArn": a.renewing(Typed(a.Agent.Turn)),
 		"ToolFunctionArn":      a.renewing(Typed(a.Agent.RunTool)),
 		"ValidateFunctionArn":  a.renewing(Typed(a.Agent.Validate)),

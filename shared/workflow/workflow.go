@@ -186,6 +186,11 @@ type RouteOutput struct {
 	// AgentTurn step without the model or a tool.
 	Notices []protocol.Notice `json:"notices,omitempty"`
 	Decline string            `json:"decline,omitempty"`
+	// First is the agent's first round when the Route step ran it (issue
+	// 29: the router and the first round share one step, so that the
+	// round can start before the route is decided); AgentTurn takes it
+	// instead of calling the model. Nil on the clarify and build paths.
+	First *AgentOutput `json:"first,omitempty"`
 }
 
 // Declines: why a turn is answered without the model.
@@ -228,6 +233,9 @@ type AgentOutput struct {
 type ToolCallRef struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
+	// Announced (issue 29): the round showed the call's data-tool-progress
+	// (running) as soon as its name arrived; the tool step does not repeat it.
+	Announced bool `json:"announced,omitempty"`
 }
 
 // ToolInput is one iteration of the Tools map.

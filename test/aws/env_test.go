@@ -169,7 +169,7 @@ var roles = map[string][]string{
 	"StreamFunction":    {setAll, setEdge, setAuth, setModel, setData, setBuild, setSched, setStartR, setTplAPI, setSteer, setFlags},
 	"ApiFunction":       {setAll, setEdge, setAuth, setFlags},
 	"ReplayFunction":    {setAll, setBuild},
-	"RouterFunction":    {setAll, setModel, setData, setFlags},
+	"RouterFunction":    {setAll, setModel, setData, setFlags, setText}, // issue 29: it runs the first round
 	"AgentTurnFunction": {setAll, setModel, setData, setText},
 	"ToolFunction":      {setAll, setModel, setData, setFiles},
 	"ValidateFunction":  {setAll},

@@ -225,7 +225,7 @@ func finishError(t *testing.T, in json.RawMessage) string {
 // TestWorkflowTimeoutPaths runs the conversation workflow (the very ASL
 // file) through the local interpreter on each way it can go wrong:
 //   - a step that hangs is ended by its TimeoutSeconds (1 s here instead of
-//     the file's 30, so the test takes a second) and its Catch runs Finish;
+//     the file's 170, so the test takes a second) and its Catch runs Finish;
 //   - a throttle storm is retried 6 times within the worst case computed
 //     from the retrier (asserted on the recorded waits), then the step
 //     goes on; a storm that outlasts the retries is caught into Finish;
@@ -247,9 +247,9 @@ func TestWorkflowTimeoutPaths(t *testing.T) {
 	bound := time.Duration(worstWait(throttle.IntervalSeconds, throttle.BackoffRate, throttle.MaxDelaySeconds, throttle.MaxAttempts) * float64(time.Second))
 
 	t.Run("a hung step times out into Finish", func(t *testing.T) {
-		short := bytes.Replace(def, []byte(`"TimeoutSeconds": 30,`), []byte(`"TimeoutSeconds": 1,`), 1)
+		short := bytes.Replace(def, []byte(`"TimeoutSeconds": 170,`), []byte(`"TimeoutSeconds": 1,`), 1)
 		if bytes.Equal(short, def) {
-			t.Fatal(`the Route state has no "TimeoutSeconds": 30`)
+			t.Fatal(`the Route state has no "TimeoutSeconds": 170`)
 		}
 		finish, err := conversationRun(t, short, nil, map[string]asl.Handler{
 			"RouterFunctionArn": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {

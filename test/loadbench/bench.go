@@ -38,6 +38,9 @@ type config struct {
 	// RequireReference fails the run when the AI SDK side cannot run
 	// (node or its node_modules missing) instead of leaving it out.
 	RequireReference bool
+	// FirstWords is the answers per kind of turn of the first-words
+	// scenario (issue 29: firstwords.go; 0: none).
+	FirstWords int
 }
 
 // scenario is one level of one table.
@@ -114,6 +117,8 @@ type result struct {
 	Mock    string
 	Tables  []table
 	Notes   []string
+	// FirstWords is the first-words scenario, per side (issue 29).
+	FirstWords []firstWord
 }
 
 // run builds the product, starts the mock and measures every side at every
@@ -206,6 +211,19 @@ func run(ctx context.Context, cfg config) (*result, error) {
 			}
 		}
 		res.Tables = append(res.Tables, t)
+	}
+	// issue 29: the first-words scenario, each side at its default flush.
+	for _, mk := range sides {
+		if cfg.FirstWords <= 0 {
+			break
+		}
+		s := mk("")
+		fw, err := firstWords(ctx, cfg, hc, mock, s, serverCPU, cfg.FirstWords)
+		if err != nil {
+			return nil, err
+		}
+		logf("%-7s first words: text-delta p50 %s, quiz turn's first part p50 %s, %d failed %s", s.name, milli(fw.DeltaP50), milli(fw.QuizP50), fw.Failed, fw.FirstErr)
+		res.FirstWords = append(res.FirstWords, fw)
 	}
 	return res, nil
 }

@@ -62,6 +62,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pin := fs.Bool("pin", true, "pin each server to one core (taskset) and the harness to the others")
 	profile := fs.String("profile", "", "write a CPU profile of the product per level into this directory (go tool pprof)")
 	keep := fs.Bool("keep", false, "keep the work directory (binaries, data, server logs)")
+	firstWords := fs.Int("firstwords", 10, "answers per kind of turn of the first-words scenario (model first token 300 ms, router 600 ms, 20 ms a token; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := config{Root: root, Chunks: *chunks, Levels: cs, Paced: pcs, Pace: *pace, Rounds: *rounds, Min: *minAnswers,
 		Sides: strings.Split(*sides, ","), Node: *node, Pin: *pin, WorkDir: work, ProfileDir: *profile, Log: stderr,
-		RequireReference: os.Getenv("CI") == "true"}
+		RequireReference: os.Getenv("CI") == "true", FirstWords: *firstWords}
 	for _, f := range strings.Split(*flushes, ",") {
 		if f == "default" {
 			f = ""

@@ -21,6 +21,44 @@ func (r *result) write(w io.Writer) {
 		fmt.Fprintln(w)
 		t.details(w)
 	}
+	r.firstWords(w)
+}
+
+// firstWords prints the first-words scenario (issue 29) side by side.
+func (r *result) firstWords(w io.Writer) {
+	if len(r.FirstWords) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n### First words (c=1, model first token %s, router %s, %s a token, default flush)\n\n", milli(firstToken), milli(routerCost), milli(tokenPace))
+	by := map[string]firstWord{}
+	for _, f := range r.FirstWords {
+		by[f.Side] = f
+	}
+	a, aok := by["aisdk"]
+	p, pok := by["product"]
+	rows := []struct {
+		name string
+		get  func(firstWord) time.Duration
+	}{
+		{"first text-delta p50, a direct answer", func(f firstWord) time.Duration { return f.DeltaP50 }},
+		{"first visible part p50, a direct answer", func(f firstWord) time.Duration { return f.PartP50 }},
+		{"first visible part p50, a conversation's first quiz turn (Insight Edge: tool progress; AI SDK: its text)", func(f firstWord) time.Duration { return f.QuizP50 }},
+		{"first visible part p50, a quiz turn after a quiz turn", func(f firstWord) time.Duration { return f.NextP50 }},
+		{"first text-delta p50, a conversation's first quiz turn (Insight Edge: after the quiz)", func(f firstWord) time.Duration { return f.QuizText }},
+	}
+	fmt.Fprintln(w, "| | AI SDK | Insight Edge | ratio |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: |")
+	for _, row := range rows {
+		ratio := "—"
+		if aok && pok && row.get(a) > 0 {
+			ratio = fmt.Sprintf("%.2f×", float64(row.get(p))/float64(row.get(a)))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", row.name, orDash(milli(row.get(a)), aok), orDash(milli(row.get(p)), pok), ratio)
+	}
+	for _, f := range r.FirstWords {
+		fmt.Fprintf(w, "\n%s: %d answers of each kind, %d failed %s", sideName(f.Side), f.Answers, f.Failed, f.FirstErr)
+	}
+	fmt.Fprintln(w)
 }
 
 func (t table) get(side string, pick func(scenario) bool) (measure, bool) {

@@ -1,0 +1,229 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/session"
+	"github.com/insightedge/insightedge/shared/workflow"
+)
+
+// waitBound bounds a fake's wait for the other call of a turn: a bound,
+// not a measure (a failure to overlap fails the test, it does not slow it).
+const waitBound = 10 * time.Second
+
+// overlapModel plays the router and the agent at once, as a real model
+// does: a JSON request is the router, any other the agent. The router
+// streams its governing fields only once an agent call has started (so a
+// first round that waited for the route would never get them), and the
+// rest of its answer only once text reached the log (so the teacher's
+// first words did not wait for the whole route), when waitText is set.
+type overlapModel struct {
+	route    string // the router's answer; its first cut bytes are the governing fields
+	cut      int
+	agent    func(req llm.Request) modelReply
+	waitText bool
+
+	started chan struct{} // closed when the first agent call starts
+	text    chan struct{} // closed when a text-delta reaches the log
+	mu      sync.Mutex
+	agents  []llm.Request
+	once    sync.Once
+}
+
+func newOverlapModel(route string, cut int, agent func(llm.Request) modelReply) *overlapModel {
+	return &overlapModel{route: route, cut: cut, agent: agent, started: make(chan struct{}), text: make(chan struct{})}
+}
+
+func (m *overlapModel) wait(ctx context.Context, ch chan struct{}, what string) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(waitBound):
+		return errors.New("overlapModel: " + what + " never happened")
+	}
+}
+
+func (m *overlapModel) Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error) {
+	if req.JSON {
+		if err := m.wait(ctx, m.started, "an agent call alongside the router"); err != nil {
+			return llm.Response{}, err
+		}
+		if h.OnContent != nil {
+			if err := h.OnContent(m.route[:m.cut]); err != nil {
+				return llm.Response{}, err
+			}
+		}
+		if m.waitText {
+			if err := m.wait(ctx, m.text, "the first words before the route's end"); err != nil {
+				return llm.Response{}, err
+			}
+		}
+		if h.OnContent != nil {
+			if err := h.OnContent(m.route[m.cut:]); err != nil {
+				return llm.Response{}, err
+			}
+		}
+		return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: m.route}, FinishReason: "stop"}, nil
+	}
+	m.mu.Lock()
+	m.agents = append(m.agents, req)
+	r := m.agent(req)
+	m.mu.Unlock()
+	m.once.Do(func() { close(m.started) })
+	s := &scriptedModel{replies: []modelReply{r}, fragSize: 4}
+	return s.Stream(ctx, req, h)
+}
+
+const (
+	routeQA   = `{"intent":"chat_qa","modelTier":"standard","clarifyNeeded":false,"safetyFlags":[],"expectedMode":"answer","candidateTools":[],"confidence":0.9,"strategy":"answer directly"}`
+	routeQuiz = `{"intent":"quiz_generate","modelTier":"standard","clarifyNeeded":false,"safetyFlags":[],"expectedMode":"artifact","candidateTools":["generate_quiz_questions"],"confidence":0.9,"strategy":"quiz"}`
+	routeAsk  = `{"intent":"clarify","modelTier":"fast","clarifyNeeded":true,"safetyFlags":[],"expectedMode":"clarify","candidateTools":[],"confidence":0.5,"strategy":"ask","clarify":{"question":"Which class?"}}`
+)
+
+// governed is the length of a route's governing fields on its path, up to
+// the comma before the field after them.
+func governed(route, next string) int { return strings.Index(route, `,"`+next+`"`) + 1 }
+
+func answerOrQuiz(req llm.Request) modelReply {
+	if len(req.Tools) == 0 {
+		return modelReply{content: "Photosynthesis turns light into chemical energy."}
+	}
+	return modelReply{calls: []llm.ToolCall{toolCall("call_1", "generate_quiz_questions", `{}`)}}
+}
+
+func hasTool(req llm.Request, name string) bool {
+	for _, t := range req.Tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func TestStartKeepsAConfirmedGuess(t *testing.T) {
+	m := newOverlapModel(routeQA, governed(routeQA, "expectedMode"), answerOrQuiz)
+	m.waitText = true
+	f := newFixture(t, &scriptedModel{})
+	f.agent.Model = m
+	f.agent.Log = &textSignal{Appender: f.log, ch: m.text}
+	ctx := context.Background()
+	route, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if route.Path != workflow.PathChat || route.First == nil || route.First.Next != workflow.NextReply {
+		t.Fatalf("route %+v, first %+v; want the chat path with its reply", route, route.First)
+	}
+	if route.Result.Strategy != "answer directly" || route.Result.Confidence != 0.9 {
+		t.Errorf("the rest of the router's answer was lost: %+v", route.Result)
+	}
+	if len(m.agents) != 1 {
+		t.Errorf("%d agent calls, want the one started alongside the router", len(m.agents))
+	}
+	got, _ := text(f.chunks(t))
+	if got != "Photosynthesis turns light into chemical energy." {
+		t.Errorf("text %q", got)
+	}
+	if f.metrics["SpeculationWastedTokens"] != 0 {
+		t.Errorf("a kept round counted %v wasted tokens", f.metrics["SpeculationWastedTokens"])
+	}
+	// AgentTurn takes the round the Route step ran: no second model call.
+	out, err := f.agent.Turn(ctx, workflow.AgentInput{Turn: f.turn, Route: route, Attempt: 1,
+		Prev: workflow.AgentOutput{ToolCalls: []workflow.ToolCallRef{}}})
+	if err != nil || out.Next != workflow.NextReply || len(m.agents) != 1 {
+		t.Errorf("AgentTurn: %+v, %v, %d agent calls; want the first round as it was", out, err, len(m.agents))
+	}
+}
+
+func TestStartDiscardsAGuessTheRouterOverrules(t *testing.T) {
+	m := newOverlapModel(routeQuiz, governed(routeQuiz, "confidence"), answerOrQuiz)
+	f := newFixture(t, &scriptedModel{})
+	f.agent.Model = m
+	route, err := f.agent.Start(context.Background(), workflow.RouteInput{Turn: f.turn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if route.Path != workflow.PathAgent || route.First == nil || route.First.Next != workflow.NextTools {
+		t.Fatalf("route %+v, first %+v; want the agent path's tool round", route, route.First)
+	}
+	if len(m.agents) != 2 || len(m.agents[0].Tools) != 0 || !hasTool(m.agents[1], "generate_quiz_questions") {
+		t.Fatalf("agent calls %d; want the guessed chat call, then the router's with the quiz tool", len(m.agents))
+	}
+	if got, _ := text(f.chunks(t)); got != "" {
+		t.Errorf("the discarded round reached the teacher: %q", got)
+	}
+	if f.metrics["SpeculationWastedTokens"] <= 0 {
+		t.Error("the discarded round's tokens were not counted")
+	}
+	// The next turn of the session guesses the route decided here.
+	m2 := newOverlapModel(routeQuiz, governed(routeQuiz, "confidence"), answerOrQuiz)
+	f.agent.Model = m2
+	if err := f.store.EndTurn(context.Background(), "s-1", "u-1", session.TurnCompleted, session.Outcome{Text: "5 questions"}); err != nil {
+		t.Fatal(err)
+	}
+	f.turn = f.beginTurn(t, "u-2", "再出5道")
+	wasted := f.metrics["SpeculationWastedTokens"]
+	if _, err := f.agent.Start(context.Background(), workflow.RouteInput{Turn: f.turn}); err != nil {
+		t.Fatal(err)
+	}
+	if len(m2.agents) != 1 || !hasTool(m2.agents[0], "generate_quiz_questions") || f.metrics["SpeculationWastedTokens"] != wasted {
+		t.Errorf("second turn: %d agent calls; want one, guessed from the last route", len(m2.agents))
+	}
+}
+
+func TestStartClarifyRunsNoRound(t *testing.T) {
+	m := newOverlapModel(routeAsk, len(routeAsk), answerOrQuiz)
+	f := newFixture(t, &scriptedModel{})
+	f.agent.Model = m
+	route, err := f.agent.Start(context.Background(), workflow.RouteInput{Turn: f.turn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if route.Path != workflow.PathClarify || route.First != nil {
+		t.Errorf("route %+v, first %+v; want clarify without a round", route, route.First)
+	}
+	if cs := f.chunks(t); len(cs) != 0 {
+		t.Errorf("the discarded round left %v on the stream", types(cs))
+	}
+}
+
+// TestStartHarmfulKeepsNoGuess: the safety flags are among the governing
+// fields (issue 28): a request the router flags harmful never shows the
+// round guessed for it, even when its path and tier match the guess; the
+// teacher reads the decline once, and AgentTurn adds nothing.
+func TestStartHarmfulKeepsNoGuess(t *testing.T) {
+	harmful := strings.Replace(routeQA, `"safetyFlags":[]`, `"safetyFlags":["harmful"]`, 1)
+	m := newOverlapModel(harmful, governed(harmful, "expectedMode"), answerOrQuiz)
+	f := newFixture(t, &scriptedModel{})
+	f.agent.Model = m
+	ctx := context.Background()
+	route, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if route.Decline != workflow.DeclineHarmful {
+		t.Fatalf("route %+v; want declined as harmful", route)
+	}
+	answer, _ := text(f.chunks(t))
+	if strings.Contains(answer, "Photosynthesis") || answer == "" {
+		t.Fatalf("text %q; want the decline, not the guessed round's answer", answer)
+	}
+	if _, err := f.agent.Turn(ctx, workflow.AgentInput{Turn: f.turn, Route: route, Attempt: 1,
+		Prev: workflow.AgentOutput{ToolCalls: []workflow.ToolCallRef{}}}); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := text(f.chunks(t)); again != answer {
+		t.Errorf("after AgentTurn the text is %q; want the decline once: %q", again, answer)
+	}
+	if f.metrics["SafetyFlag"] != 1 {
+		t.Errorf("SafetyFlag counted %v times, want once", f.metrics["SafetyFlag"])
+	}
+}
