@@ -27,9 +27,6 @@ func (a *Agent) Route(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: in.Turn.Message})
 	resp, err := a.Model.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true}, llm.Handler{})
-	if err == nil {
-		a.meter(ctx, in.Turn, resp.Usage) // issue 26
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return workflow.RouteOutput{}, err

@@ -86,11 +86,19 @@ func setRetryAfter(h http.Header, e *apperr.Error) {
 }
 
 // startRoutes are the routes LimitStarts admits, with what each starts. A
-// research run is counted at its proposal, which every run begins with.
+// research run is counted at its proposal, which every run begins with. A
+// template report is admitted by the report wing itself, at its new
+// session, for its HTTP route and its socket alike (AdmitStart).
 var startRoutes = map[string]limits.Action{
-	"POST /api/page/generate":     limits.Build,
-	"POST /api/research":          limits.Research,
-	"POST /api/template/sessions": limits.Report,
+	"POST /api/page/generate": limits.Build,
+	"POST /api/research":      limits.Research,
+}
+
+// AdmitStart asks l (nil: no limits) to admit id's start of action (not a
+// turn: no slot is taken); a refusal is a RATE_LIMITED *apperr.Error in
+// the first language of acceptLanguage, with RateLimitDetails.
+func AdmitStart(ctx context.Context, l Limiter, id auth.Identity, action limits.Action, acceptLanguage string) error {
+	return admit(ctx, l, id, action, "", i18n.Of(firstTag(acceptLanguage)))
 }
 
 // LimitStarts admits the requests that start a page build, a research run
@@ -112,7 +120,7 @@ func LimitStarts(next http.Handler, l Limiter, au Authenticator, log *slog.Logge
 			next.ServeHTTP(w, r)
 			return
 		}
-		if err := admit(r.Context(), l, id, action, "", i18n.Of(firstTag(r.Header.Get("Accept-Language")))); err != nil {
+		if err := AdmitStart(r.Context(), l, id, action, r.Header.Get("Accept-Language")); err != nil {
 			Handle(log, func(http.ResponseWriter, *http.Request) error { return err }).ServeHTTP(w, r)
 			return
 		}

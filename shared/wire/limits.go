@@ -6,10 +6,16 @@ package wire
 // runs with no limiter and no limit costs a read.
 
 import (
+	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 
+	"github.com/insightedge/insightedge/shared/auth"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/limits"
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/report/control"
 )
 
 // newLimiter is the limiter of c over b's stores, or nil.
@@ -40,4 +46,56 @@ func (a *App) FairUse(mux *http.ServeMux, next http.Handler) http.Handler {
 // research run or a template report are admitted first (edge.LimitStarts).
 func (a *App) LimitStarts(h http.Handler) http.Handler {
 	return edge.LimitStarts(h, a.edgeLimiter(), a.Authenticator(), a.Logger)
+}
+
+// metered is the model every part of the product calls: with limits on,
+// each call's reported usage is metered against the teacher its context
+// names (llm.Metered: the one seam, so a turn's router and agent rounds,
+// the tools' calls, page builds, research runs and template reports are
+// each counted once).
+func metered(client *llm.Client, lim *limits.Limiter, log *slog.Logger) llm.Model {
+	if lim == nil {
+		return client
+	}
+	return llm.Metered{Model: client, Meter: lim, Logger: log}
+}
+
+// payerHead is where a step's input names the teacher whose work it is: a
+// conversation step's turn, a build phase's build, a research step's run,
+// a template run's input (a template step that names only its session is
+// paid by the session's teacher: RunLeased).
+type payerHead struct {
+	Turn struct {
+		TeacherID string `json:"teacherId"`
+	} `json:"turn"`
+	Build struct {
+		TeacherID string `json:"teacherId"`
+	} `json:"build"`
+	Research struct {
+		TeacherID string `json:"teacherId"`
+	} `json:"research"`
+	Teacher string `json:"teacher_id"`
+}
+
+// withPayer is ctx with the teacher raw's step works for as the payer of
+// its model calls; ctx as it is when raw names none.
+func withPayer(ctx context.Context, raw json.RawMessage) context.Context {
+	var h payerHead
+	if json.Unmarshal(raw, &h) != nil {
+		return ctx
+	}
+	for _, id := range []string{h.Turn.TeacherID, h.Build.TeacherID, h.Research.TeacherID, h.Teacher} {
+		if id != "" {
+			return llm.WithPayer(ctx, id)
+		}
+	}
+	return ctx
+}
+
+// reportAdmitter admits a template report's new session against
+// reportsPerDay (and the token budgets), as the edge admits its starts.
+type reportAdmitter struct{ l edge.Limiter }
+
+func (r reportAdmitter) AdmitReport(ctx context.Context, c control.Caller) error {
+	return edge.AdmitStart(ctx, r.l, auth.Identity{TeacherID: c.TeacherID, School: c.School}, limits.Report, c.Language)
 }

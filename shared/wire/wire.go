@@ -192,7 +192,7 @@ type Backends struct {
 // App is the built graph.
 type App struct {
 	Config Config
-	Model  *llm.Client
+	Model  llm.Model // metered when limits are on (issue 26)
 	Tools  *tools.Registry
 	Agent  *agent.Agent
 	// Builder runs the Build workflow's phases; Planner plans blueprints.
@@ -227,14 +227,15 @@ func New(c Config, b Backends) (*App, error) {
 	lc := c.LLM
 	lc.Logger = b.Logger
 	lc.HTTPClient = b.HTTPClient
-	model, err := llm.New(lc)
+	client, err := llm.New(lc)
 	if err != nil {
 		return nil, fmt.Errorf("wire: model client: %w", err)
 	}
+	lim := newLimiter(c.Limits, b)
+	model := metered(client, lim, b.Logger)
 	reg := tools.NewRegistry(quiz.New(model), guide.Tool())
 	reg.Add(b.Tools...)
 	ao := agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush}
-	lim := newLimiter(c.Limits, b)
 	if lim != nil {
 		ao.Limits = lim
 	}
@@ -386,6 +387,7 @@ func Typed[In, Out any](step func(context.Context, In) (Out, error)) Task {
 		if l, ok := any(in).(interface{ LogAttrs() []slog.Attr }); ok {
 			ctx = obs.With(ctx, l.LogAttrs()...) // every log line of the step names its turn
 		}
+		ctx = withPayer(ctx, raw) // issue 26: the step's model calls are its teacher's
 		out, err := step(ctx, in)
 		if err != nil {
 			return nil, taskError(err)
@@ -491,6 +493,7 @@ func (a *App) Apps(store apps.Store, r *apps.Replayer, sync edge.ScheduleSync) *
 type planner struct{ p *plan.Planner }
 
 func (p planner) PlanBlueprint(ctx context.Context, teacherID, traceID string, req edge.WorkflowRequest) (blueprint.Blueprint, error) {
+	ctx = llm.WithPayer(ctx, teacherID) // issue 26
 	res, err := p.p.Plan(ctx, plan.Request{Message: req.Message, Language: req.Language, TeacherID: teacherID,
 		TraceID: traceID, Context: req.Context})
 	return res.Blueprint, err
