@@ -34,7 +34,7 @@ type Override struct {
 // apply writes o over lim; a teacher's override leaves the school's budget.
 func (o Override) apply(lim Values, school bool) {
 	for l, v := range o.Values {
-		if l == SchoolTokensPerDay && !school {
+		if l == SchoolTokensPerDay && !school || l == PassMark {
 			continue
 		}
 		lim[l] = max(v, 0) // Unlimited: off
@@ -99,8 +99,12 @@ func (o *Overrides) Set(ctx context.Context, scope Scope, id string, l Limit, v 
 	if err != nil {
 		return Override{}, err
 	}
-	if _, ok := Parse(string(l)); !ok || (v <= 0 && v != Unlimited) {
-		return Override{}, fmt.Errorf("%w: %s=%d (a limit of %v, a value > 0 or lifted)", ErrBadOverride, l, v, names())
+	if l == PassMark {
+		if scope != ScopeSchool || v < 1 || v > 100 {
+			return Override{}, fmt.Errorf("%w: %s=%d (a school's pass mark is a whole percent from 1 to 100)", ErrBadOverride, l, v)
+		}
+	} else if _, ok := Parse(string(l)); !ok || (v <= 0 && v != Unlimited) {
+		return Override{}, fmt.Errorf("%w: %s=%d (a limit of %v, or %s; a value > 0 or lifted)", ErrBadOverride, l, v, names(), PassMark)
 	}
 	return o.change(ctx, key, func(ov *Override) { ov.Values[l] = v; ov.By = by })
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 
 	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/blueprint/build"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/limits"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -38,7 +39,11 @@ func (a *App) edgeLimiter() edge.Limiter {
 // routes on mux and returns next wrapped so that the routes that start a
 // page build, a research run or a template report are admitted first.
 func (a *App) FairUse(mux *http.ServeMux, next http.Handler) http.Handler {
-	edge.NewFair(a.Limits, a.Relay(), a.Authenticator()).Mount(mux)
+	var ov *limits.Overrides
+	if a.PassMarks != nil {
+		ov = a.PassMarks.Overrides()
+	}
+	edge.NewFair(a.Limits, ov, a.Relay(), a.Authenticator()).Mount(mux)
 	return a.LimitStarts(next)
 }
 
@@ -98,4 +103,48 @@ type reportAdmitter struct{ l edge.Limiter }
 
 func (r reportAdmitter) AdmitReport(ctx context.Context, c control.Caller) error {
 	return edge.AdmitStart(ctx, r.l, auth.Identity{TeacherID: c.TeacherID, School: c.School}, limits.Report, c.Language)
+}
+
+// issue 23: one pass mark per school, kept beside the limits' overrides.
+
+// newPassMarks is the schools' pass marks over b's limit records, or nil.
+func newPassMarks(b Backends) *limits.PassMarks {
+	if b.LimitRecords == nil {
+		return nil
+	}
+	return limits.NewPassMarks(b.LimitRecords, b.LimitNow, 0)
+}
+
+// buildPassMarks is pm as the builder takes it (a nil interface when nil).
+func buildPassMarks(pm *limits.PassMarks) build.PassMarks {
+	if pm == nil {
+		return nil
+	}
+	return pm
+}
+
+// schoolRecorder records each authenticated teacher's school, so that the
+// work that knows only the teacher finds their school's pass mark
+// (limits.PassMarks.Remember: no write once a teacher is known here).
+type schoolRecorder struct {
+	edge.Authenticator
+	pm  *limits.PassMarks
+	log *slog.Logger
+}
+
+func rememberSchools(au edge.Authenticator, pm *limits.PassMarks, log *slog.Logger) edge.Authenticator {
+	if pm == nil {
+		return au
+	}
+	return schoolRecorder{au, pm, log}
+}
+
+func (s schoolRecorder) Authenticate(r *http.Request) (auth.Identity, error) {
+	id, err := s.Authenticator.Authenticate(r)
+	if err == nil {
+		if rerr := s.pm.Remember(r.Context(), limits.Who{Teacher: id.TeacherID, School: id.School}); rerr != nil {
+			s.log.WarnContext(r.Context(), "could not record the teacher's school", "teacherId", id.TeacherID, "err", rerr)
+		}
+	}
+	return id, err
 }

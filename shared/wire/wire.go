@@ -206,6 +206,9 @@ type App struct {
 	Files    edge.FileSigner
 	// Limits is the fair-use limiter (nil: no LIMIT_* is set).
 	Limits *limits.Limiter
+	// PassMarks is each school's pass mark (issue 23; nil without
+	// Backends.LimitRecords).
+	PassMarks *limits.PassMarks
 	// QuizExport is Backends.QuizExport (issue 31).
 	QuizExport edge.QuizExporter
 
@@ -240,8 +243,9 @@ func New(c Config, b Backends) (*App, error) {
 		ao.Limits = lim
 	}
 	ag := agent.New(model, reg, b.Store, b.Log, ao)
-	app := &App{Config: c, Model: model, Tools: reg, Agent: ag,
-		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
+	pm := newPassMarks(b)
+	app := &App{Config: c, Model: model, Tools: reg, Agent: ag, PassMarks: pm,
+		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger, PassMarks: buildPassMarks(pm)}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
 		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files, Limits: lim,
 		QuizExport: b.QuizExport}
@@ -257,7 +261,7 @@ func New(c Config, b Backends) (*App, error) {
 // otherwise. It is made on first use, once: only functions that serve
 // requests make one, and the development-mode warning is logged once.
 func (a *App) Authenticator() edge.Authenticator {
-	a.authOnce.Do(func() { a.auth = authenticator(a.Config, a.Logger) })
+	a.authOnce.Do(func() { a.auth = rememberSchools(authenticator(a.Config, a.Logger), a.PassMarks, a.Logger) })
 	return a.auth
 }
 

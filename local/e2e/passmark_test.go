@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// issue 23: one pass mark per school, set by an operator without a deploy.
+
+// pageAt builds the page of Form 1A for the teacher of headers from a
+// blueprint whose nodes set no pass mark, and returns its per-assignment
+// breakdown's pass mark and pass rates.
+func pageAt(t *testing.T, s Local, headers ...string) (float64, map[string]float64) {
+	t.Helper()
+	code, a := askJSON(t, s, `{"message":"分析 1A 班英语成绩","language":"zh-CN"}`, headers...)
+	if code != http.StatusOK || a.Action != "build" {
+		t.Fatalf("plan: %d %+v", code, a)
+	}
+	var bp map[string]any
+	if err := json.Unmarshal(a.Blueprint, &bp); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range bp["computeGraph"].(map[string]any)["nodes"].([]any) {
+		delete(n.(map[string]any), "passMark") // the school's mark applies where a node sets none
+	}
+	raw, _ := json.Marshal(bp)
+	res, _ := completeOf(t, postSSE(t, s.URL+"/api/page/generate", fmt.Sprintf(`{"blueprint":%s}`, raw), headers...))
+	var by struct {
+		PassMark float64 `json:"passMark"`
+		Groups   []struct {
+			Label    string
+			PassRate float64
+		}
+	}
+	if err := json.Unmarshal(res.ComputeResults["byAssignment"], &by); err != nil || len(by.Groups) == 0 {
+		t.Fatalf("no per-assignment breakdown: %v %s", err, res.ComputeResults["byAssignment"])
+	}
+	rates := map[string]float64{}
+	for _, g := range by.Groups {
+		rates[g.Label] = g.PassRate
+	}
+	return by.PassMark, rates
+}
+
+// TestPagePassMarkOfTheSchool: an operator sets school s-50's pass mark to
+// 50 (the limits' admin route, with no LIMIT_* set); the teacher, as one
+// of s-50, gets the page's pass rates at 50 %; without a school claim at
+// 60 %; the page's breakdown names the mark it used.
+func TestPagePassMarkOfTheSchool(t *testing.T) {
+	s := NewLocal(t, nil)
+	resp := send(t, http.MethodPut, s.URL+"/api/admin/limits/school/s-50", strings.NewReader(`{"limit":"passMark","value":50}`),
+		[]string{"X-Role", "operator", "Content-Type", "application/json"})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the operator's setting: %d", resp.StatusCode)
+	}
+	for _, bad := range []string{`{"limit":"passMark","value":0}`, `{"limit":"passMark","value":101}`} {
+		resp := send(t, http.MethodPut, s.URL+"/api/admin/limits/school/s-50", strings.NewReader(bad), []string{"X-Role", "operator"})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", bad, resp.StatusCode)
+		}
+	}
+
+	// The mock school's classes are t-001's: first as a teacher of s-50,
+	// then without a school claim (their own school, the default).
+	mark50, at50 := pageAt(t, s, "X-School-Id", "s-50")
+	mark60, at60 := pageAt(t, s)
+	if mark50 != 50 || mark60 != 60 {
+		t.Fatalf("pass marks %v and %v, want 50 for s-50 and 60 without a school", mark50, mark60)
+	}
+	higher := 0
+	for title, r := range at60 {
+		if at50[title] < r {
+			t.Errorf("%s: %.3f at 50 %% below %.3f at 60 %%", title, at50[title], r)
+		}
+		if at50[title] > r {
+			higher++
+		}
+	}
+	if higher == 0 {
+		t.Errorf("no pass rate differs between 50 %% and 60 %%: %v %v", at50, at60)
+	}
+}
