@@ -74,3 +74,26 @@ func TestLimitsCommandThroughServer(t *testing.T) {
 		t.Fatalf("a malformed id: %s", out)
 	}
 }
+
+// TestLimitsCommandPassMark (issue 23): the same command sets a school's
+// pass mark, 1 to 100, for a school only.
+func TestLimitsCommandPassMark(t *testing.T) {
+	env := map[string]string{"ADDR": freeAddr(t), "DATA_DIR": t.TempDir()}
+	out, err := limitsRun(t, env, "set", "-school", "s-50", "passMark=50")
+	if err != nil || !strings.Contains(out, "passMark             default 60, here 50") {
+		t.Fatalf("set: %v\n%s", err, out)
+	}
+	out, err = limitsRun(t, env, "reset", "-school", "s-50", "passMark")
+	if err != nil || strings.Contains(out, "here 50") || !strings.Contains(out, "passMark             default 60") {
+		t.Fatalf("reset: %v\n%s", err, out)
+	}
+	for _, bad := range [][]string{
+		{"set", "-teacher", "t-001", "passMark=50"},
+		{"set", "-school", "s-50", "passMark=101"},
+		{"lift", "-school", "s-50", "passMark"},
+	} {
+		if _, err := limitsRun(t, env, bad...); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

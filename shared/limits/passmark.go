@@ -50,17 +50,21 @@ type cachedSchool struct {
 	read   time.Time
 }
 
-// NewPassMarks returns the pass marks kept in b; a setting or a school
-// read is trusted for ttl [30 s] (how long an operator's change takes to
-// apply on another instance).
-func NewPassMarks(b records.Backend, now func() time.Time, ttl time.Duration) *PassMarks {
+// NewPassMarks returns the pass marks kept in b, read through ov (nil: its
+// own; give the limiter's, so that an operator's change applies to both at
+// once); a setting or a school read is trusted for ttl [30 s] (how long an
+// operator's change takes to apply on another instance).
+func NewPassMarks(b records.Backend, ov *Overrides, now func() time.Time, ttl time.Duration) *PassMarks {
 	if now == nil {
 		now = time.Now
 	}
 	if ttl <= 0 {
 		ttl = 30 * time.Second
 	}
-	return &PassMarks{ov: NewOverrides(b, now), schools: records.Open(b, schoolKind), now: now, ttl: ttl,
+	if ov == nil {
+		ov = NewOverrides(b, now)
+	}
+	return &PassMarks{ov: ov, schools: records.Open(b, schoolKind), now: now, ttl: ttl,
 		known: map[string]cachedSchool{}}
 }
 

@@ -15,7 +15,7 @@ import (
 func TestPassMarks(t *testing.T) {
 	ctx := context.Background()
 	b := records.NewMemory()
-	pm := limits.NewPassMarks(b, nil, 0)
+	pm := limits.NewPassMarks(b, nil, nil, 0)
 	ov := pm.Overrides()
 	if _, err := ov.Set(ctx, limits.ScopeSchool, "s-50", limits.PassMark, 50, "op"); err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestPassMarks(t *testing.T) {
 		}
 	}
 	// Another instance (another function) reads the same records.
-	if got, err := limits.NewPassMarks(b, nil, 0).Of(ctx, "t-a"); err != nil || got != 50 {
+	if got, err := limits.NewPassMarks(b, nil, nil, 0).Of(ctx, "t-a"); err != nil || got != 50 {
 		t.Errorf("another instance: %v %v, want 50", got, err)
 	}
 }

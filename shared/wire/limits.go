@@ -107,12 +107,17 @@ func (r reportAdmitter) AdmitReport(ctx context.Context, c control.Caller) error
 
 // issue 23: one pass mark per school, kept beside the limits' overrides.
 
-// newPassMarks is the schools' pass marks over b's limit records, or nil.
-func newPassMarks(b Backends) *limits.PassMarks {
+// newPassMarks is the schools' pass marks over b's limit records, or nil;
+// they share lim's overrides (nil: no limits).
+func newPassMarks(b Backends, lim *limits.Limiter) *limits.PassMarks {
 	if b.LimitRecords == nil {
 		return nil
 	}
-	return limits.NewPassMarks(b.LimitRecords, b.LimitNow, 0)
+	var ov *limits.Overrides
+	if lim != nil {
+		ov = lim.Overrides()
+	}
+	return limits.NewPassMarks(b.LimitRecords, ov, b.LimitNow, 0)
 }
 
 // buildPassMarks is pm as the builder takes it (a nil interface when nil).

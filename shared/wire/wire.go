@@ -243,7 +243,7 @@ func New(c Config, b Backends) (*App, error) {
 		ao.Limits = lim
 	}
 	ag := agent.New(model, reg, b.Store, b.Log, ao)
-	pm := newPassMarks(b)
+	pm := newPassMarks(b, lim)
 	app := &App{Config: c, Model: model, Tools: reg, Agent: ag, PassMarks: pm,
 		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger, PassMarks: buildPassMarks(pm)}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
