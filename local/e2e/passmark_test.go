@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/insightedge/insightedge/shared/report/vfs"
 )
 
 // issue 23: one pass mark per school, set by an operator without a deploy.
@@ -45,12 +48,14 @@ func pageAt(t *testing.T, s Local, headers ...string) (float64, map[string]float
 	return by.PassMark, rates
 }
 
-// TestPagePassMarkOfTheSchool: an operator sets school s-50's pass mark to
-// 50 (the limits' admin route, with no LIMIT_* set); the teacher, as one
-// of s-50, gets the page's pass rates at 50 %; without a school claim at
-// 60 %; the page's breakdown names the mark it used.
-func TestPagePassMarkOfTheSchool(t *testing.T) {
-	s := NewLocal(t, nil)
+// TestPageAndReportAgreeAtSchoolPassMark: an operator sets school s-50's
+// pass mark to 50 (the limits' admin route, with no LIMIT_* set); the
+// teacher, as one of s-50, gets the page's pass rates at 50 % and the
+// template report's data (its knowledge base's grades.json, what the report
+// cites) at the same mark with the same rates; without a school claim the
+// page is at 60 %; each names the mark it used.
+func TestPageAndReportAgreeAtSchoolPassMark(t *testing.T) {
+	s := NewLocal(t, templateEnv())
 	resp := send(t, http.MethodPut, s.URL+"/api/admin/limits/school/s-50", strings.NewReader(`{"limit":"passMark","value":50}`),
 		[]string{"X-Role", "operator", "Content-Type", "application/json"})
 	resp.Body.Close()
@@ -68,6 +73,15 @@ func TestPagePassMarkOfTheSchool(t *testing.T) {
 	// The mock school's classes are t-001's: first as a teacher of s-50,
 	// then without a school claim (their own school, the default).
 	mark50, at50 := pageAt(t, s, "X-School-Id", "s-50")
+	reportMark, reportRates := reportAt(t, s, http.Header{"X-School-Id": {"s-50"}})
+	if reportMark != 50 {
+		t.Errorf("the report's data at %v %%, want 50", reportMark)
+	}
+	for title, r := range at50 {
+		if got, ok := reportRates[title]; !ok || got != round1(100*r) {
+			t.Errorf("%s: page %.1f %% at 50, report %.1f %%", title, 100*r, got)
+		}
+	}
 	mark60, at60 := pageAt(t, s)
 	if mark50 != 50 || mark60 != 60 {
 		t.Fatalf("pass marks %v and %v, want 50 for s-50 and 60 without a school", mark50, mark60)
@@ -84,4 +98,40 @@ func TestPagePassMarkOfTheSchool(t *testing.T) {
 	if higher == 0 {
 		t.Errorf("no pass rate differs between 50 %% and 60 %%: %v %v", at50, at60)
 	}
+}
+
+// reportAt plans a template report of Form 1A on the socket as the caller
+// of header and returns the pass mark and pass rates (percent) of the data
+// it loaded (datasets/grades.json in its VFS).
+func reportAt(t *testing.T, s Local, header http.Header) (float64, map[string]float64) {
+	t.Helper()
+	c := dialTemplate(t, wsURL(s), header)
+	sid, _, _ := planned(t, c, "请基于指定模版与知识库生成报告")
+	f, err := vfs.Open(s.Files, "t-001", sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := f.Read(context.Background(), "datasets/grades.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grades struct {
+		Assignments []struct {
+			Title           string
+			PassRate        float64 `json:"pass_rate"`
+			PassMarkPercent float64 `json:"pass_mark_percent"`
+		}
+	}
+	if err := json.Unmarshal(raw, &grades); err != nil || len(grades.Assignments) == 0 {
+		t.Fatalf("grades.json: %v %s", err, raw)
+	}
+	rates := map[string]float64{}
+	mark := grades.Assignments[0].PassMarkPercent
+	for _, a := range grades.Assignments {
+		rates[a.Title] = a.PassRate
+		if a.PassMarkPercent != mark {
+			t.Errorf("%s at %v %%, another row at %v %%", a.Title, a.PassMarkPercent, mark)
+		}
+	}
+	return mark, rates
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/insightedge/insightedge/shared/limits"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/report/control"
+	"github.com/insightedge/insightedge/shared/report/pipeline"
 )
 
 // newLimiter is the limiter of c over b's stores, or nil.
@@ -152,4 +153,13 @@ func (s schoolRecorder) Authenticate(r *http.Request) (auth.Identity, error) {
 		}
 	}
 	return id, err
+}
+
+// ReportPassMarks is PassMarks as the template pipeline takes it (a nil
+// interface when there are none).
+func (a *App) ReportPassMarks() pipeline.PassMarks {
+	if a.PassMarks == nil {
+		return nil
+	}
+	return a.PassMarks
 }

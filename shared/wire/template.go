@@ -132,7 +132,7 @@ type TemplateBackends struct {
 func (a *App) NewTemplate(tc TemplateConfig, b TemplateBackends) (*Template, error) {
 	res := backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed})
 	p := pipeline.New(pipeline.Deps{Store: b.Store, Log: a.Log, Blobs: b.Blobs, Backends: res, Model: a.Model,
-		Settings: tc.Settings, Logger: a.Logger, PDF: b.PDF, FileTTL: a.Config.FileLinkTTL})
+		Settings: tc.Settings, Logger: a.Logger, PDF: b.PDF, FileTTL: a.Config.FileLinkTTL, PassMarks: a.ReportPassMarks()})
 	o := control.Options{Settings: p.Settings(), Secret: tc.StateSecret, StateTTL: tc.StateTTL, Logger: a.Logger,
 		Runs: a.RunLeases(b.Store, tc.Settings.ConfirmTimeout)}
 	if r := a.Recoverer(nil, nil); r != nil {
