@@ -20,6 +20,7 @@ import (
 
 	"github.com/insightedge/insightedge/shared/boltstore"
 	"github.com/insightedge/insightedge/shared/limits"
+	"github.com/insightedge/insightedge/shared/scores"
 )
 
 // limitsOptions configure the limits command.
@@ -35,6 +36,7 @@ const limitsUsage = `usage: go run ./local limits show|set|lift|reset (-teacher 
   set   limit=value ...      raise or lower limits (a whole number > 0)
   lift  limit ...            no limit
   reset [limit ...]          back to the stage's value (every limit when none is named)
+  set -school ID passMark=50 the school's pass mark, percent of full marks (default 60; issue 23)
 limits: `
 
 // limitChange is one change the command makes.
@@ -80,6 +82,9 @@ func parseChanges(action string, args []string) ([]limitChange, error) {
 	for _, a := range args {
 		name, val, hasVal := strings.Cut(a, "=")
 		l, ok := limits.Parse(name)
+		if name == string(limits.PassMark) {
+			l, ok = limits.PassMark, action != "lift"
+		}
 		if !ok {
 			return nil, fmt.Errorf("unknown limit %q (limits: %s)", name, limitNames())
 		}
@@ -113,7 +118,7 @@ func limitNames() string {
 	for i, l := range limits.All {
 		names[i] = string(l.Limit)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(append(names, string(limits.PassMark)), ", ")
 }
 
 // limitsInStore applies the changes to the store file (no server runs on
@@ -211,6 +216,13 @@ func printOverride(w io.Writer, scope limits.Scope, id string, ov limits.Overrid
 		line := fmt.Sprintf("  %-20s stage %s", l.Limit, limitText(stage[l.Limit]))
 		if v, ok := ov.Values[l.Limit]; ok {
 			line += ", here " + limitText(v)
+		}
+		fmt.Fprintln(w, line)
+	}
+	if scope == limits.ScopeSchool {
+		line := fmt.Sprintf("  %-20s default %d", limits.PassMark, scores.DefaultPassMark)
+		if v, ok := ov.Values[limits.PassMark]; ok {
+			line += ", here " + strconv.FormatInt(v, 10)
 		}
 		fmt.Fprintln(w, line)
 	}

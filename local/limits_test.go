@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,18 +36,14 @@ func TestLimitsCommandInStore(t *testing.T) {
 	if err != nil || strings.Contains(out, "here 500") || !strings.Contains(out, "here 2") {
 		t.Fatalf("reset: %v\n%s", err, out)
 	}
-	for _, bad := range [][]string{
+	limitsRefused(t, env, [][]string{
 		{"set", "-teacher", "t-001", "nope=3"},
 		{"set", "-teacher", "t-001", "turnsPerMinute=0"},
 		{"set", "-teacher", "t-001", "-school", "s-1", "turnsPerMinute=3"},
 		{"lift", "-teacher", "t-001", "turnsPerMinute=3"},
 		{"set", "-teacher", "t-001"},
 		{},
-	} {
-		if _, err := limitsRun(t, env, bad...); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
+	})
 	s := e2e.NewLocalIn(t, dir, map[string]string{"LIMIT_TURNS_PER_MINUTE": "1"})
 	for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
 		if st := e2e.PostJSON(t, s.URL+"/api/conversation", `{"message":"What is photosynthesis?"}`, nil); st != want {
@@ -72,5 +69,43 @@ func TestLimitsCommandThroughServer(t *testing.T) {
 	}
 	if out, err := limitsRun(t, env, "show", "-school", "a/b"); err == nil {
 		t.Fatalf("a malformed id: %s", out)
+	}
+}
+
+// TestLimitsCommandPassMark (issue 23): the same command sets a school's
+// pass mark, 1 to 100, for a school only.
+func TestLimitsCommandPassMark(t *testing.T) {
+	env := map[string]string{"ADDR": freeAddr(t), "DATA_DIR": t.TempDir()}
+	for _, step := range []struct{ args, want, not []string }{
+		{[]string{"set", "-school", "s-50", "passMark=50"}, []string{"passMark             default 60, here 50"}, nil},
+		{[]string{"reset", "-school", "s-50", "passMark"}, []string{"passMark             default 60"}, []string{"here 50"}},
+	} {
+		out, err := limitsRun(t, env, step.args...)
+		if err != nil || !containsAll(out, step.want) || containsAny(out, step.not) {
+			t.Fatalf("%q: %v\n%s", step.args, err, out)
+		}
+	}
+	limitsRefused(t, env, [][]string{
+		{"set", "-teacher", "t-001", "passMark=50"},
+		{"set", "-school", "s-50", "passMark=101"},
+		{"lift", "-school", "s-50", "passMark"},
+	})
+}
+
+func containsAll(s string, subs []string) bool {
+	return !slices.ContainsFunc(subs, func(sub string) bool { return !strings.Contains(s, sub) })
+}
+
+func containsAny(s string, subs []string) bool {
+	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
+}
+
+// limitsRefused checks that each of bads is an error.
+func limitsRefused(t *testing.T, env map[string]string, bads [][]string) {
+	t.Helper()
+	for _, bad := range bads {
+		if _, err := limitsRun(t, env, bad...); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/insightedge/insightedge/local/standin"
@@ -39,6 +40,8 @@ type kb struct {
 	backend.KnowledgeBase
 	files map[string][]byte
 	order []string
+	// gradesAt is grades.json at another pass mark (?pass_mark=, issue 23).
+	gradesAt func(pass float64) ([]byte, error)
 }
 
 // Self-check names (go run ./local template-check).
@@ -175,6 +178,13 @@ func (s *Server) getFile(w http.ResponseWriter, r *http.Request) {
 		standin.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "no such file"})
 		return
 	}
+	if pm, err := strconv.ParseFloat(r.URL.Query().Get("pass_mark"), 64); err == nil && pm > 0 && pm <= 100 &&
+		r.PathValue("name") == "grades.json" && k.gradesAt != nil {
+		if b, err = k.gradesAt(pm); err != nil {
+			standin.WriteJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
 }
@@ -205,9 +215,10 @@ func classKB(d *mockdata.Dataset, c mockdata.Class) (kb, error) {
 	if err := add("class.json", map[string]any{"class": c, "teacher": teacher, "students": students}); err != nil {
 		return k, err
 	}
-	if err := add("grades.json", grades(d, c, students)); err != nil {
+	if err := add("grades.json", grades(d, c, students, scores.DefaultPassMark)); err != nil {
 		return k, err
 	}
+	k.gradesAt = func(pass float64) ([]byte, error) { return json.MarshalIndent(grades(d, c, students, pass), "", "  ") }
 	errs := []map[string]any{}
 	for _, s := range students {
 		if ps := d.ErrorPatternsOf(s.UID); len(ps) > 0 {
@@ -237,7 +248,7 @@ type scored struct {
 	Score float64 `json:"score"`
 }
 
-func grades(d *mockdata.Dataset, c mockdata.Class, students []mockdata.Student) map[string]any {
+func grades(d *mockdata.Dataset, c mockdata.Class, students []mockdata.Student, pass float64) map[string]any {
 	var assignments []map[string]any
 	pct := map[string][]float64{}
 	for _, a := range d.AssignmentsOf(c.UID) {
@@ -258,7 +269,7 @@ func grades(d *mockdata.Dataset, c mockdata.Class, students []mockdata.Student) 
 		slices.SortFunc(done, func(x, y scored) int { return cmp.Compare(y.Score, x.Score) })
 		row := map[string]any{"title": a.Title, "due_date": a.DueDate, "max_score": a.MaxScore, "submitted": len(done), "missing": missing, "late": late}
 		if len(done) > 0 {
-			addStats(row, done, a.MaxScore)
+			addStats(row, done, a.MaxScore, pass)
 		}
 		assignments = append(assignments, row)
 	}
@@ -281,12 +292,12 @@ func grades(d *mockdata.Dataset, c mockdata.Class, students []mockdata.Student) 
 // definition (shared/scores): the raw mean and median, the same in percent
 // of full marks (what the page shows), and the pass rate at the pass mark
 // the row names.
-func addStats(row map[string]any, done []scored, maxScore float64) {
+func addStats(row map[string]any, done []scored, maxScore, pass float64) {
 	raw, pct := make([]float64, len(done)), make([]float64, len(done))
 	for i, s := range done {
 		raw[i], pct[i] = s.Score, scores.Percent(s.Score, maxScore)
 	}
-	r, p := scores.Summarize(raw, 0), scores.Summarize(pct, scores.DefaultPassMark)
+	r, p := scores.Summarize(raw, 0), scores.Summarize(pct, pass)
 	row["mean"], row["median"] = round1(r.Mean), round1(r.Median)
 	row["mean_percent"], row["median_percent"] = round1(p.Mean), round1(p.Median)
 	row["pass_mark_percent"] = p.PassMark

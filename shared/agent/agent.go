@@ -54,8 +54,9 @@ type Options struct {
 	// means fewer event-log writes (DynamoDB cost), smaller a smoother stream.
 	TextFlush time.Duration
 	Now       func() time.Time
-	// Limits is told the tokens each model call used and when a turn
-	// ends (issue 26: fair use; nil: no limits).
+	// Limits is told when a turn ends, to free its slot (issue 26: fair
+	// use; nil: no limits). The model calls' tokens are metered by the
+	// model client itself (llm.Metered, wired in shared/wire).
 	Limits Limits
 	// Switches are the operator's switches, read at the start of each
 	// turn (issue 28; nil: every switch on, every teacher in the rollout).
@@ -64,23 +65,7 @@ type Options struct {
 
 // Limits is the fair-use limiter as the steps use it (*limits.Limiter).
 type Limits interface {
-	Meter(ctx context.Context, teacher string, tokens int64) error
 	End(ctx context.Context, teacher, holder string) error
-}
-
-// meter counts a model call's reported usage, once the call ended. A
-// failure to count is logged: it never fails the teacher's turn.
-func (a *Agent) meter(ctx context.Context, t workflow.Turn, u llm.Usage) {
-	if a.Limits == nil {
-		return
-	}
-	tokens := u.TotalTokens
-	if tokens == 0 {
-		tokens = u.PromptTokens + u.CompletionTokens
-	}
-	if err := a.Limits.Meter(context.WithoutCancel(ctx), t.TeacherID, int64(tokens)); err != nil {
-		a.Logger.WarnContext(ctx, "could not meter a model call", "turn", t.TurnID, "err", err)
-	}
 }
 
 // endSlot frees the turn's fair-use slot.

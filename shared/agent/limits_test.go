@@ -11,9 +11,19 @@ import (
 	"github.com/insightedge/insightedge/shared/workflow"
 )
 
+// streamer is the scripted model as a whole llm.Model (the agent only
+// streams).
+type streamer struct{ *scriptedModel }
+
+func (streamer) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, errors.New("the agent streams")
+}
+
 // TestTokenBudgetMeteredFromUsage (issue 26): each model call of a turn is
-// metered from the usage it reports, when it ends; the turn that crosses
-// the day's budget finishes, its slot is freed, and the next is refused.
+// metered from the usage it reports, when it ends, by the metered model
+// client against the turn's teacher (whom wire.Typed names in every step's
+// context); the turn that crosses the day's budget finishes, its slot is
+// freed, and the next is refused.
 func TestTokenBudgetMeteredFromUsage(t *testing.T) {
 	ctx := context.Background()
 	m := &scriptedModel{fragSize: 50, replies: []modelReply{
@@ -28,6 +38,8 @@ func TestTokenBudgetMeteredFromUsage(t *testing.T) {
 	c.Values = limits.Values{limits.TokensPerDay: 1000, limits.ConcurrentTurns: 1}
 	l := limits.New(c, records.NewMemory(), limits.NewMemory(), limits.Options{})
 	f.agent.Limits = l
+	f.agent.Model = llm.Metered{Model: streamer{m}, Meter: l}
+	ctx = llm.WithPayer(ctx, f.turn.TeacherID)
 	who := limits.Who{Teacher: f.turn.TeacherID}
 	if err := l.Admit(ctx, who, limits.Turn, f.turn.TurnID); err != nil {
 		t.Fatal(err)

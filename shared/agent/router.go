@@ -56,9 +56,6 @@ func (a *Agent) route(ctx context.Context, in workflow.RouteInput, early func(wo
 	}
 	req := llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true, MaxTokens: routerMaxTokens}
 	resp, err := a.Model.Stream(ctx, req, h)
-	if err == nil {
-		a.meter(ctx, in.Turn, resp.Usage) // issue 26
-	}
 	if err != nil && ctx.Err() != nil {
 		return workflow.RouteOutput{}, err
 	}

@@ -2,11 +2,9 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/session"
@@ -31,7 +29,7 @@ func (a *Agent) Start(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	spec := *a
-	model := &tally{m: a.Model}
+	model := &llm.Tally{Streamer: a.Model}
 	spec.Model, spec.held, spec.Store = model, g, gatedStore{a.Store, g}
 	done := make(chan turnResult, 1)
 	go func() {
@@ -158,22 +156,20 @@ func (a *Agent) rememberRoute(ctx context.Context, t workflow.Turn, r workflow.R
 	}
 }
 
-// wasted reports the tokens of a discarded first round: a log attribute,
-// the SpeculationWastedTokens metric and the turn's metered usage (the
-// tokens were spent). The call was cancelled before the model reported
-// its usage: the prompt is estimated at a quarter of its bytes, the
-// answer at one token per streamed fragment.
-func (a *Agent) wasted(ctx context.Context, t workflow.Turn, guess, route workflow.RouteOutput, m *tally) {
-	prompt, answer := m.promptBytes.Load()/4, m.fragments.Load()
+// wasted reports the tokens of a discarded first round: a log attribute
+// and the SpeculationWastedTokens metric. The call was cancelled before
+// the model reported its usage, so they are llm.Tally's estimate (the
+// same estimate llm.Metered meters against the teacher: the tokens were
+// spent).
+func (a *Agent) wasted(ctx context.Context, t workflow.Turn, guess, route workflow.RouteOutput, m *llm.Tally) {
+	u := m.Estimate()
+	prompt, answer := u.PromptTokens, u.CompletionTokens
 	n := prompt + answer
 	a.Metrics.Count("Speculation", 1, map[string]string{"outcome": "discarded"})
 	a.Metrics.Count("SpeculationWastedTokens", float64(n), nil)
 	a.Logger.InfoContext(ctx, "speculative first round discarded", "turn", t.TurnID,
 		"guessPath", guess.Path, "guessTier", guess.Result.ModelTier, "path", route.Path, "tier", route.Result.ModelTier,
 		"wastedTokens", n, "wastedPromptTokens", prompt, "wastedAnswerTokens", answer)
-	if m.called.Load() {
-		a.meter(ctx, t, llm.Usage{PromptTokens: int(prompt), CompletionTokens: int(answer)})
-	}
 }
 
 // errDiscarded ends a first round started on a guess the router did not
@@ -220,35 +216,3 @@ func (s gatedStore) PutRecord(ctx context.Context, sessionID, key string, value 
 	return s.Store.PutRecord(ctx, sessionID, key, value)
 }
 
-// tally counts what a speculative call cost: its prompt's bytes and the
-// fragments it streamed.
-type tally struct {
-	m           Model
-	called      atomic.Bool
-	promptBytes atomic.Int64
-	fragments   atomic.Int64
-}
-
-func (t *tally) Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error) {
-	t.called.Store(true)
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m.Content)
-	}
-	if b, err := json.Marshal(req.Tools); err == nil {
-		n += len(b)
-	}
-	t.promptBytes.Add(int64(n))
-	counted := h
-	count := func() { t.fragments.Add(1) }
-	if h.OnContent != nil {
-		counted.OnContent = func(d string) error { count(); return h.OnContent(d) }
-	}
-	if h.OnReasoning != nil {
-		counted.OnReasoning = func(d string) error { count(); return h.OnReasoning(d) }
-	}
-	if h.OnToolCall != nil {
-		counted.OnToolCall = func(i int, id, name, args string) error { count(); return h.OnToolCall(i, id, name, args) }
-	}
-	return t.m.Stream(ctx, req, counted)
-}

@@ -153,7 +153,6 @@ func (r *modelRound) call(ctx context.Context, hist []llm.Message) (llm.Response
 		}
 		resp, err := r.a.Model.Stream(ctx, req, h)
 		if err == nil {
-			r.a.meter(ctx, r.in.Turn, resp.Usage) // issue 26
 			return resp, nil
 		}
 		lastErr = err

@@ -37,7 +37,7 @@ func fairServer(t *testing.T, v limits.Values) (*httptest.Server, *clocktest.Fak
 	srv.Mount(mux)
 	rl := edge.NewRelay(db.Events(), edge.RelayOptions{})
 	mux.HandleFunc("POST /api/research", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
-	h := edge.NewFair(l, rl, au)
+	h := edge.NewFair(l, nil, rl, au)
 	h.Mount(mux)
 	ts := httptest.NewServer(edge.LimitStarts(mux, l, au, rl.Logger))
 	t.Cleanup(ts.Close)

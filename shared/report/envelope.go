@@ -120,6 +120,10 @@ type Error struct {
 	Message string
 	// Code is the seed 004 §3.2 code, in metadata.
 	Code string
+	// Limit and RetryAfter (seconds) are a RATE_LIMITED refusal's, in
+	// metadata too (issue 26: fair use).
+	Limit      string
+	RetryAfter int64
 }
 
 // SystemError is system.error: a failure of the system rather than of the
@@ -227,7 +231,7 @@ func Encode(sessionID string, ev ServerEvent) ([]byte, error) {
 	case Error:
 		content = e.Message
 		if e.Code != "" {
-			meta = map[string]string{"code": e.Code}
+			meta = errorMeta{Code: e.Code, Limit: e.Limit, RetryAfter: e.RetryAfter}
 		}
 	case SystemError:
 		content = e.Message
@@ -247,6 +251,13 @@ func Encode(sessionID string, ev ServerEvent) ([]byte, error) {
 		return nil, fmt.Errorf("report: encode %s metadata: %w", ev.Name(), err)
 	}
 	return marshalNoEscape(env)
+}
+
+// errorMeta is agent.error's metadata.
+type errorMeta struct {
+	Code       string `json:"code"`
+	Limit      string `json:"limit,omitempty"`
+	RetryAfter int64  `json:"retryAfter,omitempty"`
 }
 
 type toolMeta struct {

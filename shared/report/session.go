@@ -92,8 +92,12 @@ func (s Session) Task(id int) (SectionTask, bool) {
 
 // Connection is an open WebSocket.
 type Connection struct {
-	ID        string    `json:"id"`
-	TeacherID string    `json:"teacher_id"`
+	ID        string `json:"id"`
+	TeacherID string `json:"teacher_id"`
+	// School and Language are the socket's caller's (issue 26: its
+	// admissions).
+	School    string    `json:"school,omitempty"`
+	Language  string    `json:"language,omitempty"`
 	Sessions  []string  `json:"sessions,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"`

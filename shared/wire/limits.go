@@ -6,10 +6,18 @@ package wire
 // runs with no limiter and no limit costs a read.
 
 import (
+	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 
+	"github.com/insightedge/insightedge/shared/auth"
+	"github.com/insightedge/insightedge/shared/blueprint/build"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/limits"
+	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/report/control"
+	"github.com/insightedge/insightedge/shared/report/pipeline"
 )
 
 // newLimiter is the limiter of c over b's stores, or nil.
@@ -32,7 +40,11 @@ func (a *App) edgeLimiter() edge.Limiter {
 // routes on mux and returns next wrapped so that the routes that start a
 // page build, a research run or a template report are admitted first.
 func (a *App) FairUse(mux *http.ServeMux, next http.Handler) http.Handler {
-	edge.NewFair(a.Limits, a.Relay(), a.Authenticator()).Mount(mux)
+	var ov *limits.Overrides
+	if a.PassMarks != nil {
+		ov = a.PassMarks.Overrides()
+	}
+	edge.NewFair(a.Limits, ov, a.Relay(), a.Authenticator()).Mount(mux)
 	return a.LimitStarts(next)
 }
 
@@ -41,4 +53,114 @@ func (a *App) FairUse(mux *http.ServeMux, next http.Handler) http.Handler {
 // after the operator's switches (edge.PauseStarts, issue 28).
 func (a *App) LimitStarts(h http.Handler) http.Handler {
 	return edge.PauseStarts(edge.LimitStarts(h, a.edgeLimiter(), a.Authenticator(), a.Logger), a.Switches, a.Logger, a.Agent.Metrics)
+}
+
+// metered is the model every part of the product calls: with limits on,
+// each call's reported usage is metered against the teacher its context
+// names (llm.Metered: the one seam, so a turn's router and agent rounds,
+// the tools' calls, page builds, research runs and template reports are
+// each counted once).
+func metered(client *llm.Client, lim *limits.Limiter, log *slog.Logger) llm.Model {
+	if lim == nil {
+		return client
+	}
+	return llm.Metered{Model: client, Meter: lim, Logger: log}
+}
+
+// payerHead is where a step's input names the teacher whose work it is: a
+// conversation step's turn, a build phase's build, a research step's run,
+// a template run's input (a template step that names only its session is
+// paid by the session's teacher: RunLeased).
+type payerHead struct {
+	Turn struct {
+		TeacherID string `json:"teacherId"`
+	} `json:"turn"`
+	Build struct {
+		TeacherID string `json:"teacherId"`
+	} `json:"build"`
+	Research struct {
+		TeacherID string `json:"teacherId"`
+	} `json:"research"`
+	Teacher string `json:"teacher_id"`
+}
+
+// withPayer is ctx with the teacher raw's step works for as the payer of
+// its model calls; ctx as it is when raw names none.
+func withPayer(ctx context.Context, raw json.RawMessage) context.Context {
+	var h payerHead
+	if json.Unmarshal(raw, &h) != nil {
+		return ctx
+	}
+	for _, id := range []string{h.Turn.TeacherID, h.Build.TeacherID, h.Research.TeacherID, h.Teacher} {
+		if id != "" {
+			return llm.WithPayer(ctx, id)
+		}
+	}
+	return ctx
+}
+
+// reportAdmitter admits a template report's new session against
+// reportsPerDay (and the token budgets), as the edge admits its starts.
+type reportAdmitter struct{ l edge.Limiter }
+
+func (r reportAdmitter) AdmitReport(ctx context.Context, c control.Caller) error {
+	return edge.AdmitStart(ctx, r.l, auth.Identity{TeacherID: c.TeacherID, School: c.School}, limits.Report, c.Language)
+}
+
+// issue 23: one pass mark per school, kept beside the limits' overrides.
+
+// newPassMarks is the schools' pass marks over b's limit records, or nil;
+// they share lim's overrides (nil: no limits).
+func newPassMarks(b Backends, lim *limits.Limiter) *limits.PassMarks {
+	if b.LimitRecords == nil {
+		return nil
+	}
+	var ov *limits.Overrides
+	if lim != nil {
+		ov = lim.Overrides()
+	}
+	return limits.NewPassMarks(b.LimitRecords, ov, b.LimitNow, 0)
+}
+
+// buildPassMarks is pm as the builder takes it (a nil interface when nil).
+func buildPassMarks(pm *limits.PassMarks) build.PassMarks {
+	if pm == nil {
+		return nil
+	}
+	return pm
+}
+
+// schoolRecorder records each authenticated teacher's school, so that the
+// work that knows only the teacher finds their school's pass mark
+// (limits.PassMarks.Remember: no write once a teacher is known here).
+type schoolRecorder struct {
+	edge.Authenticator
+	pm  *limits.PassMarks
+	log *slog.Logger
+}
+
+func rememberSchools(au edge.Authenticator, pm *limits.PassMarks, log *slog.Logger) edge.Authenticator {
+	if pm == nil {
+		return au
+	}
+	return schoolRecorder{au, pm, log}
+}
+
+func (s schoolRecorder) Authenticate(r *http.Request) (auth.Identity, error) {
+	id, err := s.Authenticator.Authenticate(r)
+	if err == nil {
+		if rerr := s.pm.Remember(r.Context(), limits.Who{Teacher: id.TeacherID, School: id.School}); rerr != nil {
+			s.log.WarnContext(r.Context(), "could not record the teacher's school", "teacherId", id.TeacherID, "err", rerr)
+		}
+	}
+	return id, err
+}
+
+// ReportPassMarks is PassMarks as the template pipeline takes it (a nil
+// interface when there are none).
+func (a *App) ReportPassMarks() pipeline.PassMarks {
+	if a.PassMarks == nil {
+		return nil
+	}
+	return a.PassMarks
 }

@@ -62,7 +62,7 @@ func (unconfiguredSearch) Search(context.Context, search.Request) (search.Respon
 	return search.Response{}, fmt.Errorf("%w: %s is not set", search.ErrUnavailable, EnvTavilyKey)
 }
 
-func newResearch(c ResearchConfig, model *llm.Client, b Backends) (*research.Flow, error) {
+func newResearch(c ResearchConfig, model llm.Model, b Backends) (*research.Flow, error) {
 	var s search.Searcher = unconfiguredSearch{}
 	if c.Tavily.APIKey != "" {
 		tc := c.Tavily
@@ -116,7 +116,7 @@ type researchEdge struct {
 }
 
 func (r researchEdge) Propose(ctx context.Context, teacherID, topic, language string) (string, any, error) {
-	s, err := r.f.Propose(ctx, teacherID, topic, language)
+	s, err := r.f.Propose(llm.WithPayer(ctx, teacherID), teacherID, topic, language) // issue 26: the proposal's model call
 	if err != nil {
 		return "", nil, err
 	}

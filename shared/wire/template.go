@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/blob"
+	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/backend"
 	"github.com/insightedge/insightedge/shared/report/control"
@@ -131,11 +132,14 @@ type TemplateBackends struct {
 func (a *App) NewTemplate(tc TemplateConfig, b TemplateBackends) (*Template, error) {
 	res := backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed})
 	p := pipeline.New(pipeline.Deps{Store: b.Store, Log: a.Log, Blobs: b.Blobs, Backends: res, Model: a.Model,
-		Settings: tc.Settings, Logger: a.Logger, PDF: b.PDF, FileTTL: a.Config.FileLinkTTL})
+		Settings: tc.Settings, Logger: a.Logger, PDF: b.PDF, FileTTL: a.Config.FileLinkTTL, PassMarks: a.ReportPassMarks()})
 	o := control.Options{Settings: p.Settings(), Secret: tc.StateSecret, StateTTL: tc.StateTTL, Logger: a.Logger, Switches: a.Switches,
 		Runs: a.RunLeases(b.Store, tc.Settings.ConfirmTimeout)}
 	if r := a.Recoverer(nil, nil); r != nil {
 		o.Recover = r.WithReports(b.Store)
+	}
+	if l := a.edgeLimiter(); l != nil {
+		o.Admit = reportAdmitter{l} // issue 26: both transports' new sessions
 	}
 	svc, err := control.New(b.Store, a.Log, b.Start, b.Tokens, res, o)
 	if err != nil {
@@ -193,6 +197,7 @@ func (a *App) RunLeases(store report.Store, confirmWait time.Duration) report.Ru
 // works (report.RunLeases.Keep), as the steps of a turn keep the turn's
 // (renewing); without a lease table it is step itself.
 func RunLeased(step Task, rl report.RunLeases) Task {
+	step = sessionPaid(step, rl.Store)
 	if rl.Leases == nil {
 		return step
 	}
@@ -209,5 +214,30 @@ func RunLeased(step Task, rl report.RunLeases) Task {
 		out, err := step(ctx, raw)
 		done(err)
 		return out, err
+	}
+}
+
+// sessionPaid has the model calls of a template step that names only its
+// session metered against the session's teacher (issue 26), read from
+// store when a call is metered (llm.WithPayerFunc); a step whose input
+// names its teacher is paid by it (Typed).
+func sessionPaid(step Task, store report.Store) Task {
+	if store == nil {
+		return step
+	}
+	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
+		var head struct {
+			SessionID string `json:"session_id"`
+		}
+		if json.Unmarshal(raw, &head) == nil && head.SessionID != "" {
+			ctx = llm.WithPayerFunc(ctx, func(ctx context.Context) string {
+				s, err := store.GetSession(ctx, head.SessionID)
+				if err != nil {
+					return ""
+				}
+				return s.TeacherID
+			})
+		}
+		return step(ctx, raw)
 	}
 }

@@ -201,7 +201,7 @@ type Backends struct {
 // App is the built graph.
 type App struct {
 	Config Config
-	Model  *llm.Client
+	Model  llm.Model // metered when limits are on (issue 26)
 	Tools  *tools.Registry
 	Agent  *agent.Agent
 	// Builder runs the Build workflow's phases; Planner plans blueprints.
@@ -215,6 +215,9 @@ type App struct {
 	Files    edge.FileSigner
 	// Limits is the fair-use limiter (nil: no LIMIT_* is set).
 	Limits *limits.Limiter
+	// PassMarks is each school's pass mark (issue 23; nil without
+	// Backends.LimitRecords).
+	PassMarks *limits.PassMarks
 	// QuizExport is Backends.QuizExport (issue 31).
 	QuizExport edge.QuizExporter
 	// Switches are the operator's switches (issue 28).
@@ -238,23 +241,25 @@ func New(c Config, b Backends) (*App, error) {
 	lc := c.LLM
 	lc.Logger = b.Logger
 	lc.HTTPClient = b.HTTPClient
-	model, err := llm.New(lc)
+	client, err := llm.New(lc)
 	if err != nil {
 		return nil, fmt.Errorf("wire: model client: %w", err)
 	}
+	lim := newLimiter(c.Limits, b)
+	model := metered(client, lim, b.Logger)
 	reg := tools.NewRegistry(quiz.New(model), guide.Tool())
 	reg.Add(b.Tools...)
 	if b.Switches == nil {
 		b.Switches = c.Flags.FileSource(b.Logger) // issue 28
 	}
 	ao := agent.Options{Logger: b.Logger, Metrics: b.Metrics, MaxRounds: c.MaxRounds, TextFlush: c.TextFlush, Switches: b.Switches}
-	lim := newLimiter(c.Limits, b)
 	if lim != nil {
 		ao.Limits = lim
 	}
 	ag := agent.New(model, reg, b.Store, b.Log, ao)
-	app := &App{Config: c, Model: model, Tools: reg, Agent: ag,
-		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger}),
+	pm := newPassMarks(b, lim)
+	app := &App{Config: c, Model: model, Tools: reg, Agent: ag, PassMarks: pm,
+		Builder: build.New(reg, model, b.Store, b.Log, build.Options{Logger: b.Logger, PassMarks: buildPassMarks(pm)}),
 		Planner: plan.New(model, reg, b.Store, plan.Options{Logger: b.Logger}),
 		Store:   b.Store, Log: b.Log, Logger: b.Logger, Files: b.Files, Limits: lim,
 		QuizExport: b.QuizExport, Switches: b.Switches}
@@ -270,7 +275,7 @@ func New(c Config, b Backends) (*App, error) {
 // otherwise. It is made on first use, once: only functions that serve
 // requests make one, and the development-mode warning is logged once.
 func (a *App) Authenticator() edge.Authenticator {
-	a.authOnce.Do(func() { a.auth = authenticator(a.Config, a.Logger) })
+	a.authOnce.Do(func() { a.auth = rememberSchools(authenticator(a.Config, a.Logger), a.PassMarks, a.Logger) })
 	return a.auth
 }
 
@@ -401,6 +406,7 @@ func Typed[In, Out any](step func(context.Context, In) (Out, error)) Task {
 		if l, ok := any(in).(interface{ LogAttrs() []slog.Attr }); ok {
 			ctx = obs.With(ctx, l.LogAttrs()...) // every log line of the step names its turn
 		}
+		ctx = withPayer(ctx, raw) // issue 26: the step's model calls are its teacher's
 		out, err := step(ctx, in)
 		if err != nil {
 			return nil, taskError(err)
@@ -506,6 +512,7 @@ func (a *App) Apps(store apps.Store, r *apps.Replayer, sync edge.ScheduleSync) *
 type planner struct{ p *plan.Planner }
 
 func (p planner) PlanBlueprint(ctx context.Context, teacherID, traceID string, req edge.WorkflowRequest) (blueprint.Blueprint, error) {
+	ctx = llm.WithPayer(ctx, teacherID) // issue 26
 	res, err := p.p.Plan(ctx, plan.Request{Message: req.Message, Language: req.Language, TeacherID: teacherID,
 		TraceID: traceID, Context: req.Context})
 	return res.Blueprint, err

@@ -69,6 +69,15 @@ type Options struct {
 	// a slow data service ends the build in DATA_ERROR, not in a timeout
 	// taken for the AI's.
 	DataBound time.Duration
+	// PassMarks is each teacher's pass mark, their school's (issue 23; nil:
+	// blueprint.DefaultPassMark for everyone). A node's passMark wins.
+	PassMarks PassMarks
+}
+
+// PassMarks finds a teacher's pass mark in percent of full marks
+// (*limits.PassMarks).
+type PassMarks interface {
+	Of(ctx context.Context, teacher string) (float64, error)
 }
 
 // New returns a Builder. reg holds the data tools a binding may call.

@@ -28,7 +28,7 @@ func (b *Builder) Compute(ctx context.Context, in workflow.BuildStepInput) (work
 	if _, err := b.get(ctx, id, blueprint.RecordData, &data); err != nil {
 		return workflow.BuildStepOutput{}, err
 	}
-	results, err := compute.Run(req.Blueprint, data)
+	results, err := compute.RunAt(req.Blueprint, data, b.passMark(ctx, in.Build.TeacherID))
 	if err != nil {
 		return b.fail(ctx, id, failureOf(err, lang))
 	}
@@ -36,6 +36,19 @@ func (b *Builder) Compute(ctx context.Context, in workflow.BuildStepInput) (work
 		return workflow.BuildStepOutput{}, err
 	}
 	return ok, nil
+}
+
+// passMark is the teacher's pass mark (their school's, issue 23); a store
+// that cannot say gives the default, logged.
+func (b *Builder) passMark(ctx context.Context, teacher string) float64 {
+	if b.o.PassMarks == nil {
+		return blueprint.DefaultPassMark
+	}
+	pm, err := b.o.PassMarks.Of(ctx, teacher)
+	if err != nil {
+		b.o.Logger.WarnContext(ctx, "could not read the school's pass mark; the default applies", "teacherId", teacher, "err", err)
+	}
+	return pm
 }
 
 // sources returns what a build composes from: the stored data and results

@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -175,8 +176,19 @@ func (c *Client) Files(ctx context.Context, kbID string) ([]FileInfo, error) {
 
 // File gets one knowledge-base file; it must be JSON.
 func (c *Client) File(ctx context.Context, kbID, name string) (json.RawMessage, error) {
+	return c.FileAt(ctx, kbID, name, 0)
+}
+
+// FileAt is File with the school's pass mark (percent of full marks; 0:
+// the backend's default) as ?pass_mark=: a file with statistics gives its
+// pass rates at that mark (issue 23).
+func (c *Client) FileAt(ctx context.Context, kbID, name string, passMark float64) (json.RawMessage, error) {
+	p := fill(Paths.KBFile, kbID, name)
+	if passMark > 0 {
+		p += "?pass_mark=" + strconv.FormatFloat(passMark, 'f', -1, 64)
+	}
 	var raw json.RawMessage
-	err := c.get(ctx, fill(Paths.KBFile, kbID, name), &raw)
+	err := c.get(ctx, p, &raw)
 	return raw, err
 }
 

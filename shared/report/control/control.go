@@ -45,6 +45,17 @@ type Caller struct {
 	TeacherID string
 	// ConnectionID is the socket ("" over SSE+POST).
 	ConnectionID string
+	// School is the teacher's school claim ("" when none) and Language
+	// the language tag their client asked in ("" when unknown): the
+	// fair-use admission's (issue 26).
+	School, Language string
+}
+
+// Admitter admits a teacher's new template report, or refuses it with a
+// RATE_LIMITED *apperr.Error (issue 26: LIMIT_REPORTS_PER_DAY; shared/wire
+// adapts the edge's limiter).
+type Admitter interface {
+	AdmitReport(ctx context.Context, c Caller) error
 }
 
 // Result is what the transport does besides relaying the log.
@@ -78,6 +89,9 @@ type Options struct {
 	// Switches are the operator's switches (issue 28; nil: all on): with
 	// template reports paused, a new session or run is refused (paused).
 	Switches flags.Source
+	// Admit, when set, admits every new session, whichever transport
+	// asks (issue 26).
+	Admit Admitter
 }
 
 // Recoverer closes the work of an expired lease (recovery.Recoverer).
@@ -205,6 +219,11 @@ func (s *Service) create(ctx context.Context, c Caller, _ report.CreateSession) 
 	if err := s.paused(ctx, c.TeacherID, ""); err != nil {
 		return Result{}, err
 	}
+	if s.o.Admit != nil {
+		if err := s.o.Admit.AdmitReport(ctx, c); err != nil {
+			return Result{}, err
+		}
+	}
 	now := s.o.Now().UTC()
 	sess := report.Session{ID: uuid.NewString(), TeacherID: c.TeacherID, ConnectionID: c.ConnectionID,
 		Status: report.StatusIdle, ExpiresAt: now.Add(s.o.SessionTTL)}
@@ -222,9 +241,10 @@ func (s *Service) create(ctx context.Context, c Caller, _ report.CreateSession) 
 	return Result{Subscribe: sess.ID}, nil
 }
 
-// CreateSession creates a session for the SSE+POST variant.
-func (s *Service) CreateSession(ctx context.Context, teacherID string) (string, error) {
-	r, err := s.create(ctx, Caller{TeacherID: teacherID}, report.CreateSession{})
+// CreateSession creates a session for the SSE+POST variant (c has no
+// connection).
+func (s *Service) CreateSession(ctx context.Context, c Caller) (string, error) {
+	r, err := s.create(ctx, c, report.CreateSession{})
 	return r.Subscribe, err
 }
 
@@ -582,10 +602,11 @@ func (s *Service) reconnect(ctx context.Context, c Caller, sessionID string, r r
 	return Result{Direct: []report.ServerEvent{report.Reconnected{Status: sess.Status}}, Subscribe: sess.ID, After: st.After}, nil
 }
 
-// Open records a new connection.
-func (s *Service) Open(ctx context.Context, connID, teacherID string) error {
+// Open records a new connection, c's.
+func (s *Service) Open(ctx context.Context, c Caller) error {
 	now := s.o.Now().UTC()
-	return s.store.PutConnection(ctx, report.Connection{ID: connID, TeacherID: teacherID, CreatedAt: now, ExpiresAt: now.Add(s.o.SessionTTL)})
+	return s.store.PutConnection(ctx, report.Connection{ID: c.ConnectionID, TeacherID: c.TeacherID, School: c.School,
+		Language: c.Language, CreatedAt: now, ExpiresAt: now.Add(s.o.SessionTTL)})
 }
 
 // Close ends a connection: seed 002 binds sessions to their socket, so its

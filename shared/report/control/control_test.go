@@ -56,7 +56,7 @@ var teacher = Caller{TeacherID: "t-001", ConnectionID: "c-1"}
 func (f *fixture) session(t *testing.T, set func(*report.Session)) report.Session {
 	t.Helper()
 	ctx := context.Background()
-	if err := f.svc.Open(ctx, teacher.ConnectionID, teacher.TeacherID); err != nil {
+	if err := f.svc.Open(ctx, teacher); err != nil {
 		t.Fatal(err)
 	}
 	r, err := f.svc.Handle(ctx, teacher, report.Envelope{}, report.CreateSession{})
@@ -165,7 +165,7 @@ func TestCreateSession(t *testing.T) {
 	}
 
 	// Over SSE+POST the session has no socket.
-	id, err := f.svc.CreateSession(ctx, "t-002")
+	id, err := f.svc.CreateSession(ctx, Caller{TeacherID: "t-002"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestStateRestoresASession(t *testing.T) {
 	_, err = f.svc.Handle(ctx, other, report.Envelope{SessionID: s.ID}, report.ReconnectWithState{State: st.State})
 	wantCode(t, err, apperr.AuthError, http.StatusForbidden)
 	again := Caller{TeacherID: "t-001", ConnectionID: "c-2"}
-	if err := f.svc.Open(ctx, "c-2", "t-001"); err != nil {
+	if err := f.svc.Open(ctx, Caller{TeacherID: "t-001", ConnectionID: "c-2"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err = f.svc.Handle(ctx, again, report.Envelope{SessionID: s.ID}, report.ReconnectWithState{State: st.State})

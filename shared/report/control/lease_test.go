@@ -31,7 +31,7 @@ func TestDeadRunIsClosedOnDemand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Open(ctx, teacher.ConnectionID, teacher.TeacherID); err != nil {
+	if err := svc.Open(ctx, teacher); err != nil {
 		t.Fatal(err)
 	}
 	r, err := svc.Handle(ctx, teacher, report.Envelope{}, report.CreateSession{})

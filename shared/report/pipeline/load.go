@@ -56,7 +56,7 @@ func (p *Pipeline) load(ctx context.Context, s report.Session) (report.Session, 
 	if _, err := f.Put(ctx, tplPath, []byte(md)); err != nil {
 		return s, err
 	}
-	if err := p.loadKB(ctx, l, c, f, s.Message); err != nil {
+	if err := p.loadKB(ctx, l, c, f, s.Message, p.passMark(ctx, s.TeacherID)); err != nil {
 		return s, err
 	}
 	lang := s.Message.Language
@@ -99,7 +99,7 @@ func (p *Pipeline) findTemplate(ctx context.Context, l i18n.Lang, c *backend.Cli
 	return t, nil
 }
 
-func (p *Pipeline) loadKB(ctx context.Context, l i18n.Lang, c *backend.Client, f *vfs.FS, m report.Message) error {
+func (p *Pipeline) loadKB(ctx context.Context, l i18n.Lang, c *backend.Client, f *vfs.FS, m report.Message, passMark float64) error {
 	id := m.DatabaseID
 	if id == "" {
 		if m.KnowledgeBaseName == "" {
@@ -119,7 +119,7 @@ func (p *Pipeline) loadKB(ctx context.Context, l i18n.Lang, c *backend.Client, f
 		return backendErr(l, err, id)
 	}
 	for _, fi := range files {
-		raw, err := c.File(ctx, id, fi.Name)
+		raw, err := c.FileAt(ctx, id, fi.Name, passMark)
 		if err != nil {
 			return backendErr(l, err, fi.Name)
 		}

@@ -76,6 +76,7 @@ type Pipeline struct {
 	sleep    func(context.Context, time.Duration) error
 	pdf      PDFRenderer
 	fileTTL  time.Duration
+	marks    PassMarks // issue 23
 }
 
 // Deps are what the steps need.
@@ -92,6 +93,28 @@ type Deps struct {
 	// FileTTL is how long the report's download links work (default 15 min,
 	// FILE_LINK_TTL).
 	FileTTL time.Duration
+	// PassMarks is each teacher's pass mark, their school's (issue 23): the
+	// knowledge base's statistics are asked for at it (nil: the backend's).
+	PassMarks PassMarks
+}
+
+// PassMarks finds a teacher's pass mark in percent of full marks
+// (*limits.PassMarks).
+type PassMarks interface {
+	Of(ctx context.Context, teacher string) (float64, error)
+}
+
+// passMark is the teacher's pass mark, 0 when none is known (the backend
+// then uses its own default).
+func (p *Pipeline) passMark(ctx context.Context, teacher string) float64 {
+	if p.marks == nil {
+		return 0
+	}
+	pm, err := p.marks.Of(ctx, teacher)
+	if err != nil {
+		p.logger.WarnContext(ctx, "could not read the school's pass mark; the default applies", "teacherId", teacher, "err", err)
+	}
+	return pm
 }
 
 // New returns the pipeline.
@@ -108,7 +131,7 @@ func New(d Deps) *Pipeline {
 	positive(&s.ConfirmTimeout, def.ConfirmTimeout)
 	positive(&d.FileTTL, 15*time.Minute)
 	return &Pipeline{store: d.Store, log: d.Log, blobs: d.Blobs, backends: d.Backends, model: d.Model, set: s,
-		logger: d.Logger, sleep: clock.Sleep, pdf: d.PDF, fileTTL: d.FileTTL}
+		logger: d.Logger, sleep: clock.Sleep, pdf: d.PDF, fileTTL: d.FileTTL, marks: d.PassMarks}
 }
 
 // positive sets *v to def unless it is positive.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/insightedge/insightedge/shared/apperr"
+	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/report"
 	"github.com/insightedge/insightedge/shared/report/control"
 )
@@ -83,8 +84,13 @@ func (d *Dispatcher) Answer(ctx context.Context, c Conn, sessionID string, ev re
 	}
 }
 
-// errorEvent is an error as agent.error, with its seed 004 code.
+// errorEvent is an error as agent.error, with its seed 004 code (and a
+// fair-use refusal's limit and wait, issue 26).
 func errorEvent(err error) report.Error {
 	e := apperr.As(err)
-	return report.Error{Message: e.Message, Code: string(e.Code)}
+	ev := report.Error{Message: e.Message, Code: string(e.Code)}
+	if d, ok := e.Details.(edge.RateLimitDetails); ok {
+		ev.Limit, ev.RetryAfter = string(d.Limit), d.RetryAfter
+	}
+	return ev
 }

@@ -16,7 +16,8 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sid, err := s.svc.CreateSession(r.Context(), id.TeacherID)
+	sid, err := s.svc.CreateSession(r.Context(), control.Caller{TeacherID: id.TeacherID, School: id.School,
+		Language: r.Header.Get("Accept-Language")})
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) error {
 	// set to what the socket may skip, and a frame over MaxFrameBytes is
 	// refused here, with agent.error (read).
 	conn.SetReadLimit(maxSkipBytes)
-	c := &wsConn{s: s, conn: conn, caller: control.Caller{TeacherID: id.TeacherID, ConnectionID: uuid.NewString()},
+	c := &wsConn{s: s, conn: conn, caller: control.Caller{TeacherID: id.TeacherID, ConnectionID: uuid.NewString(),
+		School: id.School, Language: r.Header.Get("Accept-Language")},
 		out: make(chan []byte, s.o.SendBuffer), relays: map[string]bool{}}
 	c.run(r.Context())
 	return nil
@@ -68,7 +69,7 @@ func (c *wsConn) run(parent context.Context) {
 	}
 	defer c.s.untrack(c)
 	log := c.s.rl.Logger.With("connectionId", c.caller.ConnectionID, "teacherId", c.caller.TeacherID)
-	if err := c.s.svc.Open(ctx, c.caller.ConnectionID, c.caller.TeacherID); err != nil {
+	if err := c.s.svc.Open(ctx, c.caller); err != nil {
 		log.Error("could not record the connection", "err", err)
 		c.conn.Close(websocket.StatusInternalError, "connection store unavailable")
 		return

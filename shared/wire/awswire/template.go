@@ -65,7 +65,8 @@ func (c *App) ReportStep() (wire.Task, error) {
 	store := report.NewStore(c.Records)
 	p := pipeline.New(pipeline.Deps{Store: store,
 		Log: c.Log, Blobs: c.Blob, Backends: backend.NewResolver(backend.Options{Default: tc.Backend, Allowed: tc.Allowed}),
-		Model: c.Model, Settings: tc.Settings, Logger: c.Logger, PDF: pdfRenderer(c), FileTTL: c.Config.FileLinkTTL})
+		Model: c.Model, Settings: tc.Settings, Logger: c.Logger, PDF: pdfRenderer(c), FileTTL: c.Config.FileLinkTTL,
+		PassMarks: c.ReportPassMarks()})
 	return wire.RunLeased(wire.TemplateStep(p), c.RunLeases(store, tc.Settings.ConfirmTimeout)), nil
 }
 

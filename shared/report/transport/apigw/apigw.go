@@ -113,12 +113,14 @@ func (a *Handler) Route(ctx context.Context, req events.APIGatewayWebsocketProxy
 	log := a.logger.With("connectionId", conn, "route", req.RequestContext.RouteKey)
 	switch req.RequestContext.RouteKey {
 	case "$connect":
-		id, err := a.auth.Authenticate(connectRequest(req))
+		r := connectRequest(req)
+		id, err := a.auth.Authenticate(r)
 		if err != nil {
 			e := apperr.As(err)
 			return events.APIGatewayProxyResponse{StatusCode: e.HTTPStatus(), Body: e.Message}, nil
 		}
-		if err := a.svc.Open(ctx, conn, id.TeacherID); err != nil {
+		if err := a.svc.Open(ctx, control.Caller{TeacherID: id.TeacherID, ConnectionID: conn, School: id.School,
+			Language: r.Header.Get("Accept-Language")}); err != nil {
 			return events.APIGatewayProxyResponse{}, fmt.Errorf("ws: open %s: %w", conn, err)
 		}
 		return events.APIGatewayProxyResponse{StatusCode: http.StatusOK}, nil
@@ -132,7 +134,8 @@ func (a *Handler) Route(ctx context.Context, req events.APIGatewayWebsocketProxy
 	if err != nil {
 		return events.APIGatewayProxyResponse{StatusCode: http.StatusGone}, nil
 	}
-	a.disp.Dispatch(ctx, connection{h: a, caller: control.Caller{TeacherID: c.TeacherID, ConnectionID: conn}}, []byte(req.Body))
+	a.disp.Dispatch(ctx, connection{h: a, caller: control.Caller{TeacherID: c.TeacherID, ConnectionID: conn,
+		School: c.School, Language: c.Language}}, []byte(req.Body))
 	return events.APIGatewayProxyResponse{StatusCode: http.StatusOK}, nil
 }
 
