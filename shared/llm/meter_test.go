@@ -101,3 +101,38 @@ func TestMetered(t *testing.T) {
 		t.Fatalf("a meter that fails failed the call: %v", err)
 	}
 }
+
+// cutModel streams its fragments, then ends as a cancelled call does:
+// with an error and no usage.
+type cutModel struct{ fragments []string }
+
+func (m cutModel) Stream(_ context.Context, _ llm.Request, h llm.Handler) (llm.Response, error) {
+	for _, f := range m.fragments {
+		if err := h.OnContent(f); err != nil {
+			return llm.Response{}, err
+		}
+	}
+	return llm.Response{}, context.Canceled
+}
+
+func (m cutModel) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, context.Canceled
+}
+
+// TestMeteredEstimatesACutCall: a call that ends without reported usage
+// (a discarded speculative round, a broken stream) still spent tokens; it
+// is metered at its estimate, a quarter of the prompt's bytes and a token
+// a fragment.
+func TestMeteredEstimatesACutCall(t *testing.T) {
+	log := &meterLog{}
+	m := llm.Metered{Model: cutModel{fragments: []string{"a", "b", "c"}}, Meter: log}
+	req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "0123456789abcdef0123456789abcdef"}}, Tools: nil}
+	_, err := m.Stream(llm.WithPayer(context.Background(), "t-1"), req, llm.Handler{OnContent: func(string) error { return nil }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want the call's own error", err)
+	}
+	// 32 bytes of prompt and "null" for no tools: 36 / 4 = 9, plus 3 fragments.
+	if got := log.got["t-1"]; got != 12 {
+		t.Errorf("metered %d tokens, want the estimate 12", got)
+	}
+}
