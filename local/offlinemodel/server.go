@@ -126,6 +126,9 @@ type Recorded struct {
 	// TraceID is the request's X-Trace-Id (llm.TraceHeader): the turn's
 	// trace id, which a real provider ignores (issue 28).
 	TraceID string
+	// Speculative is true for a call started before its turn's route was
+	// decided (llm.SpeculativeHeader), which the product may discard.
+	Speculative bool
 }
 
 // Server is the stand-in model; it is an http.Handler.
@@ -340,7 +343,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	rec := Recorded{
 		Kind: c.kind, Model: req.Model, Stream: req.Stream, JSONMode: c.jsonMode,
 		Messages: recordMessages(req.Messages), Tools: c.toolNames(), ToolChoice: choice.String(),
-		Markers: c.markerList(), TraceID: r.Header.Get("X-Trace-Id"),
+		Markers: c.markerList(), TraceID: r.Header.Get("X-Trace-Id"), Speculative: r.Header.Get("X-Speculative") != "",
 	}
 	var cut, cancelled bool
 	defer func() {

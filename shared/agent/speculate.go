@@ -26,7 +26,7 @@ func (a *Agent) Start(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 	guess := a.guessRoute(ctx, in.Turn)
 	first := workflow.AgentInput{Turn: in.Turn, Route: guess, Attempt: 1, Prev: workflow.AgentOutput{ToolCalls: []workflow.ToolCallRef{}}}
 	g := &gate{done: make(chan struct{})}
-	sctx, cancel := context.WithCancel(ctx)
+	sctx, cancel := context.WithCancel(llm.WithSpeculative(ctx))
 	defer cancel()
 	spec := *a
 	model := &llm.Tally{Streamer: a.Model}
@@ -215,4 +215,3 @@ func (s gatedStore) PutRecord(ctx context.Context, sessionID, key string, value 
 	}
 	return s.Store.PutRecord(ctx, sessionID, key, value)
 }
-

@@ -19,6 +19,18 @@ import (
 // TraceHeader carries the turn's trace id (obs.TraceID) on every model call.
 const TraceHeader = "X-Trace-Id"
 
+// SpeculativeHeader marks a call started before its route was decided
+// (issue 29; WithSpeculative): the provider ignores it, a gateway or the
+// offline model can tell such calls (which may be discarded) apart.
+const SpeculativeHeader = "X-Speculative"
+
+type speculativeKey struct{}
+
+// WithSpeculative returns ctx whose model calls are marked speculative.
+func WithSpeculative(ctx context.Context) context.Context {
+	return context.WithValue(ctx, speculativeKey{}, true)
+}
+
 // The streamed answer is read here rather than by go-openai's stream
 // reader, which costs, for every chunk, a fresh line, three regular
 // expressions and a decode into its full response type (logprobs, content
@@ -43,6 +55,9 @@ func (t bodyTap) Do(req *http.Request) (*http.Response, error) {
 		// provider ignores the header; a proxy, a gateway or the offline
 		// model records it.
 		req.Header.Set(TraceHeader, id)
+	}
+	if s, _ := req.Context().Value(speculativeKey{}).(bool); s {
+		req.Header.Set(SpeculativeHeader, "1")
 	}
 	resp, err := t.doer.Do(req)
 	if slot, ok := req.Context().Value(responseSlotKey{}).(*responseSlot); ok && err == nil {
