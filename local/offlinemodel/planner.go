@@ -86,13 +86,12 @@ func plannedBlueprint(l lang, msg string) blueprint.Blueprint {
 			name = l.pick(class+" 班英语成绩分析", "Class "+class+" English results")
 		}
 	}
-	pass := float64(blueprint.DefaultPassMark)
 	nodes := []blueprint.ComputeNode{
-		{ID: "scoreStats", Op: blueprint.OpStats, Source: "submissions", Metric: blueprint.MetricPercent, Per: blueprint.PerStudent, PassMark: &pass},
+		{ID: "scoreStats", Op: blueprint.OpStats, Source: "submissions", Metric: blueprint.MetricPercent, Per: blueprint.PerStudent},
 		{ID: "scoreDistribution", Op: blueprint.OpDistribution, Source: "submissions", Metric: blueprint.MetricPercent,
 			Bins: blueprint.DefaultBins()},
 		{ID: "studentRanking", Op: blueprint.OpRanking, Source: "submissions", Limit: 5},
-		{ID: "byAssignment", Op: blueprint.OpBreakdown, Source: "submissions", GroupBy: blueprint.GroupAssignment, PassMark: &pass},
+		{ID: "byAssignment", Op: blueprint.OpBreakdown, Source: "submissions", GroupBy: blueprint.GroupAssignment},
 	}
 	narrative := []string{"scoreStats", "byAssignment"}
 	details := []blueprint.Block{
@@ -100,7 +99,7 @@ func plannedBlueprint(l lang, msg string) blueprint.Blueprint {
 			Slots: []blueprint.Slot{{Key: blueprint.SlotCaption, Prompt: l.pick("用一句话指出最强和最弱的作业。", "Name the strongest and the weakest assignment in one sentence.")}}},
 	}
 	if english {
-		nodes = append(nodes, blueprint.ComputeNode{ID: "bySkill", Op: blueprint.OpBreakdown, Source: "submissions", GroupBy: blueprint.GroupSkill, PassMark: &pass})
+		nodes = append(nodes, blueprint.ComputeNode{ID: "bySkill", Op: blueprint.OpBreakdown, Source: "submissions", GroupBy: blueprint.GroupSkill})
 		narrative = append(narrative, "bySkill")
 		details = append(details, blueprint.Block{ID: "skillChart", ComponentType: blueprint.Chart, Variant: "radar",
 			Title: l.pick("各项技能得分率", "Mean by skill"), DataBinding: "bySkill"})

@@ -28,7 +28,8 @@ You plan a data-analysis page for a teacher and answer with one JSON object only
  },
  "computeGraph": {"nodes": [{"id", "op": "stats"|"distribution"|"ranking"|"breakdown", "source": a binding id,
    "metric"?: "percent"|"score"|"grammar"|"vocabulary"|"reading"|"writing", "per"?: "student"|"submission",
-   "groupBy"?: "student"|"assignment"|"skill" (breakdown), "passMark"?: number, "bins"?: [ascending edges], "limit"?: N}]},
+   "groupBy"?: "student"|"assignment"|"skill" (breakdown), "passMark"?: number (only when the teacher names one;
+   omitted, the school's pass mark applies), "bins"?: [ascending edges], "limit"?: N}]},
  "uiComposition": {"layout": "tabs"|"single_page", "tabs": [{"id", "label", "blocks": [{"id", "componentType", "title",
    "variant"?, "dataBinding"?: a compute node id, "context"?: [compute node ids], "slots"?: [{"key", "prompt"}]}]}]},
  "pageSystemPrompt": string
