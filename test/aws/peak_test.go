@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -25,14 +26,25 @@ const (
 )
 
 // turnMix is the turns the guide sizes from: half quizzes (a tool call and
-// a second round), half chats, each with the task invocations docs/cost.md
-// measured for it.
-var turnMix = []struct {
-	share       float64
-	invocations map[string]int
-}{
-	{0.5, map[string]int{"RouterFunctionArn": 1, "AgentTurnFunctionArn": 2, "ToolFunctionArn": 1, "ValidateFunctionArn": 1, "FinishFunctionArn": 1}},
-	{0.5, map[string]int{"RouterFunctionArn": 1, "AgentTurnFunctionArn": 1, "FinishFunctionArn": 1}},
+// a second round), half chats, each with the seconds it keeps each task
+// function busy, from the cost model's durations. The Route step runs the
+// router alongside the agent's first round (issue 29), so it is busy for
+// the longer of the two; AgentTurn runs the rounds after the first (its
+// invocation for the first only hands the round on).
+func turnMix() []struct {
+	share float64
+	busy  map[string]time.Duration
+} {
+	d := func(fn string) time.Duration { return production[fn].dur }
+	route := max(d("RouterFunctionArn"), d("AgentTurnFunctionArn"))
+	return []struct {
+		share float64
+		busy  map[string]time.Duration
+	}{
+		{0.5, map[string]time.Duration{"RouterFunctionArn": route, "AgentTurnFunctionArn": d("AgentTurnFunctionArn"),
+			"ToolFunctionArn": d("ToolFunctionArn"), "ValidateFunctionArn": d("ValidateFunctionArn"), "FinishFunctionArn": d("FinishFunctionArn")}},
+		{0.5, map[string]time.Duration{"RouterFunctionArn": route, "FinishFunctionArn": d("FinishFunctionArn")}},
+	}
 }
 
 func peakTurnsPerSecond(teachers int) float64 {
@@ -46,12 +58,11 @@ func peakTurnsPerSecond(teachers int) float64 {
 func peakConcurrency(teachers int) map[string]float64 {
 	rate := peakTurnsPerSecond(teachers)
 	out := map[string]float64{}
-	for _, m := range turnMix {
+	for _, m := range turnMix() {
 		turn := edgeOverhead.Seconds()
-		for fn, n := range m.invocations {
-			busy := float64(n) * production[fn].dur.Seconds()
-			out[strings.TrimSuffix(fn, "Arn")] += m.share * rate * busy
-			turn += busy
+		for fn, busy := range m.busy {
+			out[strings.TrimSuffix(fn, "Arn")] += m.share * rate * busy.Seconds()
+			turn += busy.Seconds()
 		}
 		out["StreamFunction"] += m.share * rate * turn
 	}
