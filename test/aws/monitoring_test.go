@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/insightedge/insightedge/shared/agent"
 	"github.com/insightedge/insightedge/shared/edge"
 	"github.com/insightedge/insightedge/shared/javaapi"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -19,6 +20,7 @@ var issue28Metrics = []string{
 	llm.MetricModelCall, llm.MetricModelLatency,
 	javaapi.MetricJavaCall, javaapi.MetricJavaLatency, javaapi.MetricBreakerState, javaapi.MetricBreakerOpen,
 	edge.MetricActiveStreams,
+	agent.MetricSafetyFlag, agent.MetricCapabilityPaused, agent.MetricRolloutFallback,
 }
 
 // dashboardMetrics returns the metrics the dashboard reads, as

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/edge"
+	"github.com/insightedge/insightedge/shared/flags"
 	"github.com/insightedge/insightedge/shared/limits"
+	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/wire/awswire"
 	"github.com/insightedge/insightedge/shared/workflow"
@@ -227,6 +229,14 @@ func TestTemplateOperatorView(t *testing.T) {
 	for _, l := range limits.All { // issue 26: LimitRefused's limit
 		dimValues["limit"] = append(dimValues["limit"], string(l.Limit))
 	}
+	// issue 28: the safety flags, the paused capabilities, the rollout's
+	// artifact intents; issue 29: the speculative round's outcome.
+	dimValues["flag"] = []string{prompts.SafetyHarmful, prompts.SafetyPrivacy}
+	for _, c := range flags.Capabilities {
+		dimValues["capability"] = append(dimValues["capability"], string(c))
+	}
+	dimValues["intent"] = []string{string(workflow.IntentQuiz), string(workflow.IntentContent)}
+	dimValues["outcome"] = []string{"kept", "discarded"}
 
 	body, _ := tp.properties("Dashboard")["DashboardBody"].(string)
 	body = regexp.MustCompile(`\$\{[^}]+\}`).ReplaceAllString(strings.TrimPrefix(body, "sub:"), "1")
