@@ -23,7 +23,7 @@ import (
 // way the router decides: tools, tier and what validation expects are the
 // decided route's. AgentTurn takes the round from RouteOutput.First.
 func (a *Agent) Start(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
-	guess := a.guessRoute(ctx, in.Turn)
+	guess, stored := a.guessRoute(ctx, in.Turn)
 	first := workflow.AgentInput{Turn: in.Turn, Route: guess, Attempt: 1, Prev: workflow.AgentOutput{ToolCalls: []workflow.ToolCallRef{}}}
 	g := &gate{done: make(chan struct{})}
 	sctx, cancel := context.WithCancel(llm.WithSpeculative(ctx))
@@ -70,7 +70,9 @@ func (a *Agent) Start(ctx context.Context, in workflow.RouteInput) (workflow.Rou
 	if err != nil {
 		return route, err
 	}
-	a.rememberRoute(ctx, in.Turn, route)
+	if !stored || !a.sameCall(guess, route) {
+		a.rememberRoute(ctx, in.Turn, route) // an unchanged guess is not written again
+	}
 	if g.keep {
 		a.Metrics.Count("Speculation", 1, map[string]string{"outcome": "kept"})
 	} else {
@@ -132,25 +134,27 @@ func (a *Agent) sameCall(x, y workflow.RouteOutput) bool {
 const lastRouteKey = "route/last"
 
 // guessRoute is the route the first round starts on: the session's last
-// chat or agent route, else a direct answer (the mode's intent step
-// applied, so a strict turn guesses guide_user).
-func (a *Agent) guessRoute(ctx context.Context, t workflow.Turn) workflow.RouteOutput {
+// chat or agent route (stored true), else a direct answer (the mode's
+// intent step applied, so a strict turn guesses guide_user).
+func (a *Agent) guessRoute(ctx context.Context, t workflow.Turn) (guess workflow.RouteOutput, stored bool) {
 	var last workflow.RouteOutput
 	if found, err := getJSON(ctx, a.Store, t.SessionID, lastRouteKey, &last); err == nil && found {
-		return last
+		return last, true
 	}
 	return a.intentTools(t.Mode, workflow.RouteOutput{Path: workflow.PathChat, Result: workflow.RouterResult{
 		Intent: workflow.IntentQA, CandidateTools: []string{}, ModelTier: string(llm.TierStandard),
-		ExpectedMode: workflow.ExpectAnswer, SafetyFlags: []string{}}})
+		ExpectedMode: workflow.ExpectAnswer, SafetyFlags: []string{}}}), false
 }
 
-// rememberRoute keeps the decided route for the next turn's guess; a
+// rememberRoute keeps the decided route for the next turn's guess: the
+// call it makes, not what this turn alone was told (its notices) or how it
+// was answered (a decline is this message's, never the next one's). A
 // failure only costs the next turn its guess.
 func (a *Agent) rememberRoute(ctx context.Context, t workflow.Turn, r workflow.RouteOutput) {
-	if r.Path != workflow.PathChat && r.Path != workflow.PathAgent {
+	if r.Path != workflow.PathChat && r.Path != workflow.PathAgent || r.Decline != "" {
 		return
 	}
-	r.First = nil
+	r.First, r.Notices = nil, nil
 	if err := putJSON(ctx, a.Store, t.SessionID, lastRouteKey, r); err != nil {
 		a.Logger.WarnContext(ctx, "could not keep the route for the next guess", "err", err)
 	}

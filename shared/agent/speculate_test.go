@@ -227,3 +227,31 @@ func TestStartHarmfulKeepsNoGuess(t *testing.T) {
 		t.Errorf("SafetyFlag counted %v times, want once", f.metrics["SafetyFlag"])
 	}
 }
+
+// TestStartGuessCarriesNoDecline: the next turn after a declined one is
+// guessed from the call, never from the decline: an innocent message that
+// follows a harmful one gets its answer, not the refusal again.
+func TestStartGuessCarriesNoDecline(t *testing.T) {
+	harmful := strings.Replace(routeQA, `"safetyFlags":[]`, `"safetyFlags":["harmful"]`, 1)
+	f := newFixture(t, &scriptedModel{})
+	f.agent.Model = newOverlapModel(harmful, governed(harmful, "expectedMode"), answerOrQuiz)
+	ctx := context.Background()
+	if _, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.EndTurn(ctx, "s-1", "u-1", session.TurnCompleted, session.Outcome{Text: "declined"}); err != nil {
+		t.Fatal(err)
+	}
+	f.turn = f.beginTurn(t, "u-2", "What is photosynthesis?")
+	f.agent.Model = newOverlapModel(routeQA, governed(routeQA, "expectedMode"), answerOrQuiz)
+	route, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if route.Decline != "" || route.First == nil || route.First.Next != workflow.NextReply {
+		t.Fatalf("route %+v, first %+v; want the chat path's answer", route, route.First)
+	}
+	if got, _ := text(f.chunks(t)); got != "Photosynthesis turns light into chemical energy." {
+		t.Errorf("second turn's text %q, want the answer", got)
+	}
+}

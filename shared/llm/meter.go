@@ -67,11 +67,11 @@ type Metered struct {
 // (cancelled, as a discarded speculative round is, or broken) is metered
 // at its estimate: its tokens were spent all the same.
 func (m Metered) Stream(ctx context.Context, req Request, h Handler) (Response, error) {
-	t := &Tally{Streamer: m.Model}
-	resp, err := t.Stream(ctx, req, h)
+	var fragments atomic.Int64
+	resp, err := m.Model.Stream(ctx, req, counting(h, &fragments))
 	u := resp.Usage
 	if err != nil && u.Tokens() <= 0 {
-		u = t.Estimate()
+		u = estimate(req, fragments.Load())
 	}
 	m.meter(ctx, u)
 	return resp, err
@@ -108,19 +108,39 @@ func (m Metered) meter(ctx context.Context, u Usage) {
 }
 
 // Tally is a Streamer that counts what its calls cost when the model
-// reports no usage (a call cancelled or broken before its end): the
-// prompt's bytes and the fragments streamed. Estimate turns them into
-// tokens.
+// reports no usage (a call cancelled or broken before its end): Estimate.
 type Tally struct {
-	Streamer    Streamer
-	called      atomic.Bool
-	promptBytes atomic.Int64
-	fragments   atomic.Int64
+	Streamer  Streamer
+	mu        sync.Mutex
+	reqs      []Request
+	fragments atomic.Int64
 }
 
 // Stream implements Streamer.
 func (t *Tally) Stream(ctx context.Context, req Request, h Handler) (Response, error) {
-	t.called.Store(true)
+	t.mu.Lock()
+	t.reqs = append(t.reqs, req)
+	t.mu.Unlock()
+	return t.Streamer.Stream(ctx, req, counting(h, &t.fragments))
+}
+
+// Estimate is the usage of the calls so far, by estimate.
+func (t *Tally) Estimate() Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var u Usage
+	for _, req := range t.reqs {
+		u.PromptTokens += estimate(req, 0).PromptTokens
+	}
+	u.CompletionTokens = int(t.fragments.Load())
+	return u
+}
+
+// estimate is a call's usage when the model reported none: the prompt
+// (its messages and tools) at a quarter of its bytes, the answer at one
+// token a streamed fragment. It is computed only for such calls: the tools'
+// encoding is not paid on every call.
+func estimate(req Request, fragments int64) Usage {
 	n := 0
 	for _, m := range req.Messages {
 		n += len(m.Content)
@@ -128,26 +148,21 @@ func (t *Tally) Stream(ctx context.Context, req Request, h Handler) (Response, e
 	if b, err := json.Marshal(req.Tools); err == nil {
 		n += len(b)
 	}
-	t.promptBytes.Add(int64(n))
-	counted := h
-	count := func() { t.fragments.Add(1) }
-	if h.OnContent != nil {
-		counted.OnContent = func(d string) error { count(); return h.OnContent(d) }
-	}
-	if h.OnReasoning != nil {
-		counted.OnReasoning = func(d string) error { count(); return h.OnReasoning(d) }
-	}
-	if h.OnToolCall != nil {
-		counted.OnToolCall = func(i int, id, name, args string) error { count(); return h.OnToolCall(i, id, name, args) }
-	}
-	return t.Streamer.Stream(ctx, req, counted)
+	return Usage{PromptTokens: n / 4, CompletionTokens: int(fragments)}
 }
 
-// Called reports whether a call was made.
-func (t *Tally) Called() bool { return t.called.Load() }
-
-// Estimate is the usage of the calls so far: the prompt at a quarter of
-// its bytes, the answer at one token a streamed fragment.
-func (t *Tally) Estimate() Usage {
-	return Usage{PromptTokens: int(t.promptBytes.Load() / 4), CompletionTokens: int(t.fragments.Load())}
+// counting is h with every streamed fragment (content, reasoning, a tool
+// call's) counted in n.
+func counting(h Handler, n *atomic.Int64) Handler {
+	c := h
+	if h.OnContent != nil {
+		c.OnContent = func(d string) error { n.Add(1); return h.OnContent(d) }
+	}
+	if h.OnReasoning != nil {
+		c.OnReasoning = func(d string) error { n.Add(1); return h.OnReasoning(d) }
+	}
+	if h.OnToolCall != nil {
+		c.OnToolCall = func(i int, id, name, args string) error { n.Add(1); return h.OnToolCall(i, id, name, args) }
+	}
+	return c
 }
