@@ -103,15 +103,17 @@ func Launch() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(root, "test", "js", "node_modules", ".bin", "dynalite")
-	if _, err := os.Stat(bin); err != nil {
+	// The launcher runs the pinned dynalite and keeps it alive when a
+	// client aborts a request (test/js/dynalite.cjs says why).
+	launcher := filepath.Join(root, "test", "js", "dynalite.cjs")
+	if _, err := os.Stat(filepath.Join(root, "test", "js", "node_modules", "dynalite", "cli.js")); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMissing, err)
 	}
 	var lastErr error
 	// The free port is found by binding it and letting it go, so another
 	// process can take it before dynalite does: try a few ports.
 	for range 3 {
-		endpoint, stop, err := start(bin)
+		endpoint, stop, err := start(launcher)
 		if err == nil {
 			return &Server{Endpoint: endpoint, Client: NewClient(endpoint), stop: stop}, nil
 		}
@@ -123,22 +125,32 @@ func Launch() (*Server, error) {
 // Close stops the server.
 func (s *Server) Close() { s.stop() }
 
-func start(bin string) (string, func(), error) {
+func start(launcher string) (string, func(), error) {
 	port, err := freePort()
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
+	cmd := exec.Command("node", launcher, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
 	listening := &watcher{want: "listening at", found: make(chan struct{})}
 	cmd.Stdout = listening
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := new(lockedBuffer)
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var stopping atomic.Bool
+	go func() {
+		err := cmd.Wait()
+		if !stopping.Load() {
+			// A server that dies under a test fails every later request
+			// with "connection refused"; say why once, where CI shows it.
+			fmt.Fprintf(os.Stderr, "dynamotest: dynalite on port %d exited unexpectedly (%v): %s\n", port, err, stderr.String())
+		}
+		exited <- err
+	}()
 	stop := sync.OnceFunc(func() {
+		stopping.Store(true)
 		_ = cmd.Process.Kill()
 		<-exited
 	})
@@ -173,6 +185,25 @@ func (w *watcher) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// lockedBuffer is a strings.Builder safe for the process's writer and a
+// reader at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func freePort() (int, error) {
