@@ -12,7 +12,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 
 	"github.com/insightedge/insightedge/shared/flags"
@@ -32,70 +31,93 @@ const (
 // gate applies the safety flags and the switches to a routed turn, and
 // logs and counts what it acted on.
 func (a *Agent) gate(ctx context.Context, t workflow.Turn, out workflow.RouteOutput) workflow.RouteOutput {
-	return a.gateWith(ctx, t, out, true)
+	out, acts := a.decide(ctx, t, out)
+	a.record(ctx, t, out, acts)
+	return out
 }
 
-// gateWith is gate; record false neither logs nor counts (the route read
-// early from the router's stream, gated again when the answer is whole).
-func (a *Agent) gateWith(ctx context.Context, t workflow.Turn, out workflow.RouteOutput, record bool) workflow.RouteOutput {
-	if !record {
-		quiet := *a
-		quiet.Logger, quiet.Metrics = slog.New(slog.DiscardHandler), nopMetrics{}
-		a = &quiet
-	}
+// decided is decide's route alone.
+func (a *Agent) decided(ctx context.Context, t workflow.Turn, out workflow.RouteOutput) workflow.RouteOutput {
+	out, _ = a.decide(ctx, t, out)
+	return out
+}
+
+// gateActs is what the gate acted on, for the logs and metrics.
+type gateActs struct {
+	flags    []string           // the safety flags the product acts on
+	paused   []flags.Capability // the paused capabilities the turn asked for
+	fallback bool               // outside the unified agent's rollout
+}
+
+// decide is the gate's decision alone: the route as the safety flags and
+// the switches leave it, and what it acted on. It records nothing, so the
+// route read early from the router's stream can be gated, and gated again
+// (and recorded once) when the answer is whole.
+func (a *Agent) decide(ctx context.Context, t workflow.Turn, out workflow.RouteOutput) (workflow.RouteOutput, gateActs) {
+	var acts gateActs
 	l := i18n.Of(t.Language, t.Message)
-	flagged := a.safetyFlags(ctx, t, out.Result.SafetyFlags)
-	if slices.Contains(flagged, prompts.SafetyHarmful) {
-		return decline(out, workflow.DeclineHarmful)
+	acts.flags = actedOn(out.Result.SafetyFlags)
+	if slices.Contains(acts.flags, prompts.SafetyHarmful) {
+		return decline(out, workflow.DeclineHarmful), acts
 	}
-	if slices.Contains(flagged, prompts.SafetyPrivacy) {
+	if slices.Contains(acts.flags, prompts.SafetyPrivacy) {
 		out.Notices = append(out.Notices, protocol.Notice{Code: protocol.NoticePrivacy, Message: l.Text(i18n.Privacy)})
+	}
+	pause := func(c flags.Capability) {
+		acts.paused = append(acts.paused, c)
+		out.Notices = append(out.Notices, flags.Notice(c, l))
 	}
 	sw := flags.Read(ctx, a.Switches)
 	switch {
 	case out.Path == workflow.PathBuild && !sw.On(flags.PageBuilds):
 		out = decline(out, workflow.DeclinePaused)
-		out.Notices = append(out.Notices, a.paused(ctx, t, flags.PageBuilds, l))
+		pause(flags.PageBuilds)
 	case out.Path != workflow.PathAgent:
 	case artifactIntent(out.Result.Intent) && !sw.UnifiedV2.Enabled(t.TeacherID):
-		a.Logger.InfoContext(ctx, "outside the unified agent's rollout: chat path", "teacher", t.TeacherID,
-			"turn", t.TurnID, "trace", t.TraceID, "intent", out.Result.Intent)
-		a.Metrics.Count(MetricRolloutFallback, 1, map[string]string{"intent": string(out.Result.Intent)})
+		acts.fallback = true
 		out.Path, out.Tools = workflow.PathChat, nil
 	case !sw.On(flags.Tools):
 		out.Path, out.Tools = workflow.PathChat, nil
-		out.Notices = append(out.Notices, a.paused(ctx, t, flags.Tools, l))
+		pause(flags.Tools)
 	case !sw.On(flags.FileGeneration):
 		asked := slices.ContainsFunc(out.Result.CandidateTools, a.makesFiles)
 		out.Tools = slices.DeleteFunc(out.Tools, a.makesFiles)
 		out.Result.CandidateTools = slices.DeleteFunc(out.Result.CandidateTools, a.makesFiles)
 		if asked {
-			out.Notices = append(out.Notices, a.paused(ctx, t, flags.FileGeneration, l))
+			pause(flags.FileGeneration)
 		}
 	}
-	return out
+	return out, acts
 }
 
-// safetyFlags logs and counts the flags the product acts on, without the
-// message's text, and returns them.
-func (a *Agent) safetyFlags(ctx context.Context, t workflow.Turn, fs []string) []string {
+// record logs and counts what the gate acted on, without the message's
+// text.
+func (a *Agent) record(ctx context.Context, t workflow.Turn, out workflow.RouteOutput, acts gateActs) {
+	who := []any{"teacher", t.TeacherID, "turn", t.TurnID, "trace", t.TraceID}
+	for _, f := range acts.flags {
+		a.Logger.WarnContext(ctx, "safety flag", append([]any{"flag", f}, who...)...)
+		a.Metrics.Count(MetricSafetyFlag, 1, map[string]string{"flag": f})
+	}
+	for _, c := range acts.paused {
+		a.Logger.InfoContext(ctx, "capability paused", append([]any{"capability", c}, who...)...)
+		a.Metrics.Count(MetricCapabilityPaused, 1, map[string]string{"capability": string(c)})
+	}
+	if acts.fallback {
+		a.Logger.InfoContext(ctx, "outside the unified agent's rollout: chat path", append(who, "intent", out.Result.Intent)...)
+		a.Metrics.Count(MetricRolloutFallback, 1, map[string]string{"intent": string(out.Result.Intent)})
+	}
+}
+
+// actedOn returns the safety flags the product acts on, once each.
+func actedOn(fs []string) []string {
 	var known []string
 	for _, f := range fs {
 		if f != prompts.SafetyHarmful && f != prompts.SafetyPrivacy || slices.Contains(known, f) {
 			continue
 		}
 		known = append(known, f)
-		a.Logger.WarnContext(ctx, "safety flag", "flag", f, "teacher", t.TeacherID, "turn", t.TurnID, "trace", t.TraceID)
-		a.Metrics.Count(MetricSafetyFlag, 1, map[string]string{"flag": f})
 	}
 	return known
-}
-
-// paused logs and counts a paused capability and returns its notice.
-func (a *Agent) paused(ctx context.Context, t workflow.Turn, c flags.Capability, l i18n.Lang) protocol.Notice {
-	a.Logger.InfoContext(ctx, "capability paused", "capability", c, "teacher", t.TeacherID, "turn", t.TurnID, "trace", t.TraceID)
-	a.Metrics.Count(MetricCapabilityPaused, 1, map[string]string{"capability": string(c)})
-	return flags.Notice(c, l)
 }
 
 // makesFiles reports whether the tool named n makes files.

@@ -49,7 +49,7 @@ func (a *Agent) route(ctx context.Context, in workflow.RouteInput, early func(wo
 			if r, ok := routerPrefix(sofar.String()); ok {
 				r = a.normalizeRoute(r, editable)
 				decided = &r
-				early(a.gateWith(ctx, in.Turn, a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r}), false))
+				early(a.decided(ctx, in.Turn, a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r})))
 			}
 			return nil
 		}
