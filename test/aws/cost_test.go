@@ -213,19 +213,19 @@ const (
 	buildAppendsPerSec = 20.0
 	buildPollPerSec    = 20.0
 
-	streamMemMB   = 128 // 256 before November 2026
-	streamWasMB   = 256
-	expressMemMB  = 64                     // Express bills memory in 64 MB steps
-	edgeOverhead  = 300 * time.Millisecond // begin the turn, start the execution, [DONE]
-	pollsPerSec   = 2.0                    // the shared poll at its 500 ms ceiling
+	streamMemMB  = 128 // 256 before November 2026
+	streamWasMB  = 256
+	expressMemMB = 64                     // Express bills memory in 64 MB steps
+	edgeOverhead = 300 * time.Millisecond // begin the turn, start the execution, [DONE]
+	pollsPerSec  = 2.0                    // the shared poll at its 500 ms ceiling
 	// CloudWatch Logs bills each line's bytes plus 26 bytes of metadata; the
 	// JSON and EMF lines are measured (turnReport.LogBytes), and Lambda adds
 	// three of its own an invocation (START, END, and REPORT with its X-Ray
 	// ids: about 360 bytes in the text log format template.yaml keeps).
 	logLineOverhead   = 26.0
 	platformLogPerInv = 360.0 + 3*logLineOverhead
-	tracedShare   = 0.05                   // X-Ray default sampling: 1/s then 5 %
-	turnsPerMonth = 100_000 * 20 * 30      // 100,000 teachers × 20 turns a day
+	tracedShare       = 0.05              // X-Ray default sampling: 1/s then 5 %
+	turnsPerMonth     = 100_000 * 20 * 30 // 100,000 teachers × 20 turns a day
 	// storedFor is how long, in months, what a turn stores is kept: the
 	// table's TTL (dynamostore.Options.TTL, 30 days); storage and its
 	// point-in-time recovery are billed by the GB-month.
