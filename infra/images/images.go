@@ -341,9 +341,9 @@ func BinariesIn(dir string) (Binaries, error) {
 	return bins, nil
 }
 
-// FontUsers are the images that carry the PDF font: the tool function
-// (the file tools) and the product.
-var FontUsers = []string{"tool", ProductName}
+// FontUsers are the images that carry the PDF font: the file tool
+// function (the tools that deliver a file; issue 25) and the product.
+var FontUsers = []string{"filetool", ProductName}
 
 // All makes every image of bins for arch: Function for each function and
 // Product for ProductName; font (nil for none) goes into FontUsers.

@@ -14,7 +14,7 @@ import (
 )
 
 func bins() images.Binaries {
-	return images.Binaries{"router": {Data: []byte("router binary")}, "tool": {Data: []byte("tool binary")},
+	return images.Binaries{"router": {Data: []byte("router binary")}, "filetool": {Data: []byte("filetool binary")},
 		images.ProductName: {Data: []byte("product binary")}}
 }
 

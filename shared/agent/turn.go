@@ -310,7 +310,8 @@ func (r *modelRound) conclude(ctx context.Context, m llm.Message) (workflow.Agen
 			final = &m.ToolCalls[i]
 			break
 		}
-		out.ToolCalls = append(out.ToolCalls, workflow.ToolCallRef{ID: c.ID, Name: c.Function.Name, Announced: r.announced[c.ID] != ""})
+		out.ToolCalls = append(out.ToolCalls, workflow.ToolCallRef{ID: c.ID, Name: c.Function.Name, Announced: r.announced[c.ID] != "",
+			File: r.a.Tools.DeliversFile(c.Function.Name)})
 	}
 	if final == nil && len(out.ToolCalls) > 0 && r.round < r.a.MaxRounds+1 {
 		out.Next = workflow.NextTools

@@ -198,6 +198,10 @@ func names() []Limit {
 // against it, and only a school's override may hold it.
 const PassMark Limit = "passMark"
 
+// schoolRefresh is how often a teacher's unchanged school is written again,
+// so that the record (kept 400 days from Seen) outlives an active teacher.
+const schoolRefresh = 30 * 24 * time.Hour
+
 // schoolKind is the teachers' schools as the edge last saw them.
 var schoolKind = records.Kind[teacherSchool]{Name: "teacher-school",
 	Expires: func(s teacherSchool) time.Time { return s.Seen.Add(400 * 24 * time.Hour) }}
@@ -246,7 +250,10 @@ func NewPassMarks(b records.Backend, ov *Overrides, now func() time.Time, ttl ti
 func (p *PassMarks) Overrides() *Overrides { return p.ov }
 
 // Remember records who's school, once per process unless it changes: a
-// request costs no write once its teacher is known here.
+// request costs no write once its teacher is known here, and none where
+// the record already holds the school, seen within schoolRefresh (issue
+// 25: in AWS a teacher's requests land on many instances; the update reads
+// the record anyway).
 func (p *PassMarks) Remember(ctx context.Context, who Who) error {
 	school := who.school()
 	p.mu.Lock()
@@ -258,7 +265,16 @@ func (p *PassMarks) Remember(ctx context.Context, who Who) error {
 	rec := teacherSchool{School: school, Seen: p.now()}
 	var err error
 	for range 3 { // a create lost to another creator is an update next time
-		_, err = p.schools.Update(ctx, who.Teacher, func(s *teacherSchool) error { *s = rec; return nil })
+		_, err = p.schools.Update(ctx, who.Teacher, func(s *teacherSchool) error {
+			if s.School == school && rec.Seen.Sub(s.Seen) < schoolRefresh {
+				return errNoChange
+			}
+			*s = rec
+			return nil
+		})
+		if errors.Is(err, errNoChange) {
+			err = nil
+		}
 		if errors.Is(err, records.ErrNotFound) {
 			if err = p.schools.Create(ctx, who.Teacher, rec); errors.Is(err, records.ErrExists) {
 				continue

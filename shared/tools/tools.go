@@ -232,6 +232,13 @@ func (t Tool) Artifact() bool {
 	return false
 }
 
+// DeliversFile reports whether the tool delivers a file (it emits
+// protocol.DataFileReady: a deck, a document, a PDF). Rendering one is the
+// only tool work that needs CPU and memory; the others wait on the model or
+// the data service, so the workflow runs a file tool's calls on a function
+// sized for rendering and every other call on a small one (issue 25).
+func (t Tool) DeliversFile() bool { return slices.Contains(t.Emits, protocol.DataFileReady) }
+
 // Run calls the tool with raw JSON arguments.
 func (t Tool) Run(ctx context.Context, c Call, args json.RawMessage) (Result, error) {
 	return t.run(ctx, c, args)
@@ -283,6 +290,13 @@ func (r *Registry) Run(ctx context.Context, c Call, name string, args json.RawMe
 func (r *Registry) IsArtifact(name string) bool {
 	t, ok := r.tools[name]
 	return ok && t.Artifact()
+}
+
+// DeliversFile reports whether the named tool is registered and delivers a
+// file (Tool.DeliversFile).
+func (r *Registry) DeliversFile(name string) bool {
+	t, ok := r.tools[name]
+	return ok && t.DeliversFile()
 }
 
 // Names returns the names of the tools of kind, sorted.

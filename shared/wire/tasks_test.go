@@ -114,8 +114,8 @@ func TestConversationTasksMatchASL(t *testing.T) {
 	tasks := app.ConversationTasks()
 	got := slices.Sorted(maps.Keys(tasks))
 	want := slices.Sorted(maps.Keys(used))
-	if len(want) != 6 || !slices.Equal(got, want) {
-		t.Errorf("tasks %v, ASL substitutions %v: want the same six", got, want)
+	if len(want) != 7 || !slices.Equal(got, want) {
+		t.Errorf("tasks %v, ASL substitutions %v: want the same seven", got, want)
 	}
 	for name, task := range tasks {
 		if _, err := task(context.Background(), json.RawMessage(`[`)); err == nil {

@@ -435,6 +435,7 @@ func (a *App) ConversationTasks() map[string]Task {
 		"RouterFunctionArn":    a.renewing(Typed(a.Agent.Start)), // issue 29: the router and the first round
 		"AgentTurnFunctionArn": a.renewing(Typed(a.Agent.Turn)),
 		"ToolFunctionArn":      a.renewing(Typed(a.Agent.RunTool)),
+		"FileToolFunctionArn":  a.renewing(Typed(a.Agent.RunTool)), // issue 25: the same step, on a function sized for rendering
 		"ValidateFunctionArn":  a.renewing(Typed(a.Agent.Validate)),
 		"FinishFunctionArn":    a.renewing(Typed(a.Agent.Finish)),
 		"BuildStepFunctionArn": a.renewing(a.BuildStep()),

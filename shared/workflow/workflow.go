@@ -236,6 +236,10 @@ type ToolCallRef struct {
 	// Announced (issue 29): the round showed the call's data-tool-progress
 	// (running) as soon as its name arrived; the tool step does not repeat it.
 	Announced bool `json:"announced,omitempty"`
+	// File (issue 25): the tool delivers a file (tools.Tool.DeliversFile),
+	// so the Tools map runs the call on the file tool function, sized for
+	// rendering; every other call runs on the small tool function.
+	File bool `json:"file,omitempty"`
 }
 
 // ToolInput is one iteration of the Tools map.

@@ -425,7 +425,7 @@ func (s *suite) testPageStream(t *testing.T) {
 	}
 	if len(reports) == 2 {
 		t.Logf("measured per build (offline model: durations are not the model's):\n%s", measuredTable("build", reports))
-		t.Logf("cost model:\n%s", buildCostTable(reports))
+		t.Logf("cost model:\n%s", buildCostTable(reports, rig.textBlockBytes(t)))
 	}
 }
 

@@ -172,6 +172,7 @@ var roles = map[string][]string{
 	"RouterFunction":    {setAll, setModel, setData, setFlags, setText}, // issue 29: it runs the first round
 	"AgentTurnFunction": {setAll, setModel, setData, setText},
 	"ToolFunction":      {setAll, setModel, setData, setFiles},
+	"FileToolFunction":  {setAll, setModel, setData, setFiles}, // issue 25: the tools that deliver a file
 	"ValidateFunction":  {setAll},
 	"FinishFunction":    {setAll},
 	"BuildStepFunction": {setAll, setModel, setData},

@@ -138,6 +138,7 @@ func TestTemplateReservations(t *testing.T) {
 	want := map[string]string{
 		"StreamFunction": "StreamReservedConcurrency", "RouterFunction": "RouterReservedConcurrency",
 		"AgentTurnFunction": "AgentTurnReservedConcurrency", "ToolFunction": "ToolReservedConcurrency",
+		"FileToolFunction": "FileToolReservedConcurrency", // issue 25
 		"ValidateFunction": "ShortStepReservedConcurrency", "FinishFunction": "ShortStepReservedConcurrency",
 	}
 	for fn, param := range want {

@@ -28,6 +28,7 @@ import (
 	"github.com/insightedge/insightedge/infra"
 	"github.com/insightedge/insightedge/local/asl"
 	"github.com/insightedge/insightedge/shared/appschedule/schedtest"
+	"github.com/insightedge/insightedge/shared/dynamostore/dynamotest"
 	"github.com/insightedge/insightedge/shared/wire"
 	"github.com/insightedge/insightedge/shared/wire/awswire"
 )
@@ -467,6 +468,13 @@ type streamRig struct {
 	lambdas   *invocations
 	token     string
 	table     string
+	// store reads the table (issue 25: what a turn leaves stored); stored
+	// is its size at the last report.
+	store  *dynamodb.Client
+	stored int64
+	// logs counts the JSON log and EMF metric lines the edge and the steps
+	// write (CloudWatch Logs ingests both; issue 25).
+	logs *logMeter
 }
 
 func (s *suite) newStreamRig(t *testing.T) *streamRig {
@@ -474,12 +482,14 @@ func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	dyn := s.dynalite(t)
 	table := dyn.NewTable(t)
 	rig := &streamRig{edgeDB: newCapacity(), stepsDB: newCapacity(), token: sampleToken(t, "t-001"), table: table,
+		store: dynamotest.NewClient(dyn.Endpoint), logs: &logMeter{},
 		lambdas: &invocations{count: map[string]int{}, dur: map[string]time.Duration{}}}
 
 	// The task functions' graph, as they build it, with a counting client.
 	stepsEnv := s.functionEnv(t, "AgentTurnFunction", table, fakeSSM(t, testSecrets()))
 	o := localAWS(dyn.Endpoint, stepsEnv["AWS_ENDPOINT_URL_SSM"], "")
 	o.DynamoDB = append(o.DynamoDB, rig.stepsDB.option)
+	o.Output = rig.logs
 	steps, err := awswire.FromEnv(context.Background(), func(k string) string { return stepsEnv[k] }, o)
 	if err != nil {
 		t.Fatal(err)
@@ -506,6 +516,7 @@ func (s *suite) newStreamRig(t *testing.T) *streamRig {
 	env := s.functionEnv(t, "StreamFunction", table, stepsEnv["AWS_ENDPOINT_URL_SSM"])
 	o = localAWS(dyn.Endpoint, env["AWS_ENDPOINT_URL_SSM"], sfnSrv.URL)
 	o.DynamoDB = append(o.DynamoDB, rig.edgeDB.option)
+	o.Output = rig.logs
 	rig.schedules = schedtest.Start(t)
 	o.Scheduler = append(o.Scheduler, func(so *scheduler.Options) { so.BaseEndpoint = aws.String(rig.schedules.URL) })
 	app, err := awswire.FromEnv(context.Background(), func(k string) string { return env[k] }, o)
@@ -525,6 +536,7 @@ func (rig *streamRig) reset() {
 	rig.stepsDB.reset()
 	rig.lambdas.reset()
 	rig.sfn.reset()
+	rig.logs.reset()
 }
 
 // chunkType is the type of an event's chunk ("[DONE]" for the end marker).
@@ -667,6 +679,6 @@ func (s *suite) testStreamTurn(t *testing.T) {
 	}
 	if len(reports) == 2 {
 		t.Logf("measured per turn (offline model: durations are not the model's):\n%s", measuredTable("turn", reports))
-		t.Logf("cost model:\n%s", costTable(reports))
+		t.Logf("cost model:\n%s", costTable(reports, rig.textBlockBytes(t)))
 	}
 }

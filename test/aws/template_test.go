@@ -279,6 +279,7 @@ var conversationSteps = []step{
 	{"RouterFunctionArn", "RouterFunction", "router", `awswire.StartTask("router", "RouterFunctionArn")`},
 	{"AgentTurnFunctionArn", "AgentTurnFunction", "agentturn", `awswire.StartTask("agentturn", "AgentTurnFunctionArn")`},
 	{"ToolFunctionArn", "ToolFunction", "tool", `awswire.StartTask("tool", "ToolFunctionArn")`},
+	{"FileToolFunctionArn", "FileToolFunction", "filetool", `awswire.StartTask("filetool", "FileToolFunctionArn")`}, // issue 25
 	{"ValidateFunctionArn", "ValidateFunction", "validate", `awswire.StartTask("validate", "ValidateFunctionArn")`},
 	{"FinishFunctionArn", "FinishFunction", "finish", `awswire.StartTask("finish", "FinishFunctionArn")`},
 	{"BuildStepFunctionArn", "BuildStepFunction", "buildstep", `awswire.StartTask("buildstep", "BuildStepFunctionArn")`},

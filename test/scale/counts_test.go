@@ -1,6 +1,7 @@
 package scale_test
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -75,4 +76,16 @@ func report(t *testing.T, turns, all counts, edge *dynamotest.Meter, streamed ti
 	if share > maxKeyShare {
 		t.Errorf("%s took %.2f%% of all %d writes, more than %.0f%%: a hot key", hottest, 100*share, all.writes, 100*maxKeyShare)
 	}
+}
+
+// storedByKind lists the stored KB a turn by kind of partition key,
+// largest first.
+func storedByKind(s dynamotest.Stored) string {
+	kinds := slices.Collect(maps.Keys(s.ByKind))
+	slices.SortFunc(kinds, func(a, b string) int { return int(s.ByKind[b] - s.ByKind[a]) })
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %.2f", k, float64(s.ByKind[k])/1000/turnCount))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -88,6 +88,13 @@ func TestScaleModel(t *testing.T) {
 	streamed += run(t, ctx, edges, jobs, convs)
 	runner.wait()
 	turns := tally(edgeMeter, stepsMeter)
+	// issue 25: what the turns leave stored (storage is billed by the
+	// GB-month), before the saved apps add theirs.
+	stored, err := dynamotest.StoredIn(ctx, dynamotest.NewClient(srv.Endpoint), table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("stored after the turns: %d items, %.1f KB a turn (%s)", stored.Items, float64(stored.Bytes)/1000/turnCount, storedByKind(stored))
 
 	// Saved apps and their scheduled runs as the replay function moves
 	// them, and the recovery sweep, on the steps' store.
