@@ -361,6 +361,9 @@ func (q *quizScenario) argsJSON(c *call, count int) string {
 	if len(q.spec.Avoid) > 0 {
 		args["avoid"] = q.spec.Avoid
 	}
+	if q.spec.edit != nil { // the quiz's language, which may not be the teacher's message's
+		args["language"] = q.spec.Language.pick("zh-CN", "en")
+	}
 	return mustJSON(c.argsFor(toolQuiz, args, nil))
 }
 
@@ -397,6 +400,9 @@ func (q *quizScenario) done(st *agentState, last *step) finalResult {
 	}
 	spec := q.spec
 	spec.Count = n
+	if spec.edit != nil {
+		return finalResult{Status: statusArtifact, Message: editDone(l, spec), Artifacts: []string{"quiz"}}
+	}
 	return finalResult{
 		Status: statusArtifact,
 		Message: l.pick(

@@ -29,6 +29,8 @@ type quizSpec struct {
 	// Avoid are questions already given in the conversation: the new ones
 	// differ from them, word for word and by stem.
 	Avoid []string
+	// edit is the follow-up on the latest quiz this spec answers, if any.
+	edit *quizEdit
 }
 
 // quizQuestion is one question of the reply (protocol.Question without the
@@ -106,6 +108,9 @@ func quizSpecFromJSON(s string) (quizSpec, bool) {
 // quizSpecFrom reads a quiz request in the teacher's words; a follow-up
 // ("再出 3 道") takes its topic from the history summary.
 func quizSpecFrom(c *call) quizSpec {
+	if e, earlier, ok := quizFollowUp(c); ok {
+		return editedSpec(c, e, earlier)
+	}
 	l, text := c.lang, c.user
 	topic, line := topicOf(l, text), text
 	earlier, hasEarlier := earlierQuiz(c.history)

@@ -379,6 +379,9 @@ func wantsQuiz(c *call) bool {
 	if namesContentFormat(s) {
 		return false // questions on a page, in a deck or a document: content
 	}
+	if _, _, ok := quizFollowUp(c); ok {
+		return true
+	}
 	return (zhVerb && zhNoun) || (enVerb && enNoun) || (isFollowUpMore(s) && c.history != "") || answersQuizClarify(c)
 }
 

@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/insightedge/insightedge/shared/i18n"
+)
+
+// A teacher's first hour with the offline stand-in model (the quality pass
+// after issue 23): what a teacher asks next, run through the whole product.
+
+// quizTurn is one turn of a quiz conversation and what it must give.
+type quizTurn struct {
+	msg string
+	// count and qtype are the questions the turn must show, all of one type;
+	// zh whether they are written in Chinese.
+	count int
+	qtype string
+	zh    bool
+	// says are words the answer must contain.
+	says []string
+}
+
+// TestStandInQuizFollowUps: the refinements a teacher asks after a quiz
+// ("再加两道题", "把第三题改成填空题", "换成英文", "难一点") each make the questions
+// asked for, on the quiz's topic, and say what was done; none is answered
+// as an unknown topic ("关于「再加两道题」…").
+func TestStandInQuizFollowUps(t *testing.T) {
+	s := NewLocal(t, nil)
+	for name, turns := range map[string][]quizTurn{
+		"zh": {
+			{msg: "出 5 道牛顿第一定律的选择题", count: 5, qtype: "single_choice", zh: true},
+			{msg: "再加两道题", count: 2, qtype: "single_choice", zh: true, says: []string{"2 道", "牛顿第一定律", "不重复"}},
+			{msg: "换成英文", count: 2, qtype: "single_choice", zh: false, says: []string{"英文", "2 道", "牛顿第一定律"}},
+			{msg: "把第三题改成填空题", count: 1, qtype: "fill_blank", zh: false, says: []string{"第 3 题", "填空题"}},
+		},
+		"en": {
+			{msg: "Make 3 true/false questions about the water cycle", count: 3, qtype: "true_false"},
+			{msg: "make question 2 multiple choice", count: 1, qtype: "single_choice", says: []string{"question 2", "multiple-choice"}},
+			{msg: "Add two more", count: 2, qtype: "single_choice", says: []string{"2 more"}},
+			{msg: "Make them easier", count: 2, qtype: "single_choice", says: []string{"easy"}},
+			{msg: "Translate them into Chinese", count: 2, qtype: "single_choice", zh: true, says: []string{"Chinese"}},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			conv := ""
+			for _, tt := range turns {
+				st := say(t, s.URL, conv, tt.msg)
+				conv = st.Header.Get("X-Conversation-Id")
+				qs := st.data(t, "data-quiz-question")
+				if len(qs) != tt.count {
+					t.Fatalf("%q: %d questions, want %d; answer %q", tt.msg, len(qs), tt.count, st.text(t))
+				}
+				for _, q := range qs {
+					q := q["question"].(map[string]any)
+					text, _ := q["question"].(string)
+					if q["type"] != tt.qtype {
+						t.Errorf("%q: question %q is %v, want %s", tt.msg, text, q["type"], tt.qtype)
+					}
+					if i18n.HasHan(text) != tt.zh {
+						t.Errorf("%q: question %q is not in the language asked for (Chinese: %v)", tt.msg, text, tt.zh)
+					}
+				}
+				answer := st.text(t)
+				for _, w := range tt.says {
+					if !strings.Contains(answer, w) {
+						t.Errorf("%q: the answer %q does not say %q", tt.msg, answer, w)
+					}
+				}
+				if strings.Contains(answer, tt.msg) {
+					t.Errorf("%q: the answer echoes the request as a topic: %q", tt.msg, answer)
+				}
+			}
+		})
+	}
+}
