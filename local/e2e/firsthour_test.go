@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -73,5 +74,36 @@ func TestStandInQuizFollowUps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStandInMixedQuiz: a quiz of several types gives each type as many
+// questions as asked (or the total shared between them), and says so.
+func TestStandInMixedQuiz(t *testing.T) {
+	s := NewLocal(t, nil)
+	for _, tt := range []struct {
+		msg  string
+		want map[string]int
+		says []string
+	}{
+		{"出 6 道光合作用的题，选择题和判断题都要", map[string]int{"single_choice": 3, "true_false": 3}, []string{"6 道", "3 道单选题", "3 道判断题"}},
+		{"Create a quiz on photosynthesis with 2 multiple choice and 2 true/false questions", map[string]int{"single_choice": 2, "true_false": 2},
+			[]string{"4 questions", "2 multiple-choice", "2 true/false"}},
+		{"出 4 道关于二次函数的题，选择题和填空题各两道", map[string]int{"single_choice": 2, "fill_blank": 2}, []string{"二次函数", "2 道填空题"}},
+		{"出 3 道选择题和 2 道判断题，关于牛顿第一定律", map[string]int{"single_choice": 3, "true_false": 2}, []string{"5 道", "牛顿第一定律"}},
+	} {
+		st := say(t, s.URL, "", tt.msg)
+		got := map[string]int{}
+		for _, q := range st.data(t, "data-quiz-question") {
+			got[q["question"].(map[string]any)["type"].(string)]++
+		}
+		if !maps.Equal(got, tt.want) {
+			t.Errorf("%q: questions by type %v, want %v", tt.msg, got, tt.want)
+		}
+		for _, w := range tt.says {
+			if answer := st.text(t); !strings.Contains(answer, w) {
+				t.Errorf("%q: the answer %q does not say %q", tt.msg, answer, w)
+			}
+		}
 	}
 }

@@ -350,9 +350,9 @@ func (answerScenario) inline(l lang) string { return "" }
 // quizScenario generates questions with generate_quiz_questions.
 type quizScenario struct{ spec quizSpec }
 
-func (q *quizScenario) argsJSON(c *call, count int) string {
+func (q *quizScenario) argsJSON(c *call, count int, typ string) string {
 	args := map[string]any{
-		"topic": q.spec.Topic, "count": count, "questionType": q.spec.QuestionType,
+		"topic": q.spec.Topic, "count": count, "questionType": typ,
 		"difficulty": q.spec.Difficulty, "subject": q.spec.Subject,
 	}
 	if q.spec.Grade != "" {
@@ -374,8 +374,10 @@ func (q *quizScenario) next(st *agentState) action {
 	}
 	last := st.lastCall(toolQuiz)
 	switch {
+	case last == nil && q.spec.mixed():
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.parts[0].count, q.spec.parts[0].typ)}
 	case last == nil:
-		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.Count)}
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.Count, q.spec.QuestionType)}
 	case !last.answered || last.failed:
 		if last.teacherMsg != "" {
 			return answer(toolFailedMessage(l, last))
@@ -383,23 +385,41 @@ func (q *quizScenario) next(st *agentState) action {
 		return answer(l.pick(
 			fmt.Sprintf("抱歉，这次没能出好题。你可以稍后再试，或者换个题目数量、题型，我再帮你生成关于「%s」的题目。", q.spec.Topic),
 			fmt.Sprintf("Sorry, I couldn't write the questions this time. You can try again in a moment, or change the number or type of questions, and I'll generate the questions on %s again.", q.spec.Topic)))
+	case q.spec.mixed() && len(st.callsOf(toolQuiz)) < len(q.spec.parts):
+		p := q.spec.parts[len(st.callsOf(toolQuiz))]
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, p.count, p.typ)}
 	}
 	return finish(q.done(st, last))
 }
 
-func (q *quizScenario) done(st *agentState, last *step) finalResult {
-	l := st.c.lang
-	n := q.spec.Count
+// written is how many questions a successful quiz call gave (want when its
+// result does not say).
+func written(s step, want int) int {
 	var obj map[string]any
-	if json.Unmarshal([]byte(last.result), &obj) == nil {
+	if json.Unmarshal([]byte(s.result), &obj) == nil {
 		if v, ok := num(obj, "total", "count"); ok && v > 0 {
-			n = int(v)
+			return int(v)
 		} else if qs := list(obj, "questions"); len(qs) > 0 {
-			n = len(qs)
+			return len(qs)
 		}
 	}
+	return want
+}
+
+func (q *quizScenario) done(st *agentState, last *step) finalResult {
+	l := st.c.lang
 	spec := q.spec
-	spec.Count = n
+	spec.Count = written(*last, q.spec.Count)
+	if spec.mixed() {
+		spec.parts, spec.Count = nil, 0
+		for i, c := range st.callsOf(toolQuiz) {
+			if c.answered && !c.failed && i < len(q.spec.parts) {
+				p := q.spec.parts[i]
+				p.count = written(c, p.count)
+				spec.parts, spec.Count = append(spec.parts, p), spec.Count+p.count
+			}
+		}
+	}
 	if spec.edit != nil {
 		return finalResult{Status: statusArtifact, Message: editDone(l, spec), Artifacts: []string{"quiz"}}
 	}

@@ -31,6 +31,9 @@ type quizSpec struct {
 	Avoid []string
 	// edit is the follow-up on the latest quiz this spec answers, if any.
 	edit *quizEdit
+	// parts are the types of a mixed quiz, each with its count (Count is
+	// their sum); nil for a quiz of one type.
+	parts []quizPart
 }
 
 // quizQuestion is one question of the reply (protocol.Question without the
@@ -146,6 +149,12 @@ func quizSpecFrom(c *call) quizSpec {
 	if hasEarlier && earlier.Topic == topic && !containsAny(strings.ToLower(text), "简单", "难", "easy", "hard", "difficult", "basic", "challenging") && earlier.Difficulty != "" {
 		spec.Difficulty = earlier.Difficulty // "再出 3 道" keeps the level too
 	}
+	if spec.parts = quizParts(text, spec.Count); spec.mixed() {
+		spec.Count, spec.QuestionType = 0, spec.parts[0].typ
+		for _, p := range spec.parts {
+			spec.Count += p.count
+		}
+	}
 	return spec
 }
 
@@ -176,6 +185,10 @@ func earlierQuiz(history string) (quizNote, bool) {
 // describe names the questions: "5 道关于「牛顿第一定律」的单选题",
 // "3 multiple-choice questions on photosynthesis".
 func (q quizSpec) describe(l lang) string {
+	if q.mixed() {
+		return l.pick(fmt.Sprintf("%d 道关于「%s」的题：%s", q.Count, q.Topic, describeParts(zh, q.parts)),
+			fmt.Sprintf("%d questions on %s (%s)", q.Count, q.Topic, describeParts(en, q.parts)))
+	}
 	if l == zh {
 		return fmt.Sprintf("%d 道关于「%s」的%s", q.Count, q.Topic, typeName(zh, q.QuestionType, q.Count))
 	}
