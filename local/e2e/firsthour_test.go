@@ -107,3 +107,35 @@ func TestStandInMixedQuiz(t *testing.T) {
 		}
 	}
 }
+
+// TestClarifyPickNamesThePage: after "分析 9Z 班英语成绩" asks which class,
+// the page planned for the class picked (by its value, as a client sends
+// it, or by its label, as a teacher types it) is named after that class,
+// not after the class that does not exist.
+func TestClarifyPickNamesThePage(t *testing.T) {
+	s := NewLocal(t, nil)
+	for _, pick := range []string{"value", "label"} {
+		t.Run(pick, func(t *testing.T) {
+			ask := say(t, s.URL, "", "分析 9Z 班英语成绩")
+			conv := ask.Header.Get("X-Conversation-Id")
+			var reply string
+			for _, c := range lastData(t, ask, "data-clarify")["choices"].([]any) {
+				if ch := c.(map[string]any); ch["value"] == "class-hk-f1a" {
+					reply, _ = ch[pick].(string)
+				}
+			}
+			if reply == "" {
+				t.Fatalf("no choice for Form 1A: %v", lastData(t, ask, "data-clarify"))
+			}
+			next := say(t, s.URL, conv, reply)
+			bp := lastData(t, next, "data-blueprint")
+			name, _ := bp["name"].(string)
+			if strings.Contains(name, "9Z") || !strings.Contains(name, "1A") {
+				t.Errorf("picking %q planned the page %q: want it named after 1A", reply, name)
+			}
+			if text := next.text(t); strings.Contains(text, "9Z") {
+				t.Errorf("the answer names the class that does not exist: %q", text)
+			}
+		})
+	}
+}
