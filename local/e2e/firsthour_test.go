@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"maps"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -137,5 +138,45 @@ func TestClarifyPickNamesThePage(t *testing.T) {
 				t.Errorf("the answer names the class that does not exist: %q", text)
 			}
 		})
+	}
+}
+
+// TestStandInDataAnswersSayWhatTheyUse: a question about a subject the
+// class does not teach is answered with the subject it does, and says so;
+// a Chinese answer names skills and subjects in Chinese, not by the data
+// service's English keys.
+func TestStandInDataAnswersSayWhatTheyUse(t *testing.T) {
+	s := NewLocal(t, nil)
+	english := regexp.MustCompile(`(?i)\b(grammar|vocabulary|reading|writing|english|physics)\b`)
+	for _, tt := range []struct {
+		msg          string
+		says, unsaid []string
+		chinese      bool
+	}{
+		{msg: "3C 班的英语成绩怎么样？", says: []string{"3C 班没有英语科的成绩", "物理成绩"}, chinese: true},
+		{msg: "How did 1B do in maths?", says: []string{"no Mathematics results", "English results"}},
+		{msg: "1B 班英语成绩怎么样？", unsaid: []string{"没有"}, chinese: true},
+		{msg: "1A 班哪些学生最需要帮助？", says: []string{"最弱项"}, chinese: true},
+		{msg: "我有哪些班？", says: []string{"英语", "物理"}, chinese: true},
+	} {
+		answer := say(t, s.URL, "", tt.msg).text(t)
+		for _, w := range tt.says {
+			if !strings.Contains(answer, w) {
+				t.Errorf("%q: the answer %q does not say %q", tt.msg, answer, w)
+			}
+		}
+		for _, w := range tt.unsaid {
+			if strings.Contains(answer, w) {
+				t.Errorf("%q: the answer %q says %q", tt.msg, answer, w)
+			}
+		}
+		if tt.chinese {
+			// Assignment titles are the school's own names: only the
+			// answer's words around them count.
+			words := regexp.MustCompile(`「[^」]*」`).ReplaceAllString(answer, "")
+			if m := english.FindString(words); m != "" {
+				t.Errorf("%q: the Chinese answer names %q in English: %q", tt.msg, m, answer)
+			}
+		}
 	}
 }
