@@ -180,3 +180,36 @@ func TestStandInDataAnswersSayWhatTheyUse(t *testing.T) {
 		}
 	}
 }
+
+// TestStandInSaysWhatItCannotDo: a request no tool does is declined
+// plainly with what the assistant can do instead (no class list, no tool
+// called, no promise that a real model would do it), "what can't you do?"
+// is answered, and a request the stand-in only lacks the knowledge for is
+// not quoted back as if it were a topic.
+func TestStandInSaysWhatItCannotDo(t *testing.T) {
+	s := NewLocal(t, nil)
+	for _, tt := range []struct{ msg, says string }{
+		{"帮我订一张去北京的机票", "我做不了"},
+		{"帮我批改学生的作文", "不能直接批改"},
+		{"Can you grade my students' essays?", "can't grade"},
+		{"明天天气怎么样", "实时信息"},
+		{"What can't you do?", "What I can't do"},
+		{"你有哪些做不了的？", "做不了的事"},
+		{"帮我写一首关于春天的诗", "离线演示"},
+	} {
+		st := say(t, s.URL, "", tt.msg)
+		answer := st.text(t)
+		if !strings.Contains(answer, tt.says) {
+			t.Errorf("%q: the answer %q does not say %q", tt.msg, answer, tt.says)
+		}
+		if strings.Contains(answer, "「"+tt.msg) || strings.Contains(answer, `"`+tt.msg) {
+			t.Errorf("%q: the request is quoted back as a topic: %q", tt.msg, answer)
+		}
+		for _, typ := range st.types(t) {
+			if strings.HasPrefix(typ, "tool-") {
+				t.Errorf("%q: a tool was called (%s) for what no tool does", tt.msg, typ)
+				break
+			}
+		}
+	}
+}

@@ -90,6 +90,9 @@ func agentReply(c *call) reply {
 
 // agentScenarioFor reads the teacher's request.
 func agentScenarioFor(c *call) scenario {
+	if _, ok := outOfScope(c.user); ok || asksLimits(c.user) {
+		return answerScenario{} // no tool does it: said plainly
+	}
 	switch {
 	case wantsExport(c): // issue 31: before the quiz and content words it shares
 		return &exportScenario{format: exportFormat(teacherWords(c.user))}

@@ -12,6 +12,12 @@ func chatReply(c *call) reply { return textReply(knowledgeAnswer(c)) }
 
 // knowledgeAnswer answers the last user message without tools.
 func knowledgeAnswer(c *call) string {
+	if lm, ok := outOfScope(c.user); ok {
+		return declined(c.lang, lm)
+	}
+	if asksLimits(c.user) {
+		return limitsAnswer(c.lang)
+	}
 	simpler := wantsSimpler(c.user)
 	if t, ok := findTopic(c.user); ok {
 		return t.explain(c.lang, simpler)
@@ -69,8 +75,14 @@ func smalltalk(l lang, s string) string {
 		"Hello! I'm your AI teaching assistant. I can explain topics, create practice questions, look at your classes' results and students' weak points, or produce slides and analysis reports. What would you like to start with?")
 }
 
-// honestAnswer says plainly that the stand-in does not know.
+// honestAnswer says plainly that the stand-in does not know; a request
+// (not a question) is not quoted back as if it were a topic.
 func honestAnswer(l lang, question string) string {
+	if isRequest(question) {
+		return l.pick(
+			"这个请求我现在没法可靠地完成：我是离线演示用的替身模型，只会内置的示例场景。连接真实模型后就能处理这类请求。"+canOffer(l),
+			"I can't do that reliably right now: I'm the offline stand-in model and only play a few built-in scenarios. Connected to a real model, requests like this would be handled. "+canOffer(l))
+	}
 	q := []rune(strings.TrimSpace(question))
 	if len(q) > 40 {
 		q = append(q[:40], '…')
