@@ -214,7 +214,7 @@ func classesAnswer(l lang, res map[string]any) string {
 	for _, cl := range classes {
 		var parts []string
 		if sub := str(cl, "subject"); sub != "" {
-			parts = append(parts, subjectName(l, sub))
+			parts = append(parts, sub)
 		}
 		if g := str(cl, "grade"); g != "" {
 			parts = append(parts, g)
