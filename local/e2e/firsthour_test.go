@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/insightedge/insightedge/shared/i18n"
 )
 
@@ -227,5 +229,41 @@ func TestConsoleInteractiveProgressGivesWay(t *testing.T) {
 		return {Progress: p ? p.innerText : '', Frames: m.querySelectorAll('.card.interactive iframe').length}; })()`, &got)
 	if got.Frames != 1 || !strings.Contains(got.Progress, "已生成") || strings.Contains(got.Progress, "building") {
 		t.Errorf("%d page frames, progress line %q after the page is ready: want 1 frame and a line that says it is ready", got.Frames, got.Progress)
+	}
+}
+
+// TestConsolePageQuestions: on a built page, a question about it is
+// answered from the page's own figures, which the console sends as the
+// pageContext's dataSummary: not with the teacher's class list, and not
+// with a general note about how pages are made.
+func TestConsolePageQuestions(t *testing.T) {
+	s := NewLocal(t, nil)
+	b := newBrowser(t, s.URL)
+	b.send("给 1A 班做一份英语成绩分析", 1)
+	b.waitJS("the blueprint card", `!!document.querySelector('#chat .blueprint-card button.build')`)
+	b.run("build", chromedp.Click(chromedp.CSS("#chat .blueprint-card button.build")))
+	b.waitPage("the built page", 1)
+	var kpis string
+	b.eval(`document.querySelector('#page [data-block-id="kpis"]').innerText`, &kpis)
+	b.run("back to the chat", chromedp.Click(chromedp.CSS(`nav button[data-tab="chat"]`)))
+	for i, tt := range []struct {
+		msg  string
+		says []string
+	}{
+		{"What is the class average?", []string{"66.7%"}},
+		{"及格率是多少？", []string{"68.6%"}},
+		{"哪个作业最难？", []string{"Reading Comprehension: The Lost Kite", "差别不大"}},
+		{"哪些学生需要帮助？", []string{"学生排名", "Lau Hei Long"}},
+	} {
+		b.send(tt.msg, i+2)
+		got := b.lastAssistant()
+		for _, w := range tt.says {
+			if !strings.Contains(got, w) {
+				t.Errorf("%q: the answer does not say %q:\n%s\n(the page's key figures: %s)", tt.msg, w, got, kpis)
+			}
+		}
+		if strings.Contains(got, "Form 1B") {
+			t.Errorf("%q: answered with the class list, not from the page:\n%s", tt.msg, got)
+		}
 	}
 }
