@@ -267,3 +267,29 @@ func TestConsolePageQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestConsolePatchCardInWords: a patch plan's card says what will change
+// in the teacher's words (the block's title, the chart by name), the op and
+// the block's id only as a tooltip.
+func TestConsolePatchCardInWords(t *testing.T) {
+	s := NewLocal(t, nil)
+	b := newBrowser(t, s.URL)
+	b.send("给 1A 班做一份英语成绩分析", 1)
+	b.waitJS("the blueprint card", `!!document.querySelector('#chat .blueprint-card button.build')`)
+	b.run("build", chromedp.Click(chromedp.CSS("#chat .blueprint-card button.build")))
+	b.waitPage("the built page", 1)
+	b.run("back to the chat", chromedp.Click(chromedp.CSS(`nav button[data-tab="chat"]`)))
+	b.send("把雷达图换成柱状图", 2)
+	var card string
+	b.eval(`[...document.querySelectorAll('#chat .msg.assistant')].pop().querySelector('.patch-card').innerText`, &card)
+	for _, w := range []string{"「各项技能得分率」", "柱状图"} {
+		if !strings.Contains(card, w) {
+			t.Errorf("the patch card does not say %q:\n%s", w, card)
+		}
+	}
+	for _, code := range []string{"restyle", "skillChart"} {
+		if strings.Contains(card, code) {
+			t.Errorf("the patch card shows the code %q:\n%s", code, card)
+		}
+	}
+}
