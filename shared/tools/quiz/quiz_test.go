@@ -349,7 +349,8 @@ func TestProgressInTheTeachersLanguage(t *testing.T) {
 	for _, tc := range []struct{ lang, message, args, want string }{
 		{"", "换成英文", `{"topic":"photosynthesis","count":2,"language":"en"}`, "已生成 2 道题"},
 		{"zh-CN", "", `{"topic":"photosynthesis","count":2,"language":"en"}`, "已生成 2 道题"},
-		{"", "Translate them into Chinese", `{"topic":"光合作用","count":2,"language":"zh-CN"}`, "2 questions ready"},
+		{"", "Translate them into Chinese", `{"topic":"光合作用","count":2,"language":"zh-CN"}`, "Questions ready: 2"},
+		{"en", "make question 2 multiple choice", `{"topic":"water cycle","count":1}`, "Questions ready: 1"},
 		{"", "", `{"topic":"光合作用","count":2}`, "已生成 2 道题"},
 	} {
 		m := &scriptedModel{replies: []reply{{content: questionsJSON("q1", "q2")}}, fragSize: 7}
