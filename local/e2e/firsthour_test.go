@@ -46,7 +46,8 @@ type quizTurn struct {
 // TestStandInQuizFollowUps: the refinements a teacher asks after a quiz
 // ("再加两道题", "把第三题改成填空题", "换成英文", "难一点") each make the questions
 // asked for, on the quiz's topic, and say what was done; none is answered
-// as an unknown topic ("关于「再加两道题」…").
+// as an unknown topic ("关于「再加两道题」…"). Fewer questions than asked
+// (the limit of one go, no new question left) are said, with why.
 func TestStandInQuizFollowUps(t *testing.T) {
 	s := NewLocal(t, nil)
 	for name, turns := range map[string][]quizTurn{
@@ -55,6 +56,14 @@ func TestStandInQuizFollowUps(t *testing.T) {
 			{msg: "再加两道题", count: 2, qtype: "single_choice", zh: true, says: []string{"2 道", "牛顿第一定律", "不重复"}},
 			{msg: "换成英文", count: 2, qtype: "single_choice", zh: false, says: []string{"英文", "2 道", "牛顿第一定律"}},
 			{msg: "把第三题改成填空题", count: 1, qtype: "fill_blank", zh: false, says: []string{"第 3 题", "填空题"}},
+		},
+		// Fewer than asked is said, with why.
+		"zh, fewer": {
+			{msg: "出 25 道牛顿第一定律的选择题", count: 20, qtype: "single_choice", zh: true, says: []string{"你要的是 25 道，一次最多出 20 道"}},
+			{msg: "出 5 道牛顿第一定律的判断题", count: 5, qtype: "true_false", zh: true},
+			{msg: "再出 5 道", count: 5, qtype: "true_false", zh: true},
+			{msg: "再出 5 道", count: 5, qtype: "true_false", zh: true},
+			{msg: "再出 5 道", count: 1, qtype: "true_false", zh: true, says: []string{"你要的是 5 道", "只剩这 1 道"}},
 		},
 		"en": {
 			{msg: "Make 3 true/false questions about the water cycle", count: 3, qtype: "true_false"},

@@ -412,6 +412,7 @@ func written(s step, want int) int {
 func (q *quizScenario) done(st *agentState, last *step) finalResult {
 	l := st.c.lang
 	spec := q.spec
+	spec.asked = max(q.spec.asked, q.spec.Count)
 	spec.Count = written(*last, q.spec.Count)
 	if spec.mixed() {
 		spec.parts, spec.Count = nil, 0
@@ -423,16 +424,16 @@ func (q *quizScenario) done(st *agentState, last *step) finalResult {
 			}
 		}
 	}
+	msg := l.pick(
+		fmt.Sprintf("已为你生成 %s（难度：%s），每道题都附有答案和解析。需要的话，我可以调整难度或换一种题型。", spec.describe(l), difficultyName(l, spec.Difficulty)),
+		fmt.Sprintf("I've created %s at %s difficulty, each with the answer and an explanation. Let me know if you'd like them easier, harder or in another format.", spec.describe(l), difficultyName(l, spec.Difficulty)))
 	if spec.edit != nil {
-		return finalResult{Status: statusArtifact, Message: editDone(l, spec), Artifacts: []string{"quiz"}}
+		msg = editDone(l, spec)
 	}
-	return finalResult{
-		Status: statusArtifact,
-		Message: l.pick(
-			fmt.Sprintf("已为你生成 %s（难度：%s），每道题都附有答案和解析。需要的话，我可以调整难度或换一种题型。", spec.describe(l), difficultyName(l, spec.Difficulty)),
-			fmt.Sprintf("I've created %s at %s difficulty, each with the answer and an explanation. Let me know if you'd like them easier, harder or in another format.", spec.describe(l), difficultyName(l, spec.Difficulty))),
-		Artifacts: []string{"quiz"},
+	if short := shortfall(l, spec); short != "" {
+		msg += l.pick("", " ") + short
 	}
+	return finalResult{Status: statusArtifact, Message: msg, Artifacts: []string{"quiz"}}
 }
 
 func (q *quizScenario) finish(st *agentState) finalResult {

@@ -34,6 +34,9 @@ type quizSpec struct {
 	// parts are the types of a mixed quiz, each with its count (Count is
 	// their sum); nil for a quiz of one type.
 	parts []quizPart
+	// asked is the number the teacher asked for, before the limit of one
+	// call (maxQuestions).
+	asked int
 }
 
 // quizQuestion is one question of the reply (protocol.Question without the
@@ -134,7 +137,7 @@ func quizSpecFrom(c *call) quizSpec {
 	if spec.Count == 0 {
 		spec.Count = 5
 	}
-	spec.Count = min(spec.Count, maxQuestions)
+	spec.asked, spec.Count = spec.Count, min(spec.Count, maxQuestions)
 	var ok bool
 	if spec.QuestionType, ok = questionTypeIn(text); !ok {
 		spec.QuestionType = questionType(line)

@@ -119,7 +119,7 @@ func editedSpec(c *call, e quizEdit, earlier quizNote) quizSpec {
 	case editLevel:
 		spec.Count, spec.Difficulty = lastQuizCount(c.history), e.difficulty
 	}
-	spec.Count = max(1, min(spec.Count, maxQuestions))
+	spec.asked, spec.Count = spec.Count, max(1, min(spec.Count, maxQuestions))
 	spec.Topic = topicIn(spec.Language, earlier.Topic)
 	spec.Subject = subjectOf(spec.Language, spec.Topic)
 	return spec
@@ -181,4 +181,20 @@ func editDone(l lang, spec quizSpec) string {
 	return l.pick(
 		fmt.Sprintf("又为你出了 %d 道关于「%s」的%s（难度：%s），和前面的题目不重复，每道题都附有答案和解析。", spec.Count, e.topic, typeName(zh, spec.QuestionType, spec.Count), level),
 		fmt.Sprintf("Here are %d more %s on %s (%s difficulty), none repeating the earlier ones, each with the answer and an explanation.", spec.Count, typeName(en, spec.QuestionType, spec.Count), e.topic, level))
+}
+
+// shortfall says why a quiz has fewer questions than the teacher asked
+// for: one call writes at most maxQuestions, and a follow-up gives fewer
+// rather than repeat one asked before. "" when nothing is missing.
+func shortfall(l lang, spec quizSpec) string {
+	asked := max(spec.asked, spec.Count)
+	switch {
+	case spec.mixed() || spec.Count >= asked:
+		return ""
+	case spec.asked > maxQuestions && spec.Count == maxQuestions:
+		return l.pick(fmt.Sprintf("你要的是 %d 道，一次最多出 %d 道，这次先出了 %d 道；需要的话说「再出 %d 道」。", spec.asked, maxQuestions, spec.Count, spec.asked-spec.Count),
+			fmt.Sprintf("You asked for %d; one go writes at most %d, so here are %d: say \"%d more\" for the rest.", spec.asked, maxQuestions, spec.Count, spec.asked-spec.Count))
+	}
+	return l.pick(fmt.Sprintf("你要的是 %d 道，但和前面不重复的题目只剩这 %d 道了；可以换一种题型或换个知识点继续出题。", asked, spec.Count),
+		fmt.Sprintf("You asked for %d, but only %d more could be written without repeating earlier ones; try another question type or topic for more.", asked, spec.Count))
 }
