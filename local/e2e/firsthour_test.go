@@ -264,3 +264,21 @@ func TestConsoleFirstHour(t *testing.T) {
 	}
 	checkWords(t, "the finished page's progress line", page[0], []string{"已生成"}, []string{"building"})
 }
+
+// TestStandInSaysWhatItChanged: a deck asked for with a number of slides
+// that the outline does not have says so; an English sentence about a
+// class starts with a capital.
+func TestStandInSaysWhatItChanged(t *testing.T) {
+	s := NewLocal(t, nil)
+	for _, tt := range []struct {
+		msg          string
+		says, unsaid []string
+	}{
+		{"Make a 10-slide deck on Newton's first law", []string{"You asked for 10 slides; this outline has 8"}, nil},
+		{"做一个 12 页的光合作用 PPT", []string{"你要的是 12 页"}, nil},
+		{"做一个光合作用的 PPT", nil, []string{"你要的是"}},
+		{"How many students are in 3C?", []string{"**Class 3C** has 32 students"}, nil},
+	} {
+		checkWords(t, fmt.Sprintf("the answer to %q", tt.msg), say(t, s.URL, "", tt.msg).text(t), tt.says, tt.unsaid)
+	}
+}
