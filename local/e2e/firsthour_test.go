@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -281,4 +282,32 @@ func TestStandInSaysWhatItChanged(t *testing.T) {
 	} {
 		checkWords(t, fmt.Sprintf("the answer to %q", tt.msg), say(t, s.URL, "", tt.msg).text(t), tt.says, tt.unsaid)
 	}
+}
+
+// TestStandInOutlineChanges: a change to a proposed outline ("再加一页…",
+// "去掉第 5 页") proposes it again with the change, never quoting the request
+// back as a topic, and "可以" then builds the changed deck, not an answer
+// about another topic.
+func TestStandInOutlineChanges(t *testing.T) {
+	s := newFileServer(t)
+	conv := say(t, s.URL, "", "做一个光合作用的 PPT").Header.Get("X-Conversation-Id")
+	titles := func(st stream) []string {
+		var out []string
+		for _, sl := range payloads[outlineEvent](t, st, "data-pptx-outline")[0].Slides {
+			out = append(out, sl.Title)
+		}
+		return out
+	}
+	added := say(t, s.URL, conv, "再加一页关于呼吸作用的对比")
+	if got := titles(added); len(got) != 9 || got[7] != "呼吸作用的对比" {
+		t.Errorf("after adding a slide, the outline is %q: want 9 slides, the new one before the last", got)
+	}
+	checkWords(t, "the answer to the added slide", added.text(t), []string{"已按你的意思调整", "共 9 页"}, []string{"「再加一页", "你要的是"})
+	dropped := titles(say(t, s.URL, conv, "去掉第 5 页"))
+	if len(dropped) != 8 || slices.Contains(dropped, "实验：绿叶在光下制造淀粉") {
+		t.Errorf("after dropping slide 5, the outline is %q", dropped)
+	}
+	deck := say(t, s.URL, conv, "可以，就按这个提纲生成")
+	one(t, deck, "pptx")
+	checkWords(t, "the deck's answer", deck.text(t), []string{"光合作用"}, []string{"勾股定理"})
 }

@@ -170,7 +170,7 @@ func (d *dataScenario) otherSubject(l lang, detail map[string]any) string {
 	name := className(l, d.name())
 	return l.pick(
 		fmt.Sprintf("%s没有%s科的成绩，下面是该班的%s成绩。\n\n", name, subjectName(l, d.subject), subjectName(l, taught)),
-		fmt.Sprintf("%s has no %s results; these are its %s results.\n\n", capitalised(name), d.subject, taught))
+		fmt.Sprintf("%s has no %s results; these are its %s results.\n\n", headline(name), d.subject, taught))
 }
 
 // subjectName is a data-service subject's name in l.
@@ -338,7 +338,7 @@ func studentsAnswer(l lang, class string, res map[string]any) string {
 	nAssign := len(list(res, "assignments"))
 	return l.pick(
 		fmt.Sprintf("**%s**共有 %d 名学生：%s%s。这个班目前有 %d 份作业。", className(l, class), len(names), strings.Join(shown, "、"), more, nAssign),
-		fmt.Sprintf("**%s** has %d students: %s%s. It has %d assignments so far.", capitalised(className(l, class)), len(names), strings.Join(shown, ", "), more, nAssign))
+		fmt.Sprintf("**%s** has %d students: %s%s. It has %d assignments so far.", headline(className(l, class)), len(names), strings.Join(shown, ", "), more, nAssign))
 }
 
 // latestAssignment is the one due last (ISO dates compare as strings).
@@ -547,12 +547,4 @@ func pickedChoice(c *call) (label, value string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-// capitalised starts a sentence with s: its first letter upper-cased.
-func capitalised(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

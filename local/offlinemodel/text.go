@@ -407,7 +407,8 @@ func wantsContent(c *call) bool {
 	// "Then an interactive page on …" goes on from the last request.
 	enVerb := matches(`(?i)\b(create|make|generate|write|prepare|design|draft|build|turn|export|convert|save)\b|^\s*(then|and|also|next|plus)\b`, s)
 	confirm := isConfirmation(s) && awaitsOutline(c.history)
-	return (zhNoun && zhVerb) || (enNoun && enVerb) || confirm
+	_, revised := revisedOutline(c)
+	return (zhNoun && zhVerb) || (enNoun && enVerb) || confirm || revised
 }
 
 // wantsAnalysis is a request for an analysis page of a class's results.
