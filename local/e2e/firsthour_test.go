@@ -311,3 +311,13 @@ func TestStandInOutlineChanges(t *testing.T) {
 	one(t, deck, "pptx")
 	checkWords(t, "the deck's answer", deck.text(t), []string{"光合作用"}, []string{"勾股定理"})
 }
+
+// TestStandInFollowUpTopicIsTheTeachers: "再说简单一点" after the stand-in
+// said it does not know something explains the topic the teacher talked
+// about, not the last of the sample topics the stand-in listed.
+func TestStandInFollowUpTopicIsTheTeachers(t *testing.T) {
+	s := NewLocal(t, nil)
+	conv := say(t, s.URL, "", "什么是光合作用？").Header.Get("X-Conversation-Id")
+	say(t, s.URL, conv, "明天的课怎么安排比较好？")
+	checkWords(t, "the simpler explanation", say(t, s.URL, conv, "再说简单一点").text(t), []string{"植物"}, []string{"直角三角形"})
+}

@@ -23,7 +23,7 @@ func knowledgeAnswer(c *call) string {
 		return t.explain(c.lang, simpler)
 	}
 	if c.history != "" && (simpler || isFollowUpQuestion(c.user)) {
-		if t, ok := findTopicLast(c.history); ok {
+		if t, ok := findTopicLast(teacherSide(c.history)); ok {
 			return t.explain(c.lang, simpler)
 		}
 	}
@@ -92,4 +92,17 @@ func honestAnswer(l lang, question string) string {
 			"连接真实模型后就能完整回答这类问题。你也可以让我讲解上面这些知识点、出练习题，或者查看班级数据。",
 		"I can't give a reliable answer to \""+string(q)+"\" right now: I'm the offline stand-in model and only know a few sample topics (Newton's first law, photosynthesis, the present perfect, the Pythagorean theorem). "+
 			"Connected to a real model, this question would get a full answer. Meanwhile I can explain those topics, create practice questions or look at your class data.")
+}
+
+// teacherSide is what the teacher wrote in the history summary and the
+// notes of what was made: an answer's own words (such as the stand-in's
+// list of the topics it knows) name no topic of the conversation.
+func teacherSide(history string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(history, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "Teacher:") || strings.HasPrefix(t, "Produced:") {
+			b.WriteString(t + "\n")
+		}
+	}
+	return b.String()
 }
