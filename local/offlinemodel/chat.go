@@ -94,14 +94,16 @@ func honestAnswer(l lang, question string) string {
 			"Connected to a real model, this question would get a full answer. Meanwhile I can explain those topics, create practice questions or look at your class data.")
 }
 
-// teacherSide is what the teacher wrote in the history summary and the
-// notes of what was made: an answer's own words (such as the stand-in's
-// list of the topics it knows) name no topic of the conversation.
+// teacherSide is the history summary without the assistant's answers:
+// an answer's own words (such as the stand-in's list of the topics it
+// knows) name no topic of the conversation; the teacher's lines and the
+// notes of what was made do.
 func teacherSide(history string) string {
 	var b strings.Builder
 	for _, line := range strings.Split(history, "\n") {
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "Teacher:") || strings.HasPrefix(t, "Produced:") {
-			b.WriteString(t + "\n")
+		low := strings.ToLower(strings.TrimSpace(line))
+		if !strings.HasPrefix(low, "assistant:") && !strings.HasPrefix(low, "- assistant") && !strings.HasPrefix(low, "- 助手") {
+			b.WriteString(line + "\n")
 		}
 	}
 	return b.String()
