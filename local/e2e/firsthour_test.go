@@ -321,3 +321,23 @@ func TestStandInFollowUpTopicIsTheTeachers(t *testing.T) {
 	say(t, s.URL, conv, "明天的课怎么安排比较好？")
 	checkWords(t, "the simpler explanation", say(t, s.URL, conv, "再说简单一点").text(t), []string{"植物"}, []string{"直角三角形"})
 }
+
+// TestStandInPracticeAskedBack: "出一份期中考试试卷" names no topic (a quiz on
+// 「期中考试」 echoed the request): it asks for the class, then for a topic
+// among that class's subject's, in the conversation's language even though
+// the class was picked by its English name.
+func TestStandInPracticeAskedBack(t *testing.T) {
+	s := NewLocal(t, nil)
+	first := say(t, s.URL, "", "出一份期中考试试卷")
+	conv := first.Header.Get("X-Conversation-Id")
+	if qs := first.data(t, "data-quiz-question"); len(qs) > 0 {
+		t.Fatalf("a quiz was written on %v", lastData(t, first, "data-quiz-complete")["topic"])
+	}
+	if c := lastData(t, first, "data-clarify"); c["hint"] != "needClassId" {
+		t.Fatalf("first clarify %v: want the class asked", c)
+	}
+	topic := lastData(t, say(t, s.URL, conv, "Form 1A"), "data-clarify")
+	question, _ := topic["question"].(string)
+	checkWords(t, "the topic question after picking Form 1A", question+" "+strings.Join(toStrings(topic["options"]), " | "),
+		[]string{"1A 班", "现在完成时"}, []string{"Which topic"})
+}

@@ -473,7 +473,8 @@ func (q *quizScenario) inline(l lang) string {
 type clarifyScenario struct{ class string }
 
 func (s *clarifyScenario) next(st *agentState) action {
-	if s.class == "" && st.c.offers(toolClasses) && st.lastCall(toolClasses) == nil {
+	// The classes also tell a named class's subject, whose topics to offer.
+	if st.c.offers(toolClasses) && st.lastCall(toolClasses) == nil {
 		return callTool(st.c, toolClasses, map[string]any{})
 	}
 	return finish(s.finish(st))
@@ -488,7 +489,9 @@ func (s *clarifyScenario) finish(st *agentState) finalResult {
 		if json.Unmarshal([]byte(last.result), &obj) == nil {
 			choices = classChoices(obj, 4)
 			for _, cl := range list(obj, "classes") {
-				subjects = append(subjects, str(cl, "subject"))
+				if s.class == "" || classMention(str(cl, "name")) == s.class {
+					subjects = append(subjects, str(cl, "subject"))
+				}
 			}
 		}
 	}

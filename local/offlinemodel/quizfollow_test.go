@@ -60,3 +60,20 @@ func TestLastQuizCount(t *testing.T) {
 		}
 	}
 }
+
+// TestAssessmentIsNoTopic: a kind of assessment is what is made, not what
+// it is about: "出一份期中考试试卷" names no topic (and is asked back), a
+// request with a topic keeps it.
+func TestAssessmentIsNoTopic(t *testing.T) {
+	for msg, want := range map[string]string{
+		"出一份期中考试试卷":                "",
+		"出 10 道期末复习题":              "",
+		"Make a midterm exam":      "",
+		"出一份二次函数的测验":               "二次函数",
+		"Make a quiz on fractions": "fractions",
+	} {
+		if got := topicOf(detectLang(msg), msg); got != want {
+			t.Errorf("topicOf(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
