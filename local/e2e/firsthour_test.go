@@ -66,6 +66,17 @@ func TestStandInQuizFollowUps(t *testing.T) {
 			{msg: "再出 5 道", count: 5, qtype: "true_false", zh: true},
 			{msg: "再出 5 道", count: 1, qtype: "true_false", zh: true, says: []string{"你要的是 5 道", "只剩这 1 道"}},
 		},
+		// A language asked for is the questions'; the answer stays in the teacher's.
+		"language asked": {
+			{msg: "用英文出 3 道光合作用的选择题", count: 3, qtype: "single_choice", says: []string{"「光合作用」的英文单选题"}},
+		},
+		"language asked, en": {
+			{msg: "Generate 3 questions in Chinese about gravity", count: 3, qtype: "single_choice", zh: true, says: []string{"on gravity (in Chinese)"}},
+		},
+		// A topic said as what to test ("对惯性的理解") is the topic.
+		"topic to test": {
+			{msg: "出 3 道题考考学生对惯性的理解", count: 3, qtype: "single_choice", zh: true, says: []string{"「惯性」"}},
+		},
 		"en": {
 			{msg: "Make 3 true/false questions about the water cycle", count: 3, qtype: "true_false"},
 			{msg: "make question 2 multiple choice", count: 1, qtype: "single_choice", says: []string{"question 2", "multiple-choice"}},

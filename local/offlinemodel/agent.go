@@ -364,7 +364,7 @@ func (q *quizScenario) argsJSON(c *call, count int, typ string) string {
 	if len(q.spec.Avoid) > 0 {
 		args["avoid"] = q.spec.Avoid
 	}
-	if q.spec.edit != nil { // the quiz's language, which may not be the teacher's message's
+	if q.spec.edit != nil || q.spec.langAsked { // the quiz's language, which may not be the teacher's message's
 		args["language"] = q.spec.Language.pick("zh-CN", "en")
 	}
 	return mustJSON(c.argsFor(toolQuiz, args, nil))
@@ -424,9 +424,16 @@ func (q *quizScenario) done(st *agentState, last *step) finalResult {
 			}
 		}
 	}
+	said := spec // named in the teacher's words: the topic in their language, and the questions' if they asked for another
+	if said.Topic = topicIn(l, spec.Topic); spec.langAsked && spec.Language != l && l == en {
+		said.Topic += " (in " + spec.Language.pick("Chinese", "English") + ")"
+	}
 	msg := l.pick(
-		fmt.Sprintf("已为你生成 %s（难度：%s），每道题都附有答案和解析。需要的话，我可以调整难度或换一种题型。", spec.describe(l), difficultyName(l, spec.Difficulty)),
-		fmt.Sprintf("I've created %s at %s difficulty, each with the answer and an explanation. Let me know if you'd like them easier, harder or in another format.", spec.describe(l), difficultyName(l, spec.Difficulty)))
+		fmt.Sprintf("已为你生成 %s（难度：%s），每道题都附有答案和解析。需要的话，我可以调整难度或换一种题型。", said.describe(l), difficultyName(l, spec.Difficulty)),
+		fmt.Sprintf("I've created %s at %s difficulty, each with the answer and an explanation. Let me know if you'd like them easier, harder or in another format.", said.describe(l), difficultyName(l, spec.Difficulty)))
+	if spec.langAsked && spec.Language != l && l == zh { // "…关于「光合作用」的英文单选题"
+		msg = strings.Replace(msg, "」的", "」的"+spec.Language.pick("中文", "英文"), 1)
+	}
 	if spec.edit != nil {
 		msg = editDone(l, spec)
 	}

@@ -37,6 +37,9 @@ type quizSpec struct {
 	// asked is the number the teacher asked for, before the limit of one
 	// call (maxQuestions).
 	asked int
+	// langAsked: the teacher named the questions' language ("in Chinese"),
+	// which then need not be the request's.
+	langAsked bool
 }
 
 // quizQuestion is one question of the reply (protocol.Question without the
@@ -134,6 +137,10 @@ func quizSpecFrom(c *call) quizSpec {
 		line = lastTurn(c.history) // the class or grade named before
 	}
 	spec := quizSpec{Topic: topic, Count: questionCount(text), Difficulty: difficulty(text), Language: l, Avoid: earlier.Questions}
+	if asked, ok := languageAsked(text); ok {
+		spec.Language, spec.langAsked = asked, true
+		spec.Topic = topicIn(asked, topic)
+	}
 	if spec.Count == 0 {
 		spec.Count = 5
 	}
@@ -319,4 +326,16 @@ func stem(q string) string {
 		}
 		return unicode.ToLower(r)
 	}, q)
+}
+
+// languageAsked is the language a request names for what it makes ("in
+// Chinese", "用英文出"), if any.
+func languageAsked(s string) (lang, bool) {
+	switch {
+	case matches(`(?i)\bin (?:simplified |traditional )?chinese\b|用中文|中文版`, s):
+		return zh, true
+	case matches(`(?i)\bin english\b|用英文|用英语|英文版`, s):
+		return en, true
+	}
+	return en, false
 }
