@@ -473,10 +473,7 @@ func TestConsoleBuildThenPatch(t *testing.T) {
 func TestConsoleChatBuildRefineRebuild(t *testing.T) {
 	s := NewLocal(t, nil)
 	b := newBrowser(t, s.URL)
-	b.send("分析 1A 班英语成绩", 1)
-	b.waitJS("the blueprint card", `!!document.querySelector('#chat .blueprint-card button.build')`)
-	b.run("build", chromedp.Click(chromedp.CSS("#chat .blueprint-card button.build")))
-	b.waitPage("the built page", 1)
+	b.buildFromChat("分析 1A 班英语成绩")
 	summary := `document.querySelector('#page [data-block-id="summary"] .body').textContent`
 	var before, after string
 	var blocks int

@@ -90,6 +90,9 @@ func agentReply(c *call) reply {
 
 // agentScenarioFor reads the teacher's request.
 func agentScenarioFor(c *call) scenario {
+	if _, ok := outOfScope(c.user); ok || asksLimits(c.user) {
+		return answerScenario{} // no tool does it: said plainly
+	}
 	switch {
 	case wantsExport(c): // issue 31: before the quiz and content words it shares
 		return &exportScenario{format: exportFormat(teacherWords(c.user))}
@@ -350,9 +353,9 @@ func (answerScenario) inline(l lang) string { return "" }
 // quizScenario generates questions with generate_quiz_questions.
 type quizScenario struct{ spec quizSpec }
 
-func (q *quizScenario) argsJSON(c *call, count int) string {
+func (q *quizScenario) argsJSON(c *call, count int, typ string) string {
 	args := map[string]any{
-		"topic": q.spec.Topic, "count": count, "questionType": q.spec.QuestionType,
+		"topic": q.spec.Topic, "count": count, "questionType": typ,
 		"difficulty": q.spec.Difficulty, "subject": q.spec.Subject,
 	}
 	if q.spec.Grade != "" {
@@ -360,6 +363,9 @@ func (q *quizScenario) argsJSON(c *call, count int) string {
 	}
 	if len(q.spec.Avoid) > 0 {
 		args["avoid"] = q.spec.Avoid
+	}
+	if q.spec.edit != nil || q.spec.langAsked { // the quiz's language, which may not be the teacher's message's
+		args["language"] = q.spec.Language.pick("zh-CN", "en")
 	}
 	return mustJSON(c.argsFor(toolQuiz, args, nil))
 }
@@ -371,8 +377,10 @@ func (q *quizScenario) next(st *agentState) action {
 	}
 	last := st.lastCall(toolQuiz)
 	switch {
+	case last == nil && q.spec.mixed():
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.parts[0].count, q.spec.parts[0].typ)}
 	case last == nil:
-		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.Count)}
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.Count, q.spec.QuestionType)}
 	case !last.answered || last.failed:
 		if last.teacherMsg != "" {
 			return answer(toolFailedMessage(l, last))
@@ -380,30 +388,59 @@ func (q *quizScenario) next(st *agentState) action {
 		return answer(l.pick(
 			fmt.Sprintf("抱歉，这次没能出好题。你可以稍后再试，或者换个题目数量、题型，我再帮你生成关于「%s」的题目。", q.spec.Topic),
 			fmt.Sprintf("Sorry, I couldn't write the questions this time. You can try again in a moment, or change the number or type of questions, and I'll generate the questions on %s again.", q.spec.Topic)))
+	case q.spec.mixed() && len(st.callsOf(toolQuiz)) < len(q.spec.parts):
+		p := q.spec.parts[len(st.callsOf(toolQuiz))]
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, p.count, p.typ)}
 	}
 	return finish(q.done(st, last))
 }
 
-func (q *quizScenario) done(st *agentState, last *step) finalResult {
-	l := st.c.lang
-	n := q.spec.Count
+// written is how many questions a successful quiz call gave (want when its
+// result does not say).
+func written(s step, want int) int {
 	var obj map[string]any
-	if json.Unmarshal([]byte(last.result), &obj) == nil {
+	if json.Unmarshal([]byte(s.result), &obj) == nil {
 		if v, ok := num(obj, "total", "count"); ok && v > 0 {
-			n = int(v)
+			return int(v)
 		} else if qs := list(obj, "questions"); len(qs) > 0 {
-			n = len(qs)
+			return len(qs)
 		}
 	}
+	return want
+}
+
+func (q *quizScenario) done(st *agentState, last *step) finalResult {
+	l := st.c.lang
 	spec := q.spec
-	spec.Count = n
-	return finalResult{
-		Status: statusArtifact,
-		Message: l.pick(
-			fmt.Sprintf("已为你生成 %s（难度：%s），每道题都附有答案和解析。需要的话，我可以调整难度或换一种题型。", spec.describe(l), difficultyName(l, spec.Difficulty)),
-			fmt.Sprintf("I've created %s at %s difficulty, each with the answer and an explanation. Let me know if you'd like them easier, harder or in another format.", spec.describe(l), difficultyName(l, spec.Difficulty))),
-		Artifacts: []string{"quiz"},
+	spec.asked = max(q.spec.asked, q.spec.Count)
+	spec.Count = written(*last, q.spec.Count)
+	if spec.mixed() {
+		spec.parts, spec.Count = nil, 0
+		for i, c := range st.callsOf(toolQuiz) {
+			if c.answered && !c.failed && i < len(q.spec.parts) {
+				p := q.spec.parts[i]
+				p.count = written(c, p.count)
+				spec.parts, spec.Count = append(spec.parts, p), spec.Count+p.count
+			}
+		}
 	}
+	said := spec // named in the teacher's words: the topic in their language, and the questions' if they asked for another
+	if said.Topic = topicIn(l, spec.Topic); spec.langAsked && spec.Language != l && l == en {
+		said.Topic += " (in " + spec.Language.pick("Chinese", "English") + ")"
+	}
+	msg := l.pick(
+		fmt.Sprintf("已为你生成 %s（难度：%s），每道题都附有答案和解析。需要的话，我可以调整难度或换一种题型。", said.describe(l), difficultyName(l, spec.Difficulty)),
+		fmt.Sprintf("I've created %s at %s difficulty, each with the answer and an explanation. Let me know if you'd like them easier, harder or in another format.", said.describe(l), difficultyName(l, spec.Difficulty)))
+	if spec.langAsked && spec.Language != l && l == zh { // "…关于「光合作用」的英文单选题"
+		msg = strings.Replace(msg, "」的", "」的"+spec.Language.pick("中文", "英文"), 1)
+	}
+	if spec.edit != nil {
+		msg = editDone(l, spec)
+	}
+	if short := shortfall(l, spec); short != "" {
+		msg += l.pick("", " ") + short
+	}
+	return finalResult{Status: statusArtifact, Message: msg, Artifacts: []string{"quiz"}}
 }
 
 func (q *quizScenario) finish(st *agentState) finalResult {
@@ -443,7 +480,8 @@ func (q *quizScenario) inline(l lang) string {
 type clarifyScenario struct{ class string }
 
 func (s *clarifyScenario) next(st *agentState) action {
-	if s.class == "" && st.c.offers(toolClasses) && st.lastCall(toolClasses) == nil {
+	// The classes also tell a named class's subject, whose topics to offer.
+	if st.c.offers(toolClasses) && st.lastCall(toolClasses) == nil {
 		return callTool(st.c, toolClasses, map[string]any{})
 	}
 	return finish(s.finish(st))
@@ -458,7 +496,9 @@ func (s *clarifyScenario) finish(st *agentState) finalResult {
 		if json.Unmarshal([]byte(last.result), &obj) == nil {
 			choices = classChoices(obj, 4)
 			for _, cl := range list(obj, "classes") {
-				subjects = append(subjects, str(cl, "subject"))
+				if s.class == "" || classMention(str(cl, "name")) == s.class {
+					subjects = append(subjects, str(cl, "subject"))
+				}
 			}
 		}
 	}

@@ -37,6 +37,11 @@ type contentScenario struct {
 	source   *documentArgs
 	fromDeck bool
 	docKind  string
+	// slidesAsked is the number of slides the request names, 0 for none.
+	slidesAsked int
+	// revised is the last turn's outline with the change asked for, to
+	// propose again; nil otherwise.
+	revised *outlineArgs
 	// template of an interactive page; simple asks for a plain HTML page.
 	template string
 	simple   bool
@@ -48,7 +53,12 @@ type contentScenario struct {
 
 func contentScenarioFrom(c *call) *contentScenario {
 	low := strings.ToLower(c.user)
-	cs := &contentScenario{topic: topicOf(c.lang, c.user), wantsPDF: strings.Contains(low, "pdf"), grade: gradeMention(c.user)}
+	cs := &contentScenario{topic: topicOf(c.lang, c.user), wantsPDF: strings.Contains(low, "pdf"), grade: gradeMention(c.user),
+		slidesAsked: slidesAsked(c.user)}
+	if o, ok := revisedOutline(c); ok {
+		cs.kind, cs.revised, cs.topic, cs.slidesAsked = slides, &o, o.Title, 0
+		return cs
+	}
 	switch {
 	case asksForPage(low):
 		cs.kind = interactive
@@ -176,6 +186,9 @@ func (s *contentScenario) argsFor(c *call, tool string) map[string]any {
 	switch tool {
 	case toolOutline:
 		v = outlineOf(m)
+		if s.revised != nil {
+			v = *s.revised
+		}
 	case toolPptx:
 		o := outlineOf(m)
 		if s.outline != nil {
@@ -257,6 +270,15 @@ func (s *contentScenario) done(st *agentState, tool string) finalResult {
 		fr.Message = l.pick(
 			fmt.Sprintf("我先为「%s」拟了一份 %d 页的 PPT 提纲：\n\n%s\n\n请确认是否合适：回复「可以，就按这个提纲生成」，我就生成带讲稿备注的完整课件；也可以告诉我要增删或调整哪几页。", t, len(o.Slides), list),
 			fmt.Sprintf("Here is a %d-slide outline for a deck on %s:\n\n%s\n\nDoes it look right? Reply \"yes, go ahead\" and I'll build the full deck with speaker notes, or tell me which slides to add, drop or change.", len(o.Slides), t, list))
+		if s.revised != nil {
+			fr.Message = l.pick(
+				fmt.Sprintf("已按你的意思调整了「%s」的提纲，现在共 %d 页：\n\n%s\n\n请确认是否合适：回复「可以，就按这个提纲生成」，我就生成带讲稿备注的完整课件；也可以继续告诉我要增删或调整哪几页。", t, len(o.Slides), list),
+				fmt.Sprintf("I've changed the outline on %s as you asked; it now has %d slides:\n\n%s\n\nDoes it look right? Reply \"yes, go ahead\" and I'll build the full deck with speaker notes, or tell me what else to change.", t, len(o.Slides), list))
+		}
+		if n := s.slidesAsked; n > 0 && n != len(o.Slides) {
+			fr.Message += l.pick(fmt.Sprintf("\n\n（你要的是 %d 页，这份提纲按内容拟了 %d 页；告诉我要增加或删去哪几页，我再调整。）", n, len(o.Slides)),
+				fmt.Sprintf("\n\n(You asked for %d slides; this outline has %d, one per part of the lesson. Tell me which to add or drop and I'll adjust it.)", n, len(o.Slides)))
+		}
 	case toolPptx:
 		n, _ := num(out, "slides")
 		fr.Artifacts = []string{"pptx"}
@@ -497,4 +519,17 @@ func lastTurn(history string) string {
 		}
 	}
 	return history
+}
+
+// slidesAsked reads the number of slides a request names ("10 页的 PPT",
+// "a 10-slide deck"), 0 for none.
+func slidesAsked(s string) int {
+	for _, p := range []string{`(?:^|[^第\d一二两三四五六七八九十])(\d+|[一二两三四五六七八九十]+)\s*(?:页|张幻灯片)`, `(?i)\b(\d+|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)[\s-]*slides?\b`} {
+		if m := submatch(p, s); m != nil {
+			if n, ok := numberWord(m[1]); ok {
+				return n
+			}
+		}
+	}
+	return 0
 }

@@ -33,11 +33,15 @@ type dataScenario struct {
 	label string // the picked choice's label, what the answer calls the class; "" for class
 	skill skill  // zero when none was named
 	query string
+	// subject is the subject the question names (its data-service name),
+	// "" for none: a class that does not teach it is answered about as it
+	// is, and the answer says so.
+	subject string
 }
 
 func dataScenarioFrom(text string) *dataScenario {
 	low := strings.ToLower(text)
-	d := &dataScenario{class: classMention(text), query: text}
+	d := &dataScenario{class: classMention(text), query: text, subject: askedSubject(low)}
 	d.skill, _ = skillMention(text)
 	switch {
 	case containsAny(low, "评分标准", "评分量规", "rubric"):
@@ -152,7 +156,31 @@ func (d *dataScenario) answerOf(st *agentState) action {
 	if a != nil {
 		return *a
 	}
-	return answer(scoresAnswer(l, d.name(), latest, subs))
+	return answer(d.otherSubject(l, detail) + scoresAnswer(l, d.name(), latest, subs))
+}
+
+// otherSubject says, before the answer, that the class does not teach the
+// subject the question names and which one the numbers are of; "" when it
+// does (or either is unknown).
+func (d *dataScenario) otherSubject(l lang, detail map[string]any) string {
+	taught := str(detail["class"], "subject")
+	if d.subject == "" || taught == "" || strings.EqualFold(d.subject, taught) {
+		return ""
+	}
+	name := className(l, d.name())
+	return l.pick(
+		fmt.Sprintf("%s没有%s科的成绩，下面是该班的%s成绩。\n\n", name, subjectName(l, d.subject), subjectName(l, taught)),
+		fmt.Sprintf("%s has no %s results; these are its %s results.\n\n", headline(name), d.subject, taught))
+}
+
+// subjectName is a data-service subject's name in l.
+func subjectName(l lang, subject string) string {
+	names := map[string]string{"english": "英语", "mathematics": "数学", "physics": "物理", "chinese language": "语文",
+		"chemistry": "化学", "biology": "生物", "history": "历史", "geography": "地理"}
+	if zhName, ok := names[strings.ToLower(subject)]; ok && l == zh {
+		return zhName
+	}
+	return subject
 }
 
 // finish answers from whatever results are in, or says what is missing.
@@ -262,7 +290,7 @@ func clarifiedData(c *call) (*dataScenario, bool) {
 
 func weaknessAnswer(l lang, class string, sk skill, res map[string]any) string {
 	students := list(res, "students")
-	skillName := l.pick(sk.zh, sk.en)
+	asked := l.pick(sk.zh, sk.en)
 	if len(students) == 0 {
 		return l.pick("暂时没有找到"+className(l, class)+"的相关成绩数据，所以没法判断谁最薄弱。",
 			"I couldn't find score data for "+className(l, class)+", so I can't tell who is weakest.")
@@ -271,8 +299,8 @@ func weaknessAnswer(l lang, class string, sk skill, res map[string]any) string {
 	var sb strings.Builder
 	switch {
 	case sk.key != "":
-		sb.WriteString(l.pick(fmt.Sprintf("**%s**%s最薄弱的 %d 位学生是：\n\n", className(l, class), skillName, len(top)),
-			fmt.Sprintf("In **%s**, the %d students weakest in %s are:\n\n", className(l, class), len(top), skillName)))
+		sb.WriteString(l.pick(fmt.Sprintf("**%s**%s最薄弱的 %d 位学生是：\n\n", className(l, class), asked, len(top)),
+			fmt.Sprintf("In **%s**, the %d students weakest in %s are:\n\n", className(l, class), len(top), asked)))
 	default:
 		sb.WriteString(l.pick(fmt.Sprintf("**%s**目前最需要关注的 %d 位学生是：\n\n", className(l, class), len(top)),
 			fmt.Sprintf("In **%s**, the %d students who most need support are:\n\n", className(l, class), len(top))))
@@ -280,7 +308,7 @@ func weaknessAnswer(l lang, class string, sk skill, res map[string]any) string {
 	for i, s := range top {
 		name := str(s, "studentName", "name", "studentId")
 		avg, _ := num(s, "average", "avg", "score")
-		weakest := str(s, "weakestSkill")
+		weakest := skillName(l, str(s, "weakestSkill"))
 		line := l.pick(fmt.Sprintf("%d. %s：平均 %s 分", i+1, name, fmtNum(avg)), fmt.Sprintf("%d. %s: average %s", i+1, name, fmtNum(avg)))
 		if weakest != "" {
 			line += l.pick("（最弱项："+weakest+"）", " (weakest skill: "+weakest+")")
@@ -288,8 +316,8 @@ func weaknessAnswer(l lang, class string, sk skill, res map[string]any) string {
 		sb.WriteString(line + "\n")
 	}
 	if sk.key != "" {
-		sb.WriteString(l.pick("\n建议针对他们安排一次"+skillName+"专项练习；需要的话，我可以直接帮你出几道题。",
-			"\nA short, targeted "+skillName+" practice could help them; I can create one if you like."))
+		sb.WriteString(l.pick("\n建议针对他们安排一次"+asked+"专项练习；需要的话，我可以直接帮你出几道题。",
+			"\nA short, targeted "+asked+" practice could help them; I can create one if you like."))
 	} else {
 		sb.WriteString(l.pick("\n需要的话，我可以针对他们的薄弱项出一份练习。", "\nI can create a practice set aimed at their weak points if you like."))
 	}
@@ -310,7 +338,7 @@ func studentsAnswer(l lang, class string, res map[string]any) string {
 	nAssign := len(list(res, "assignments"))
 	return l.pick(
 		fmt.Sprintf("**%s**共有 %d 名学生：%s%s。这个班目前有 %d 份作业。", className(l, class), len(names), strings.Join(shown, "、"), more, nAssign),
-		fmt.Sprintf("**%s** has %d students: %s%s. It has %d assignments so far.", className(l, class), len(names), strings.Join(shown, ", "), more, nAssign))
+		fmt.Sprintf("**%s** has %d students: %s%s. It has %d assignments so far.", headline(className(l, class)), len(names), strings.Join(shown, ", "), more, nAssign))
 }
 
 // latestAssignment is the one due last (ISO dates compare as strings).

@@ -12,12 +12,18 @@ func chatReply(c *call) reply { return textReply(knowledgeAnswer(c)) }
 
 // knowledgeAnswer answers the last user message without tools.
 func knowledgeAnswer(c *call) string {
+	if lm, ok := outOfScope(c.user); ok {
+		return declined(c.lang, lm)
+	}
+	if asksLimits(c.user) {
+		return limitsAnswer(c.lang)
+	}
 	simpler := wantsSimpler(c.user)
 	if t, ok := findTopic(c.user); ok {
 		return t.explain(c.lang, simpler)
 	}
 	if c.history != "" && (simpler || isFollowUpQuestion(c.user)) {
-		if t, ok := findTopicLast(c.history); ok {
+		if t, ok := findTopicLast(teacherSide(c.history)); ok {
 			return t.explain(c.lang, simpler)
 		}
 	}
@@ -69,8 +75,14 @@ func smalltalk(l lang, s string) string {
 		"Hello! I'm your AI teaching assistant. I can explain topics, create practice questions, look at your classes' results and students' weak points, or produce slides and analysis reports. What would you like to start with?")
 }
 
-// honestAnswer says plainly that the stand-in does not know.
+// honestAnswer says plainly that the stand-in does not know; a request
+// (not a question) is not quoted back as if it were a topic.
 func honestAnswer(l lang, question string) string {
+	if isRequest(question) {
+		return l.pick(
+			"这个请求我现在没法可靠地完成：我是离线演示用的替身模型，只会内置的示例场景。连接真实模型后就能处理这类请求。"+canOffer(l),
+			"I can't do that reliably right now: I'm the offline stand-in model and only play a few built-in scenarios. Connected to a real model, requests like this would be handled. "+canOffer(l))
+	}
 	q := []rune(strings.TrimSpace(question))
 	if len(q) > 40 {
 		q = append(q[:40], '…')
@@ -80,4 +92,19 @@ func honestAnswer(l lang, question string) string {
 			"连接真实模型后就能完整回答这类问题。你也可以让我讲解上面这些知识点、出练习题，或者查看班级数据。",
 		"I can't give a reliable answer to \""+string(q)+"\" right now: I'm the offline stand-in model and only know a few sample topics (Newton's first law, photosynthesis, the present perfect, the Pythagorean theorem). "+
 			"Connected to a real model, this question would get a full answer. Meanwhile I can explain those topics, create practice questions or look at your class data.")
+}
+
+// teacherSide is the history summary without the assistant's answers:
+// an answer's own words (such as the stand-in's list of the topics it
+// knows) name no topic of the conversation; the teacher's lines and the
+// notes of what was made do.
+func teacherSide(history string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(history, "\n") {
+		low := strings.ToLower(strings.TrimSpace(line))
+		if !strings.HasPrefix(low, "assistant:") && !strings.HasPrefix(low, "- assistant") && !strings.HasPrefix(low, "- 助手") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
 }

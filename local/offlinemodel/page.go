@@ -75,6 +75,9 @@ func pageAnswer(c *call) string {
 			summary = v
 		}
 	}
+	if f := pageFigures(c.lang, c.user, summary); f != "" {
+		return f
+	}
 	var b strings.Builder
 	if title != "" {
 		b.WriteString(c.lang.pick("关于页面「"+title+"」：", "About the page \""+title+"\": "))

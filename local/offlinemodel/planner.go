@@ -1,9 +1,11 @@
 package offlinemodel
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/insightedge/insightedge/shared/blueprint"
+	"github.com/insightedge/insightedge/shared/prompts"
 )
 
 // The page planner (prompts.PlannerHeader): a Blueprint for a request to
@@ -28,7 +30,27 @@ func plannerReply(c *call) reply {
 		}
 		return textReply(mustJSON(revisedBlueprint(l, bp, msg)))
 	}
-	return textReply(mustJSON(plannedBlueprint(l, msg)))
+	return textReply(mustJSON(plannedBlueprint(l, msg, pickedClass(c))))
+}
+
+// pickedClass is the class the teacher picked from a question back, as
+// the product's note names it ("- classId: class-hk-f1a (Form 1A ·
+// English)" → "1A"), or "".
+func pickedClass(c *call) string {
+	for _, m := range c.req.Messages {
+		note := sectionIn(string(m.Content), prompts.PlannerPickedHeader)
+		if m.Role != "system" || note == "" {
+			continue
+		}
+		for _, line := range strings.Split(note, "\n") {
+			if label, ok := strings.CutPrefix(strings.TrimSpace(line), "- classId:"); ok {
+				if _, name, ok := strings.Cut(label, "("); ok {
+					return classMention(name)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // firstUser is the teacher's request: the first user message (a corrected
@@ -75,8 +97,8 @@ func askedSubject(low string) string {
 	return ""
 }
 
-func plannedBlueprint(l lang, msg string) blueprint.Blueprint {
-	class := plannerMention(msg)
+func plannedBlueprint(l lang, msg, picked string) blueprint.Blueprint {
+	class := cmp.Or(picked, plannerMention(msg))
 	low := strings.ToLower(msg)
 	english := askedSubject(low) == "English"
 	name := l.pick("班级成绩分析", "Class results analysis")

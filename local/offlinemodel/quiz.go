@@ -29,6 +29,17 @@ type quizSpec struct {
 	// Avoid are questions already given in the conversation: the new ones
 	// differ from them, word for word and by stem.
 	Avoid []string
+	// edit is the follow-up on the latest quiz this spec answers, if any.
+	edit *quizEdit
+	// parts are the types of a mixed quiz, each with its count (Count is
+	// their sum); nil for a quiz of one type.
+	parts []quizPart
+	// asked is the number the teacher asked for, before the limit of one
+	// call (maxQuestions).
+	asked int
+	// langAsked: the teacher named the questions' language ("in Chinese"),
+	// which then need not be the request's.
+	langAsked bool
 }
 
 // quizQuestion is one question of the reply (protocol.Question without the
@@ -106,6 +117,9 @@ func quizSpecFromJSON(s string) (quizSpec, bool) {
 // quizSpecFrom reads a quiz request in the teacher's words; a follow-up
 // ("再出 3 道") takes its topic from the history summary.
 func quizSpecFrom(c *call) quizSpec {
+	if e, earlier, ok := quizFollowUp(c); ok {
+		return editedSpec(c, e, earlier)
+	}
 	l, text := c.lang, c.user
 	topic, line := topicOf(l, text), text
 	earlier, hasEarlier := earlierQuiz(c.history)
@@ -123,10 +137,14 @@ func quizSpecFrom(c *call) quizSpec {
 		line = lastTurn(c.history) // the class or grade named before
 	}
 	spec := quizSpec{Topic: topic, Count: questionCount(text), Difficulty: difficulty(text), Language: l, Avoid: earlier.Questions}
+	if asked, ok := languageAsked(text); ok {
+		spec.Language, spec.langAsked = asked, true
+		spec.Topic = topicIn(asked, topic)
+	}
 	if spec.Count == 0 {
 		spec.Count = 5
 	}
-	spec.Count = min(spec.Count, maxQuestions)
+	spec.asked, spec.Count = spec.Count, min(spec.Count, maxQuestions)
 	var ok bool
 	if spec.QuestionType, ok = questionTypeIn(text); !ok {
 		spec.QuestionType = questionType(line)
@@ -140,6 +158,12 @@ func quizSpecFrom(c *call) quizSpec {
 	}
 	if hasEarlier && earlier.Topic == topic && !containsAny(strings.ToLower(text), "简单", "难", "easy", "hard", "difficult", "basic", "challenging") && earlier.Difficulty != "" {
 		spec.Difficulty = earlier.Difficulty // "再出 3 道" keeps the level too
+	}
+	if spec.parts = quizParts(text, spec.Count); spec.mixed() {
+		spec.Count, spec.QuestionType = 0, spec.parts[0].typ
+		for _, p := range spec.parts {
+			spec.Count += p.count
+		}
 	}
 	return spec
 }
@@ -171,6 +195,10 @@ func earlierQuiz(history string) (quizNote, bool) {
 // describe names the questions: "5 道关于「牛顿第一定律」的单选题",
 // "3 multiple-choice questions on photosynthesis".
 func (q quizSpec) describe(l lang) string {
+	if q.mixed() {
+		return l.pick(fmt.Sprintf("%d 道关于「%s」的题：%s", q.Count, q.Topic, describeParts(zh, q.parts)),
+			fmt.Sprintf("%d questions on %s (%s)", q.Count, q.Topic, describeParts(en, q.parts)))
+	}
 	if l == zh {
 		return fmt.Sprintf("%d 道关于「%s」的%s", q.Count, q.Topic, typeName(zh, q.QuestionType, q.Count))
 	}
@@ -298,4 +326,16 @@ func stem(q string) string {
 		}
 		return unicode.ToLower(r)
 	}, q)
+}
+
+// languageAsked is the language a request names for what it makes ("in
+// Chinese", "用英文出"), if any.
+func languageAsked(s string) (lang, bool) {
+	switch {
+	case matches(`(?i)\bin (?:simplified |traditional )?chinese\b|用中文|中文版`, s):
+		return zh, true
+	case matches(`(?i)\bin english\b|用英文|用英语|英文版`, s):
+		return en, true
+	}
+	return en, false
 }

@@ -26,6 +26,8 @@ func routeCases() []routeCase {
 	return []routeCase{
 		{workflow.IntentClarify, func(c *call) bool { return isVague(c.user) }, workflow.ExpectClarify, "standard", "ask what the teacher needs"},
 		{workflow.IntentContent, wantsExport, workflow.ExpectArtifact, "standard", "export the conversation's quiz as a file"}, // issue 31
+		{workflow.IntentQA, func(c *call) bool { _, ok := outOfScope(c.user); return ok || asksLimits(c.user) }, workflow.ExpectAnswer, "fast", "say what cannot be done and what can"},
+		{workflow.IntentQA, asksAboutPage, workflow.ExpectAnswer, "standard", "answer from the page's figures"},
 		{workflow.IntentQuiz, wantsQuiz, workflow.ExpectArtifact, "standard", "generate quiz questions with the quiz tool"},
 		{workflow.IntentContent, wantsContent, workflow.ExpectArtifact, "strong", "draft the content with a generation tool"},
 		{workflow.IntentBuild, func(c *call) bool { return wantsAnalysis(c.user) || answersBuildClarify(c) }, workflow.ExpectAnswer, "standard", "build an analysis page from the class's results"},

@@ -255,9 +255,10 @@ func topicOf(l lang, s string) string {
 	patterns := []string{
 		`「([^」]+)」`,
 		`关于\s*([^，。？！,.?!的]+)`,
-		`(?:道|个|份|套|些)\s*([^，。？！,.?!]+?)\s*(?:的)?(?:单选题|多选题|选择题|判断题|填空题|简答题|问答题|练习题|习题|题目|测验|小测|练习|试卷|题|课件|PPT|ppt|幻灯片|教案|讲稿|讲义|学案|文档|互动|网页|动画|(?i:word|pdf))`,
+		`对\s*([^，。？！,.?!的]+?)\s*的(?:理解|掌握|认识|运用)`,
+		`(?:道|个|份|套|些)\s*([^，。？！,.?!]+?)\s*(?:的)?(?:单选题|多选题|选择题|判断题|填空题|简答题|问答题|练习题|复习题|习题|题目|测验|小测|练习|试卷|题|课件|PPT|ppt|幻灯片|教案|讲稿|讲义|学案|文档|互动|网页|动画|(?i:word|pdf))`,
 		`把\s*([^，。？！,.?!]+?)\s*(?:做成|导出|转成|转为|存为|生成|写成)`,
-		`(?:出|做|生成|编|准备|设计)\s*(?:一些|一份|一套|几道)?\s*([^，。？！,.?!\d一二两三四五六七八九十几]+?)\s*(?:的)?(?:单选题|多选题|选择题|判断题|填空题|简答题|问答题|练习题|习题|题目|测验|小测|试卷|课件|PPT|ppt|幻灯片|教案|讲稿|讲义)`,
+		`(?:出|做|生成|编|准备|设计)\s*(?:一些|一份|一套|几道)?\s*([^，。？！,.?!\d一二两三四五六七八九十几]+?)\s*(?:的)?(?:单选题|多选题|选择题|判断题|填空题|简答题|问答题|练习题|复习题|习题|题目|测验|小测|试卷|课件|PPT|ppt|幻灯片|教案|讲稿|讲义)`,
 		`(?i)\b(?:demonstrat(?:e|es|ing)|show(?:s|ing)?|simulat(?:e|es|ing)|illustrat(?:e|es|ing))\s+(?:the\s+|how\s+)?([^.?!,;]+?)(?:\s+for\b|\s+to\b|[.?!,;]|$)`,
 		`(?i)\b(?:about|on|covering|regarding)\s+(?:the\s+topic\s+of\s+|the\s+)?([^.?!,;]+?)(?:\s+for\b|\s+at\b|\s+with\b|\s+in\s+\d|[.?!,;]|$)`,
 	}
@@ -281,6 +282,11 @@ func cleanTopic(t string) string {
 	low := strings.ToLower(t)
 	notTopics := []string{"", "它", "这些", "班上", "学生", "我的班", "班级", "这个", "那个", "it", "this", "that", "my class", "the class",
 		"my students", "class", "them", "medium difficulty", "easy", "hard"}
+	// Kinds of assessment are what is made, not what it is about ("出一份期中
+	// 考试试卷" names no topic).
+	notTopics = append(notTopics, "期中考试", "期末考试", "期中", "期末", "考试", "月考", "周测", "单元测试", "单元测验", "测验", "小测",
+		"试卷", "练习", "作业", "家庭作业", "复习", "期中复习", "期末复习", "随堂练习", "课堂练习", "midterm", "midterm exam", "final exam",
+		"exam", "test", "quiz", "worksheet", "homework", "revision", "review", "practice", "unit test")
 	for _, n := range notTopics {
 		if low == n {
 			return ""
@@ -373,11 +379,14 @@ func historyTopic(l lang, history string) (string, string) {
 func wantsQuiz(c *call) bool {
 	s := teacherWords(c.user)
 	zhVerb := matches(`出|生成|编|准备|设计|布置|来几|做一|制作|弄一`, s)
-	zhNoun := matches(`选择题|判断题|填空题|简答题|问答题|练习题|习题|题目|测验|小测|练习|试卷|道题|(\d+|[一二两三四五六七八九十几]+)\s*道`, s)
+	zhNoun := matches(`选择题|判断题|填空题|简答题|问答题|练习题|复习题|习题|题目|测验|小测|练习|试卷|道题|(\d+|[一二两三四五六七八九十几]+)\s*道`, s)
 	enVerb := matches(`(?i)\b(create|make|generate|write|give me|prepare|design|set|draft|build)\b`, s)
 	enNoun := matches(`(?i)\b(questions?|quiz(zes)?|worksheets?|exercises?|tests?|mcqs?|practice)\b`, s)
 	if namesContentFormat(s) {
 		return false // questions on a page, in a deck or a document: content
+	}
+	if _, _, ok := quizFollowUp(c); ok {
+		return true
 	}
 	return (zhVerb && zhNoun) || (enVerb && enNoun) || (isFollowUpMore(s) && c.history != "") || answersQuizClarify(c)
 }
@@ -404,7 +413,8 @@ func wantsContent(c *call) bool {
 	// "Then an interactive page on …" goes on from the last request.
 	enVerb := matches(`(?i)\b(create|make|generate|write|prepare|design|draft|build|turn|export|convert|save)\b|^\s*(then|and|also|next|plus)\b`, s)
 	confirm := isConfirmation(s) && awaitsOutline(c.history)
-	return (zhNoun && zhVerb) || (enNoun && enVerb) || confirm
+	_, revised := revisedOutline(c)
+	return (zhNoun && zhVerb) || (enNoun && enVerb) || confirm || revised
 }
 
 // wantsAnalysis is a request for an analysis page of a class's results.

@@ -559,7 +559,7 @@ var catalogue = [numMsgs][2]string{
 	SlidesReady:      {"Slides ready: %s", "课件已生成：%s"},
 	FileReady:        {"File ready: %s", "文件已生成：%s"},
 	InteractiveReady: {"Interactive page ready: %s", "互动网页已生成：%s"},
-	QuizReady:        {"%d questions ready", "已生成 %d 道题"},
+	QuizReady:        {"Questions ready: %d", "已生成 %d 道题"}, // quality pass: "1 questions ready" read wrong
 
 	KindLessonPlan:   {"Lesson plan", "教案"},
 	KindLectureNotes: {"Lecture notes", "讲稿"},

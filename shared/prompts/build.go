@@ -87,6 +87,12 @@ A question about what the page shows is chat_qa; a request for a page about anot
 // planner the blueprint to revise (a rebuild); the blueprint's JSON follows.
 const CurrentBlueprintHeader = "## The current blueprint (revise it)"
 
+// PlannerPickedHeader starts the system message that gives the page
+// planner what the teacher picked in answer to a question back (which
+// class?), one "- key: value (label)" line each: the request still names
+// what it named before the question.
+const PlannerPickedHeader = "## The teacher's picks (plan for these in place of what the request names; name the page after them)"
+
 // PlannerRevise is the planner's instruction for a rebuild, after the
 // current blueprint.
 const PlannerRevise = `

@@ -58,6 +58,7 @@ func (p *Planner) answered(ctx context.Context, t workflow.Turn) Request {
 				ctxt[k] = v
 			}
 			req.Message, req.Language, req.Context = w.Message, w.Language, ctxt
+			req.Picked = map[string]string{w.ContextKey: c.Label}
 			return req
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +94,10 @@ type Request struct {
 	// Context holds choices the teacher already made ({"classId": …}); they
 	// override the planned input values.
 	Context map[string]any
+	// Picked names the choices of Context the teacher picked from a
+	// question back (by context key: "Form 1A · English"), for the planner
+	// to name the page after them rather than after the request's mention.
+	Picked map[string]string
 }
 
 // Result is a planned, resolved blueprint.
@@ -155,6 +161,9 @@ func (p *Planner) draft(ctx context.Context, req Request, base *blueprint.Bluepr
 		}
 		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: prompts.CurrentBlueprintHeader + "\n" + string(cur) + "\n" + prompts.PlannerRevise})
 	}
+	if picked := pickedNote(req); picked != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: picked})
+	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: req.Message})
 	var last error
 	for attempt := 1; attempt <= p.o.Attempts; attempt++ {
@@ -182,6 +191,20 @@ func (p *Planner) draft(ctx context.Context, req Request, base *blueprint.Bluepr
 				apperr.As(err).Message + "\nAnswer with the corrected blueprint, one JSON object only."})
 	}
 	return blueprint.Blueprint{}, last
+}
+
+// pickedNote tells the planner what the teacher picked from a question
+// back, "" when nothing was.
+func pickedNote(req Request) string {
+	if len(req.Picked) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(prompts.PlannerPickedHeader + "\n")
+	for _, k := range slices.Sorted(maps.Keys(req.Picked)) {
+		fmt.Fprintf(&b, "- %s: %v (%s)\n", k, req.Context[k], req.Picked[k])
+	}
+	return b.String()
 }
 
 // normalize fills what the server owns: the id, the version, the time, the

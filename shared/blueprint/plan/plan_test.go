@@ -186,3 +186,35 @@ func TestPlanSaysASubjectSubstitution(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanTellsThePlannerThePick: after an unknown class is asked back,
+// the planner of the teacher's pick is told the class picked (id and name),
+// so that it names the page after it, while the request stays the one
+// asked back about.
+func TestPlanTellsThePlannerThePick(t *testing.T) {
+	m := &scripted{answers: []string{analysisJSON(t, "9Z"), analysisJSON(t, "1A")}}
+	p, _ := newPlanner(t, m)
+	ctx := context.Background()
+	turn := workflow.Turn{SessionID: "conv-1", TurnID: "turn-1", TeacherID: "t-001", Message: "分析 9Z 班英语成绩", Language: "zh-CN"}
+	out, err := p.PlanBuild(ctx, workflow.PlanInput{Turn: turn})
+	if err != nil || out.Status != workflow.PlanClarify {
+		t.Fatalf("an unknown class asks back: %+v %v", out, err)
+	}
+	turn.TurnID, turn.Message = "turn-2", "class-hk-f1a"
+	if out, err := p.PlanBuild(ctx, workflow.PlanInput{Turn: turn}); err != nil || out.Status != workflow.PlanPlanned {
+		t.Fatalf("the pick: %+v %v", out, err)
+	}
+	last := m.calls[len(m.calls)-1].Messages
+	var note string
+	for _, msg := range last {
+		if msg.Role == llm.RoleSystem && strings.HasPrefix(msg.Content, prompts.PlannerPickedHeader) {
+			note = msg.Content
+		}
+	}
+	if !strings.Contains(note, "classId: class-hk-f1a (Form 1A · English)") {
+		t.Errorf("the planner is not told the pick: %q", note)
+	}
+	if user := last[len(last)-1]; user.Content != "分析 9Z 班英语成绩" {
+		t.Errorf("the planner plans %q, want the request asked back about", user.Content)
+	}
+}

@@ -4,6 +4,7 @@
 package quiz
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,8 +125,9 @@ func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, erro
 		return tools.Result{}, err
 	}
 	return tools.Result{
-		Status:  protocol.ToolSuccess,
-		Message: i18n.Of(s.Language, s.Topic).Text(i18n.QuizReady, len(qs)),
+		Status: protocol.ToolSuccess,
+		// In the teacher's language, which a quiz in another one does not change.
+		Message: i18n.Of(c.Language, cmp.Or(c.Message, s.Topic)).Text(i18n.QuizReady, len(qs)),
 		Output:  summary(s, qs),
 		Memory:  memory(s, qs),
 	}.Counted(len(qs), tools.Labels(qs, func(q protocol.Question) string { return q.Question })...), nil

@@ -342,3 +342,27 @@ func TestArgumentsOutsideTheSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressInTheTeachersLanguage: a quiz written in another language
+// ("换成英文") reports its progress in the teacher's, not the quiz's.
+func TestProgressInTheTeachersLanguage(t *testing.T) {
+	for _, tc := range []struct{ lang, message, args, want string }{
+		{"", "换成英文", `{"topic":"photosynthesis","count":2,"language":"en"}`, "已生成 2 道题"},
+		{"zh-CN", "", `{"topic":"photosynthesis","count":2,"language":"en"}`, "已生成 2 道题"},
+		{"", "Translate them into Chinese", `{"topic":"光合作用","count":2,"language":"zh-CN"}`, "Questions ready: 2"},
+		{"en", "make question 2 multiple choice", `{"topic":"water cycle","count":1}`, "Questions ready: 1"},
+		{"", "", `{"topic":"光合作用","count":2}`, "已生成 2 道题"},
+	} {
+		m := &scriptedModel{replies: []reply{{content: questionsJSON("q1", "q2")}}, fragSize: 7}
+		rec := &recorder{}
+		m.trace = &rec.trace
+		call := tools.Call{TeacherID: "t-1", SessionID: "s-1", TurnID: "u-1", CallID: "call_9", Language: tc.lang, Message: tc.message, Emit: rec.emit}
+		res, err := quiz.New(m).Run(context.Background(), call, json.RawMessage(tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Message != tc.want {
+			t.Errorf("%q %s: progress %q, want %q", tc.message, tc.args, res.Message, tc.want)
+		}
+	}
+}
