@@ -46,7 +46,7 @@ func TestTemplateCheckAgainstTheSeedListener(t *testing.T) {
 	if err != nil {
 		t.Fatalf("template-check: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"template: Class Mid-term Results Analysis\n", "knowledge base: Form 3C\n", "# Class Mid-term Results Analysis", "### Distribution", "Physics"} {
+	for _, want := range []string{"template: Class Mid-term Results Analysis\n", "knowledge base: Form 3C\n", "# Class Mid-term Results Analysis", "### Distribution", "物理科"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -352,3 +352,26 @@ func TestStandInPracticeAskedBack(t *testing.T) {
 	checkWords(t, "the topic question after picking Form 1A", question+" "+strings.Join(toStrings(topic["options"]), " | "),
 		[]string{"1A 班", "现在完成时"}, []string{"Which topic"})
 }
+
+// TestClarifyPickKeepsTheLanguage: a Chinese question about a class, asked
+// back which class and answered by a choice's label ("Form 1A · English",
+// words in English), is answered in Chinese: the pick is the teacher's
+// choice, not a change of language.
+func TestClarifyPickKeepsTheLanguage(t *testing.T) {
+	s := NewLocal(t, nil)
+	ask := say(t, s.URL, "", "哪些学生语法最弱？")
+	conv := ask.Header.Get("X-Conversation-Id")
+	var label string
+	for _, c := range lastData(t, ask, "data-clarify")["choices"].([]any) {
+		if ch := c.(map[string]any); ch["value"] == "class-hk-f1a" {
+			label, _ = ch["label"].(string)
+		}
+	}
+	if label == "" {
+		t.Fatalf("no choice for Form 1A: %v", lastData(t, ask, "data-clarify"))
+	}
+	text := say(t, s.URL, conv, label).text(t)
+	if !regexp.MustCompile(`\p{Han}{4,}`).MatchString(text) || strings.Contains(text, "In **class") {
+		t.Errorf("picking %q after a Chinese question was answered in English: %q", label, text)
+	}
+}

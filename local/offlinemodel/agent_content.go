@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -269,7 +270,7 @@ func (s *contentScenario) done(st *agentState, tool string) finalResult {
 		fr.Artifacts = []string{"pptx-outline"}
 		fr.Message = l.pick(
 			fmt.Sprintf("我先为「%s」拟了一份 %d 页的 PPT 提纲：\n\n%s\n\n请确认是否合适：回复「可以，就按这个提纲生成」，我就生成带讲稿备注的完整课件；也可以告诉我要增删或调整哪几页。", t, len(o.Slides), list),
-			fmt.Sprintf("Here is a %d-slide outline for a deck on %s:\n\n%s\n\nDoes it look right? Reply \"yes, go ahead\" and I'll build the full deck with speaker notes, or tell me which slides to add, drop or change.", len(o.Slides), t, list))
+			fmt.Sprintf("Here is %s %d-slide outline for a deck on %s:\n\n%s\n\nDoes it look right? Reply \"yes, go ahead\" and I'll build the full deck with speaker notes, or tell me which slides to add, drop or change.", article(len(o.Slides)), len(o.Slides), t, list))
 		if s.revised != nil {
 			fr.Message = l.pick(
 				fmt.Sprintf("已按你的意思调整了「%s」的提纲，现在共 %d 页：\n\n%s\n\n请确认是否合适：回复「可以，就按这个提纲生成」，我就生成带讲稿备注的完整课件；也可以继续告诉我要增删或调整哪几页。", t, len(o.Slides), list),
@@ -532,4 +533,14 @@ func slidesAsked(s string) int {
 		}
 	}
 	return 0
+}
+
+// article is "a" or "an" before a number of slides written in figures:
+// "an 8-slide outline", "an 11-slide", "an 18-slide", "a 10-slide".
+func article(n int) string {
+	s := strconv.Itoa(n)
+	if s[0] == '8' || n == 11 || n == 18 {
+		return "an"
+	}
+	return "a"
 }

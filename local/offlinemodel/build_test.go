@@ -88,8 +88,13 @@ const writerData = `{
 
 func writerRequestFor(t *testing.T, blockType, slot, lang, change string) openai.ChatCompletionRequest {
 	t.Helper()
+	return writerRequestOf(t, writerData, blockType, slot, lang, change)
+}
+
+func writerRequestOf(t *testing.T, computed, blockType, slot, lang, change string) openai.ChatCompletionRequest {
+	t.Helper()
 	var data map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(writerData), &data); err != nil {
+	if err := json.Unmarshal([]byte(computed), &data); err != nil {
 		t.Fatal(err)
 	}
 	body, _ := json.Marshal(map[string]any{"page": "1A", "dataSource": "Form 1A · English",
@@ -99,13 +104,53 @@ func writerRequestFor(t *testing.T, blockType, slot, lang, change string) openai
 		{Role: openai.ChatMessageRoleSystem, Content: prompts.Writer}, user(string(body))}}
 }
 
+// A class whose skills are half a point apart has no weak spot: no block
+// of its page may call one skill the weak one or ask for drills on it (a
+// teacher's first hour found "语法是短板" for a 0.5-point gap), nor one of
+// four assignments within a point of each other the hardest; the summary
+// does not repeat its block's heading.
+func TestWriterCallsNoWeakSpotForAnEvenClass(t *testing.T) {
+	even := strings.NewReplacer(`"mean":71.9,"passRate":0.8`, `"mean":58.8,"passRate":0.45`,
+		`"mean":61.2,"passRate":0.55`, `"mean":65.9,"passRate":0.68`).Replace(writerData)
+	if strings.Count(even, "58.8,") != 1 || strings.Count(even, "65.9,") != 1 {
+		t.Fatal("the fixture's reading skill or writing task moved")
+	}
+	_, c := start(t, Options{})
+	cases := []struct {
+		blockType, slot, lang string
+		want, not             []string
+	}{
+		{"markdown", "content", "zh-CN", []string{"平均得分率 66.7%"}, []string{"最弱的技能", "### 分析总结"}},
+		{"markdown", "content", "en", []string{"mean 66.7%"}, []string{"Weakest skill", "### Summary"}},
+		{"insight_list", "content", "zh-CN", []string{"各项技能相近", "各项作业难度相近"}, []string{"短板", "最难"}},
+		{"table", "caption", "zh-CN", []string{"各项作业表现相近"}, []string{"最弱", "表现最好"}},
+		{"suggestion_list", "content", "zh-CN", []string{"- [high] 辅导未及格"}, []string{"针对语法"}},
+		{"suggestion_list", "content", "en", []string{"- [low]"}, []string{"Targeted grammar"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.blockType+"/"+tc.lang, func(t *testing.T) {
+			got := complete(t, c, writerRequestOf(t, even, tc.blockType, tc.slot, tc.lang, ""), true).content
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(got, n) {
+					t.Errorf("%q says %q for a 0.5-point gap", got, n)
+				}
+			}
+		})
+	}
+}
+
 func TestWriterUsesTheNumbers(t *testing.T) {
 	cases := []struct {
 		blockType, slot, lang, change string
 		contains                      []string
 	}{
-		{"markdown", "content", "zh-CN", "", []string{"### 分析总结", "Form 1A · English 共 35 名学生", "66.7%", "65.7%", "24 人", "68.6%", "「Writing Task」", "语法（58.3%）"}},
-		{"markdown", "content", "en", "", []string{"### Summary", "35 students, mean 66.7%", "Weakest skill: grammar (58.3%)"}},
+		{"markdown", "content", "zh-CN", "", []string{"Form 1A · English 共 35 名学生", "66.7%", "65.7%", "24 人", "68.6%", "「Writing Task」", "语法（58.3%）"}},
+		{"markdown", "content", "en", "", []string{"35 students, mean 66.7%", "Weakest skill: grammar (58.3%)"}},
 		{"insight_list", "content", "en", "", []string{"- Overall level: mean 66.7%, pass rate 68.6%.", "- grammar is the weak spot", "Chan Tai Man at 95.4%"}},
 		{"suggestion_list", "content", "zh-CN", "", []string{"- [high] 针对语法", "- [high] 辅导未及格的 11 名学生", "- [low]"}},
 		{"chart", "caption", "en", "", []string{"0–59 band (11)"}},

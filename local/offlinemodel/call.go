@@ -64,11 +64,9 @@ func newCall(req *chatRequest, choice toolChoice) *call {
 		c.user = stripMarkers(raw)
 	}
 	c.lang = detectLang(c.user)
-	// A pick from the practice question back ("Form 1A") keeps the
-	// conversation's language: the teacher's words before it. (A data
-	// question's pick still answers in the pick's: docs/protocol.md's
-	// clarify-choices capture pins that.)
-	if c.lang == en && answersQuizClarify(c) {
+	// A pick from a question back ("Form 1A · English") keeps the
+	// conversation's language: the teacher's words before it.
+	if c.lang == en && answersClarify(c) {
 		c.lang = detectLang(strings.SplitN(lastTurn(c.history), "\n", 2)[0])
 	}
 	for _, t := range req.Tools {

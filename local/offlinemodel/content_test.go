@@ -560,3 +560,11 @@ func TestForcedGenerationTool(t *testing.T) {
 		})
 	}
 }
+
+func TestArticle(t *testing.T) {
+	for n, want := range map[int]string{5: "a", 8: "an", 10: "a", 11: "an", 12: "a", 18: "an", 80: "an", 100: "a"} {
+		if got := article(n); got != want {
+			t.Errorf("article(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -332,7 +332,7 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 	case k == kindProfile && hasClass:
 		c := d.class.Class
 		line("%s（%s）%s科共有学生 %d 人，学年 %s，任教老师为 %s。", "%s (%s) %s has %d students in %s, taught by %s.",
-			c.Name, c.Grade, c.Subject, c.StudentCount, c.AcademicYear, d.class.Teacher)
+			c.Name, c.Grade, subjectName(l, c.Subject), c.StudentCount, c.AcademicYear, d.class.Teacher)
 	case k == kindSummary && hasGrades:
 		var sum float64
 		for _, st := range d.grades.Students {

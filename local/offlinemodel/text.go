@@ -391,6 +391,12 @@ func wantsQuiz(c *call) bool {
 	return (zhVerb && zhNoun) || (enVerb && enNoun) || (isFollowUpMore(s) && c.history != "") || answersQuizClarify(c)
 }
 
+// answersClarify reports a short reply to any question back: a pick of
+// one of its choices.
+func answersClarify(c *call) bool {
+	return strings.Contains(lastTurn(c.history), "Assistant: (asked)") && len([]rune(strings.TrimSpace(c.user))) <= 30
+}
+
 // answersQuizClarify reports a short reply to the practice clarify the
 // last turn asked (a class, or a topic, picked from its options).
 func answersQuizClarify(c *call) bool {

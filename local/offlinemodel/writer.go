@@ -122,7 +122,7 @@ func revise(l lang, change, text string) string {
 	if containsAny(low, "短", "简", "short", "brief", "concise") {
 		paras := strings.Split(strings.TrimSpace(text), "\n\n")
 		if len(paras) > 1 {
-			return strings.Join(paras[:2], "\n\n")
+			return strings.Join(paras[:min(2, len(paras)-1)], "\n\n")
 		}
 		lines := strings.Split(text, "\n")
 		return strings.Join(lines[:min(2, len(lines))], "\n")
@@ -146,10 +146,18 @@ func caption(l lang, blockType string, f facts) string {
 			fmt.Sprintf("Most students are in the %s band (%d).", top.Label, top.Count))
 	case len(f.assignments) > 0:
 		hi, lo := extremes(f.assignments)
+		if len(f.assignments) > 1 && !scores.Meaningful(hi.Mean, lo.Mean) {
+			return l.pick(fmt.Sprintf("各项作业表现相近：平均得分率在 %s 到 %s 之间。", pct(lo.Mean, false), pct(hi.Mean, false)),
+				fmt.Sprintf("The assignments went about evenly: means between %s and %s.", pct(lo.Mean, false), pct(hi.Mean, false)))
+		}
 		return l.pick(fmt.Sprintf("「%s」表现最好（%s），「%s」最弱（%s）。", hi.Label, pct(hi.Mean, false), lo.Label, pct(lo.Mean, false)),
 			fmt.Sprintf("%q went best (%s) and %q worst (%s).", hi.Label, pct(hi.Mean, false), lo.Label, pct(lo.Mean, false)))
 	case len(f.skills) > 0:
 		hi, lo := extremes(f.skills)
+		if !scores.Meaningful(hi.Mean, lo.Mean) {
+			return l.pick(fmt.Sprintf("各项技能相近：得分率在 %s 到 %s 之间。", pct(lo.Mean, false), pct(hi.Mean, false)),
+				fmt.Sprintf("The skills are about even: between %s and %s.", pct(lo.Mean, false), pct(hi.Mean, false)))
+		}
 		return l.pick(fmt.Sprintf("%s 最强（%s），%s 最弱（%s）。", skillName(l, hi.Key), pct(hi.Mean, false), skillName(l, lo.Key), pct(lo.Mean, false)),
 			fmt.Sprintf("%s is strongest (%s), %s weakest (%s).", skillName(l, hi.Key), pct(hi.Mean, false), skillName(l, lo.Key), pct(lo.Mean, false)))
 	case f.stats != nil:
@@ -176,7 +184,6 @@ func skillName(l lang, key string) string {
 
 func summary(l lang, req writerRequest, f facts) string {
 	var b strings.Builder
-	b.WriteString(l.pick("### 分析总结\n\n", "### Summary\n\n"))
 	who := req.DataSource
 	if who == "" {
 		who = l.pick("本班", "The class")
@@ -197,12 +204,11 @@ func summary(l lang, req writerRequest, f facts) string {
 			fmt.Sprintf("\n\n- Best assignment: %q (%s)\n- Needs attention: %q (%s, pass rate %s)",
 				hi.Label, pct(hi.Mean, false), lo.Label, pct(lo.Mean, false), pct(lo.PassRate, true))))
 	}
-	if len(f.skills) > 0 {
-		_, lo := extremes(f.skills)
+	if _, lo, ok := weakSkill(f); ok {
 		b.WriteString(l.pick(fmt.Sprintf("\n- 最弱的技能：%s（%s）", skillName(l, lo.Key), pct(lo.Mean, false)),
 			fmt.Sprintf("\n- Weakest skill: %s (%s)", skillName(l, lo.Key), pct(lo.Mean, false))))
 	}
-	return b.String()
+	return strings.TrimSpace(b.String())
 }
 
 func findings(l lang, f facts) string {
@@ -226,9 +232,14 @@ func findings(l lang, f facts) string {
 			fmt.Sprintf("- A wide gap: %s at %s against %s at %s.", f.top[0].StudentName, pct(f.top[0].Value, false), f.bottom[0].StudentName, pct(f.bottom[0].Value, false))))
 	}
 	if len(f.assignments) > 0 {
-		_, lo := extremes(f.assignments)
-		lines = append(lines, l.pick(fmt.Sprintf("- 「%s」最难：平均 %s。", lo.Label, pct(lo.Mean, false)),
-			fmt.Sprintf("- %q was the hardest: mean %s.", lo.Label, pct(lo.Mean, false))))
+		hi, lo := extremes(f.assignments)
+		if len(f.assignments) > 1 && !scores.Meaningful(hi.Mean, lo.Mean) {
+			lines = append(lines, l.pick(fmt.Sprintf("- 各项作业难度相近：平均得分率相差不到 %d 个百分点。", scores.MeaningfulGap),
+				fmt.Sprintf("- The assignments were about as hard as each other: their means are less than %d points apart.", scores.MeaningfulGap)))
+		} else {
+			lines = append(lines, l.pick(fmt.Sprintf("- 「%s」最难：平均 %s。", lo.Label, pct(lo.Mean, false)),
+				fmt.Sprintf("- %q was the hardest: mean %s.", lo.Label, pct(lo.Mean, false))))
+		}
 	}
 	if len(lines) == 0 {
 		lines = append(lines, l.pick("- 数据不足：没有可分析的成绩。", "- Not enough data: no scores to analyse."))
@@ -238,8 +249,7 @@ func findings(l lang, f facts) string {
 
 func suggestions(l lang, f facts) string {
 	var lines []string
-	if len(f.skills) > 0 {
-		_, lo := extremes(f.skills)
+	if _, lo, ok := weakSkill(f); ok {
 		lines = append(lines, l.pick(fmt.Sprintf("- [high] 针对%s的专项练习：每周两次 15 分钟的%s小练习，先从平均 %s 的薄弱处入手。", skillName(l, lo.Key), skillName(l, lo.Key), pct(lo.Mean, false)),
 			fmt.Sprintf("- [high] Targeted %s practice: two 15-minute %s drills a week, starting where the mean is %s.", skillName(l, lo.Key), skillName(l, lo.Key), pct(lo.Mean, false))))
 	}
@@ -254,4 +264,15 @@ func suggestions(l lang, f facts) string {
 	}
 	lines = append(lines, l.pick("- [low] 为高分学生准备拓展任务：让他们带领同伴讨论。", "- [low] Extension tasks for the strongest students: let them lead peer discussions."))
 	return strings.Join(lines, "\n")
+}
+
+// weakSkill returns the class's strongest and weakest skills when the gap
+// between them is one a teacher should act on (scores.Meaningful): a page
+// must not call a skill the weak spot for half a point.
+func weakSkill(f facts) (hi, lo compute.Group, ok bool) {
+	if len(f.skills) < 2 {
+		return hi, lo, false
+	}
+	hi, lo = extremes(f.skills)
+	return hi, lo, scores.Meaningful(hi.Mean, lo.Mean)
 }
