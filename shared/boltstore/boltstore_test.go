@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -501,4 +502,63 @@ func BenchmarkConcurrentAppend(b *testing.B) {
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/append")
 		})
 	}
+}
+
+// BenchmarkPacedAppend is the load of turns whose model streams at a pace
+// (issue 29): each producer appends one chunk every 10 ms to its own
+// stream, as an agent relaying a model does, so a group commit holds about
+// one chunk of each stream. One op is a run of every producer's 50 chunks,
+// ended by a Flush. It reports the process's CPU time per append (user +
+// system, from getrusage: the wall time is the pacing), which is what the
+// load benchmark's "CPU per chunk" row pays for the log.
+func BenchmarkPacedAppend(b *testing.B) {
+	const events, pace = 50, 10 * time.Millisecond
+	for _, producers := range []int{50, 200} {
+		b.Run(fmt.Sprint("producers=", producers), func(b *testing.B) {
+			log := open(b, boltstore.Options{NoSync: true}).Events()
+			ev := eventlog.Event{Data: json.RawMessage(`{"type":"text-delta","id":"t1","delta":"Fractions are parts of a whole."}`)}
+			ctx := context.Background()
+			run := 0
+			cpu0 := cpuTime(b)
+			for b.Loop() {
+				run++
+				var wg sync.WaitGroup
+				errs := make(chan error, producers)
+				for p := range producers {
+					wg.Go(func() {
+						tick := time.NewTicker(pace)
+						defer tick.Stop()
+						stream := fmt.Sprintf("turn-%d-%d", run, p)
+						for range events {
+							<-tick.C
+							if _, err := log.Append(ctx, stream, ev); err != nil {
+								errs <- err
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					b.Fatal(err)
+				}
+				if err := log.Flush(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			n := float64(b.N * producers * events)
+			b.ReportMetric(float64((cpuTime(b)-cpu0).Nanoseconds())/n, "cpu-ns/append")
+		})
+	}
+}
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
