@@ -32,14 +32,17 @@
 // # Durability and NoSync
 //
 // With NoSync a commit returns once its pages are written to the file, before
-// they reach the disk: an Append costs microseconds instead of an fsync
-// (milliseconds). A crash or kill of the process loses nothing, because the
-// written pages are in the operating system's cache. An operating-system crash
-// or power loss can lose the last commits and, since without fsync nothing
-// orders bbolt's meta page after the data pages it points to, can leave a
-// file that no longer opens; for a development machine's sessions that is an
-// acceptable price (delete the file). Close syncs, so a clean shutdown is
-// durable. Production uses DynamoDB, not this package.
+// they reach the disk, and a group of events once its frame is written to the
+// journal (<file>.journal, see EventLog): an Append costs microseconds instead
+// of an fsync (milliseconds). A crash or kill of the process loses nothing
+// written, because the written pages are in the operating system's cache (the
+// journal is replayed at the next Open). An operating-system crash or power
+// loss can lose the last commits and, since without fsync nothing orders
+// bbolt's meta page after the data pages it points to, can leave a file that
+// no longer opens; for a development machine's sessions that is an acceptable
+// price (delete the file). Without NoSync every journal frame and every commit
+// is synced before the writer is answered. Close syncs, so a clean shutdown
+// is durable. Production uses DynamoDB, not this package.
 package boltstore
 
 import (

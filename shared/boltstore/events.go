@@ -23,20 +23,23 @@ import (
 // An Append is sequenced in memory: under one lock it checks the stream's
 // closed flag, takes the next seqs, publishes the events to the feed (the
 // relay of a live stream has them at once), queues them and returns. One
-// committer writes everything queued, of every stream, in one bbolt
-// transaction, at most Options.GroupDelay after the first of them was
-// queued; while it commits, the next appends queue for the next one. So the
-// appends of all turns share one transaction, and a turn's chunks share
-// pages instead of rewriting them one chunk at a time. Read returns the
-// sequenced events too (committed ones from the file, the rest from
-// memory), so a cursor the relay gave a client is readable at once.
+// committer writes everything queued, of every stream, as one frame of the
+// journal (one write system call, journal.go), at most Options.GroupDelay
+// after the first of them was queued; while it writes, the next appends
+// queue for the next group. The journaled events stay in memory until a
+// checkpoint writes them into bbolt in one transaction (every
+// checkpointEvery, at Flush and at close), so a stream paced at one chunk
+// a group still fills its pages with tens of chunks at once. Read returns
+// the events in memory too (sequenced, journaled, not yet checkpointed), so
+// a cursor the relay gave a client is readable at once.
 //
 // Every other write to the file (sessions, turns, records, leases) first
-// waits until the events sequenced before it are committed, so the file
-// never holds a turn's end without the events the turn appended before it.
-// A crash loses at most the events of the last group (sequenced, relayed,
-// not yet committed); docs/reliability.md has the delivery rule. The queue
-// is bounded (maxQueued events): past it an Append waits for a commit.
+// waits until the events sequenced before it are journaled, so the store
+// (the file, and the journal replayed into it at Open) never holds a turn's
+// end without the events the turn appended before it. A crash loses at
+// most the events of the last group (sequenced, relayed, not yet
+// journaled); docs/reliability.md has the delivery rule. The queue is
+// bounded (maxQueued events): past it an Append waits for a commit.
 type EventLog struct{ db *DB }
 
 var (
@@ -467,6 +470,9 @@ func (l *EventLog) Read(ctx context.Context, stream string, after int64, limit i
 	next := after + 1
 	if len(evs) > 0 {
 		next = evs[len(evs)-1].Seq + 1
+	}
+	if len(pending) > 0 && next > pending[0].Seq { // pending holds consecutive seqs
+		pending = pending[min(next-pending[0].Seq, int64(len(pending))):]
 	}
 	for _, ev := range pending {
 		if limit > 0 && len(evs) >= limit {
