@@ -20,7 +20,7 @@ import (
 // streams go on from their ends.
 func TestJournalReplay(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
+	crashes := []struct {
 		name  string
 		setup func(t *testing.T, db *DB) // after the appends, before the copy
 	}{
@@ -43,7 +43,8 @@ func TestJournalReplay(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-	} {
+	}
+	for _, tc := range crashes {
 		t.Run(tc.name, func(t *testing.T) {
 			db := slowGroup(t)
 			want := map[string][]eventlog.Event{}
