@@ -103,6 +103,13 @@ type writer struct {
 	save     chan chan error // Flush: checkpoint now
 	done     chan struct{}
 	commits  int // groups written to the journal, for tests and benchmarks
+
+	// spare and free are the last group's queue and its streams' arrays,
+	// cleared, for the next groups: a stream paced at one chunk a group
+	// would otherwise cost a new array per chunk, and the map its growth
+	// per group (issue 29 item 3). Guarded by mu.
+	spare map[string][]eventlog.Event
+	free  [][]eventlog.Event
 }
 
 // seqState is a stream's sequencing state: seqs up to durable are in the
@@ -187,7 +194,11 @@ func (w *writer) sequence(stream string, events []eventlog.Event) (int64, *group
 		st.pending = append(st.pending, ev)
 	}
 	evs := st.pending[from:]
-	w.queue[stream] = append(w.queue[stream], evs...)
+	q, ok := w.queue[stream]
+	if !ok && len(w.free) > 0 {
+		q, w.free = w.free[len(w.free)-1], w.free[:len(w.free)-1]
+	}
+	w.queue[stream] = append(q, evs...)
 	w.queued += len(evs)
 	w.feed.Publish(stream, evs) // under mu: in seq order
 	signal(w.kick)
@@ -273,7 +284,11 @@ func (w *writer) run() {
 		}
 		w.mu.Lock()
 		queue, g, closed := w.queue, w.group, w.closed
-		w.queue, w.group, w.queued, w.inflight = map[string][]eventlog.Event{}, newGroup(), 0, g
+		next := w.spare
+		if next == nil {
+			next = map[string][]eventlog.Event{}
+		}
+		w.queue, w.spare, w.group, w.queued, w.inflight = next, nil, newGroup(), 0, g
 		expires := make(map[string]time.Time, len(queue))
 		for stream := range queue {
 			expires[stream] = w.streams[stream].expires
@@ -292,12 +307,29 @@ func (w *writer) run() {
 		}
 		w.mu.Lock()
 		w.inflight = nil
+		w.recycle(queue)
 		w.mu.Unlock()
 		close(g.done)
 		if closed {
 			return
 		}
 	}
+}
+
+// keptQueueCap is the largest array of a stream's queue kept for reuse.
+const keptQueueCap = 64
+
+// recycle keeps a written group's queue for the next groups (spare, free);
+// w.mu is held.
+func (w *writer) recycle(queue map[string][]eventlog.Event) {
+	for _, evs := range queue {
+		clear(evs) // the events' data is not held here
+		if cap(evs) <= keptQueueCap && len(w.free) < maxCachedStreams {
+			w.free = append(w.free, evs[:0])
+		}
+	}
+	clear(queue)
+	w.spare = queue
 }
 
 // writeFile writes events and their streams' counters to bbolt in one
