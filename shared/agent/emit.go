@@ -66,6 +66,10 @@ type textWriter struct {
 	every     time.Duration
 	size      int
 	now       func() time.Time
+	// out is pending's slice, reused: a flush per model chunk (a 1 ns
+	// flush interval) would allocate one for each (issue 29 item 3). An
+	// Emit does not keep the slice it is passed.
+	out []protocol.Chunk
 }
 
 func newTextWriter(em chunkEmitter, id string, every time.Duration, now func() time.Time) *textWriter {
@@ -101,7 +105,8 @@ func (w *textWriter) flush(ctx context.Context) error {
 // pending returns the chunks a flush appends now (the part's start, the
 // queued text) and clears the queue.
 func (w *textWriter) pending() []protocol.Chunk {
-	var chunks []protocol.Chunk
+	clear(w.out) // the last flush's chunks are not held here
+	chunks := w.out[:0]
 	if !w.started {
 		chunks = append(chunks, w.startChunk())
 		w.started = true
@@ -111,6 +116,7 @@ func (w *textWriter) pending() []protocol.Chunk {
 		w.buf = w.buf[:0]
 	}
 	w.last = w.now()
+	w.out = chunks
 	return chunks
 }
 

@@ -32,14 +32,17 @@
 // # Durability and NoSync
 //
 // With NoSync a commit returns once its pages are written to the file, before
-// they reach the disk: an Append costs microseconds instead of an fsync
-// (milliseconds). A crash or kill of the process loses nothing, because the
-// written pages are in the operating system's cache. An operating-system crash
-// or power loss can lose the last commits and, since without fsync nothing
-// orders bbolt's meta page after the data pages it points to, can leave a
-// file that no longer opens; for a development machine's sessions that is an
-// acceptable price (delete the file). Close syncs, so a clean shutdown is
-// durable. Production uses DynamoDB, not this package.
+// they reach the disk, and a group of events once its frame is written to the
+// journal (<file>.journal, see EventLog): an Append costs microseconds instead
+// of an fsync (milliseconds). A crash or kill of the process loses nothing
+// written, because the written pages are in the operating system's cache (the
+// journal is replayed at the next Open). An operating-system crash or power
+// loss can lose the last commits and, since without fsync nothing orders
+// bbolt's meta page after the data pages it points to, can leave a file that
+// no longer opens; for a development machine's sessions that is an acceptable
+// price (delete the file). Without NoSync every journal frame and every commit
+// is synced before the writer is answered. Close syncs, so a clean shutdown
+// is durable. Production uses DynamoDB, not this package.
 package boltstore
 
 import (
@@ -151,8 +154,59 @@ func Open(path string, opts Options) (*DB, error) {
 	if delay == 0 {
 		delay = defaultGroupDelay
 	}
-	d.events = newWriter(b, max(delay, 0), func() time.Time { return d.expiry(d.now()) }, d.notify)
+	j, err := replayJournal(b, path+".journal", !opts.NoSync)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("boltstore: open %s: %w", path, err), b.Close())
+	}
+	d.events = newWriter(b, j, max(delay, 0), func() time.Time { return d.expiry(d.now()) }, d.notify)
 	return d, nil
+}
+
+// replayJournal opens the event log's journal and writes what it holds
+// beyond the file's end of each stream (what a crash left unsaved) to the
+// file, then empties it. A journal that holds nothing commits nothing.
+func replayJournal(b *bbolt.DB, path string, sync bool) (*journal, error) {
+	j, data, err := openJournal(path, sync)
+	if err != nil {
+		return nil, err
+	}
+	streams, err := parseJournal(data)
+	if err == nil {
+		err = saveJournaled(b, streams)
+	}
+	if err == nil {
+		err = j.reset()
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("replay %s: %w", path, err), j.close())
+	}
+	return j, nil
+}
+
+// saveJournaled writes the journaled events of each stream that follow
+// the file's last seq of the stream, if any do.
+func saveJournaled(b *bbolt.DB, streams map[string]*journaled) error {
+	batch := map[string][]eventlog.Event{}
+	expires := map[string]time.Time{}
+	err := b.View(func(tx *bbolt.Tx) error {
+		for stream, j := range streams {
+			meta, err := getMeta(tx, stream)
+			if err != nil {
+				return err
+			}
+			if len(j.events) == 0 || meta.Closed || j.events[0].Seq > meta.Last+1 {
+				continue // nothing new, or not gap-free after the file's end
+			}
+			if evs := j.events[meta.Last+1-j.events[0].Seq:]; len(evs) > 0 {
+				batch[stream], expires[stream] = evs, j.expires
+			}
+		}
+		return nil
+	})
+	if err != nil || len(batch) == 0 {
+		return err
+	}
+	return writeFile(b, batch, expires)
 }
 
 var buckets = []string{bucketSessions, bucketTurns, bucketTurnIDs, bucketRecords, bucketStreams, bucketEvents, bucketLeases}
@@ -190,8 +244,8 @@ func ensureBuckets(b *bbolt.DB) error {
 // it. Later calls return the first call's result.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
-		d.events.close() // the queued appends are committed first
-		d.closeErr = errors.Join(d.bolt.Sync(), d.bolt.Close())
+		err := d.events.close() // the queued appends are committed first
+		d.closeErr = errors.Join(err, d.bolt.Sync(), d.bolt.Close())
 		if d.closeErr != nil {
 			d.closeErr = fmt.Errorf("boltstore: close: %w", d.closeErr)
 		}
@@ -221,7 +275,9 @@ func (d *DB) Sweep(ctx context.Context) (sessions, streams int, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, 0, fmt.Errorf("boltstore: sweep: %w", err)
 	}
-	if err := d.events.barrier(); err != nil {
+	// The file's stream counters are the expiries Sweep reads: what is
+	// journaled is checkpointed first.
+	if err := d.Events().Flush(); err != nil {
 		return 0, 0, fmt.Errorf("boltstore: sweep: %w", err)
 	}
 	now := d.now()

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -464,34 +465,12 @@ func BenchmarkConcurrentAppend(b *testing.B) {
 	for _, noSync := range []bool{true, false} {
 		b.Run(fmt.Sprint("NoSync=", noSync), func(b *testing.B) {
 			log := open(b, boltstore.Options{NoSync: noSync}).Events()
-			ev := eventlog.Event{Data: json.RawMessage(`{"type":"text-delta","id":"t1","delta":"Fractions are parts of a whole."}`)}
-			ctx := context.Background()
 			run := 0
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for b.Loop() {
 				run++
-				var wg sync.WaitGroup
-				errs := make(chan error, producers)
-				for p := range producers {
-					wg.Go(func() {
-						stream := fmt.Sprintf("turn-%d-%d", run, p)
-						for range events {
-							if _, err := log.Append(ctx, stream, ev); err != nil {
-								errs <- err
-								return
-							}
-						}
-					})
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					b.Fatal(err)
-				}
-				if err := log.Flush(); err != nil {
-					b.Fatal(err)
-				}
+				appendAll(b, log, run, producers, events, 0)
 			}
 			b.StopTimer()
 			runtime.ReadMemStats(&after)
@@ -501,4 +480,76 @@ func BenchmarkConcurrentAppend(b *testing.B) {
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/append")
 		})
 	}
+}
+
+// BenchmarkPacedAppend is the load of turns whose model streams at a pace
+// (issue 29): each producer appends one chunk every 10 ms to its own
+// stream, as an agent relaying a model does, so a group commit holds about
+// one chunk of each stream. One op is a run of every producer's 50 chunks,
+// ended by a Flush. It reports the process's CPU time per append (user +
+// system, from getrusage: the wall time is the pacing), which is what the
+// load benchmark's "CPU per chunk" row pays for the log.
+func BenchmarkPacedAppend(b *testing.B) {
+	const events, pace = 50, 10 * time.Millisecond
+	for _, producers := range []int{50, 200} {
+		b.Run(fmt.Sprint("producers=", producers), func(b *testing.B) {
+			log := open(b, boltstore.Options{NoSync: true}).Events()
+			run := 0
+			cpu0 := cpuTime(b)
+			for b.Loop() {
+				run++
+				appendAll(b, log, run, producers, events, pace)
+			}
+			b.StopTimer()
+			n := float64(b.N * producers * events)
+			b.ReportMetric(float64((cpuTime(b)-cpu0).Nanoseconds())/n, "cpu-ns/append")
+		})
+	}
+}
+
+// appendAll is one run of the append benchmarks: producers goroutines,
+// each appending events one-event text chunks to its own stream (named
+// after run), one every pace when pace is positive, then a Flush.
+func appendAll(b *testing.B, log *boltstore.EventLog, run, producers, events int, pace time.Duration) {
+	ev := eventlog.Event{Data: json.RawMessage(`{"type":"text-delta","id":"t1","delta":"Fractions are parts of a whole."}`)}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, producers)
+	for p := range producers {
+		wg.Go(func() {
+			var tick <-chan time.Time
+			if pace > 0 {
+				t := time.NewTicker(pace)
+				defer t.Stop()
+				tick = t.C
+			}
+			stream := fmt.Sprintf("turn-%d-%d", run, p)
+			for range events {
+				if tick != nil {
+					<-tick
+				}
+				if _, err := log.Append(ctx, stream, ev); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	if err := log.Flush(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -23,20 +23,23 @@ import (
 // An Append is sequenced in memory: under one lock it checks the stream's
 // closed flag, takes the next seqs, publishes the events to the feed (the
 // relay of a live stream has them at once), queues them and returns. One
-// committer writes everything queued, of every stream, in one bbolt
-// transaction, at most Options.GroupDelay after the first of them was
-// queued; while it commits, the next appends queue for the next one. So the
-// appends of all turns share one transaction, and a turn's chunks share
-// pages instead of rewriting them one chunk at a time. Read returns the
-// sequenced events too (committed ones from the file, the rest from
-// memory), so a cursor the relay gave a client is readable at once.
+// committer writes everything queued, of every stream, as one frame of the
+// journal (one write system call, journal.go), at most Options.GroupDelay
+// after the first of them was queued; while it writes, the next appends
+// queue for the next group. The journaled events stay in memory until a
+// checkpoint writes them into bbolt in one transaction (every
+// checkpointEvery, at Flush and at close), so a stream paced at one chunk
+// a group still fills its pages with tens of chunks at once. Read returns
+// the events in memory too (sequenced, journaled, not yet checkpointed), so
+// a cursor the relay gave a client is readable at once.
 //
 // Every other write to the file (sessions, turns, records, leases) first
-// waits until the events sequenced before it are committed, so the file
-// never holds a turn's end without the events the turn appended before it.
-// A crash loses at most the events of the last group (sequenced, relayed,
-// not yet committed); docs/reliability.md has the delivery rule. The queue
-// is bounded (maxQueued events): past it an Append waits for a commit.
+// waits until the events sequenced before it are journaled, so the store
+// (the file, and the journal replayed into it at Open) never holds a turn's
+// end without the events the turn appended before it. A crash loses at
+// most the events of the last group (sequenced, relayed, not yet
+// journaled); docs/reliability.md has the delivery rule. The queue is
+// bounded (maxQueued events): past it an Append waits for a commit.
 type EventLog struct{ db *DB }
 
 var (
@@ -76,13 +79,15 @@ const (
 	defaultGroupDelay = 2 * time.Millisecond
 )
 
-// writer sequences appends and commits them in groups.
+// writer sequences appends, writes them to the journal in groups and
+// checkpoints the journal into bbolt.
 type writer struct {
-	bolt   *bbolt.DB
-	expiry func() time.Time
-	feed   *eventlog.Feed
-	notify *eventlog.SharedNotifier
-	delay  time.Duration
+	bolt    *bbolt.DB
+	journal *journal
+	expiry  func() time.Time
+	feed    *eventlog.Feed
+	notify  *eventlog.SharedNotifier
+	delay   time.Duration
 
 	mu       sync.Mutex
 	streams  map[string]*seqState
@@ -90,20 +95,29 @@ type writer struct {
 	queued   int                         // events in queue
 	group    *group                      // the commit that will write queue
 	inflight *group                      // the commit being written, if any
+	unsaved  map[string]struct{}         // streams journaled past their checkpoint
 	err      error                       // a failed commit: every later write fails
 	closed   bool
-	kick     chan struct{} // something was queued
-	urgent   chan struct{} // a writer waits: commit without the delay
+	kick     chan struct{}   // something was queued
+	urgent   chan struct{}   // a writer waits: commit without the delay
+	save     chan chan error // Flush: checkpoint now
 	done     chan struct{}
-	commits  int // transactions written, for tests and benchmarks
+	commits  int // groups written to the journal, for tests and benchmarks
+
+	// spare and free are the last group's queue and its streams' arrays,
+	// cleared, for the next groups: a stream paced at one chunk a group
+	// would otherwise cost a new array per chunk, and the map its growth
+	// per group (issue 29 item 3). Guarded by mu.
+	spare map[string][]eventlog.Event
+	free  [][]eventlog.Event
 }
 
 // seqState is a stream's sequencing state: seqs up to durable are in the
-// file, pending holds durable+1 ... last.
+// file, up to journaled in the journal; pending holds durable+1 ... last.
 type seqState struct {
-	last, durable int64
-	closed        bool
-	pending       []eventlog.Event
+	last, journaled, durable int64
+	closed                   bool
+	pending                  []eventlog.Event
 	// expires is the stream's expiry as of its last append.
 	expires time.Time
 }
@@ -116,10 +130,11 @@ type group struct {
 
 func newGroup() *group { return &group{done: make(chan struct{})} }
 
-func newWriter(b *bbolt.DB, delay time.Duration, expiry func() time.Time, notify *eventlog.SharedNotifier) *writer {
-	w := &writer{bolt: b, expiry: expiry, feed: eventlog.NewFeed(), notify: notify, delay: delay,
+func newWriter(b *bbolt.DB, j *journal, delay time.Duration, expiry func() time.Time, notify *eventlog.SharedNotifier) *writer {
+	w := &writer{bolt: b, journal: j, expiry: expiry, feed: eventlog.NewFeed(), notify: notify, delay: delay,
 		streams: map[string]*seqState{}, queue: map[string][]eventlog.Event{}, group: newGroup(),
-		kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), done: make(chan struct{})}
+		unsaved: map[string]struct{}{}, kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
+		save: make(chan chan error), done: make(chan struct{})}
 	go w.run()
 	return w
 }
@@ -179,7 +194,11 @@ func (w *writer) sequence(stream string, events []eventlog.Event) (int64, *group
 		st.pending = append(st.pending, ev)
 	}
 	evs := st.pending[from:]
-	w.queue[stream] = append(w.queue[stream], evs...)
+	q, ok := w.queue[stream]
+	if !ok && len(w.free) > 0 {
+		q, w.free = w.free[len(w.free)-1], w.free[:len(w.free)-1]
+	}
+	w.queue[stream] = append(q, evs...)
 	w.queued += len(evs)
 	w.feed.Publish(stream, evs) // under mu: in seq order
 	signal(w.kick)
@@ -230,19 +249,31 @@ func (w *writer) state(stream string) (*seqState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &seqState{last: meta.Last, durable: meta.Last, closed: meta.Closed}
+	st := &seqState{last: meta.Last, journaled: meta.Last, durable: meta.Last, closed: meta.Closed}
 	w.streams[stream] = st
 	return st, nil
 }
 
-// run is the committer: it writes what is queued, one transaction at a
-// time, until Close.
+// run is the committer: it writes what is queued to the journal, one
+// group at a time, and checkpoints the journal into bbolt, until Close.
 func (w *writer) run() {
 	defer close(w.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	ckpt := time.NewTimer(time.Hour)
+	ckpt.Stop()
+	armed := false // ckpt runs
 	for {
-		<-w.kick
+		select {
+		case <-w.kick:
+		case <-ckpt.C:
+			armed = false
+			w.checkpoint()
+			continue
+		case reply := <-w.save:
+			reply <- w.checkpoint()
+			continue
+		}
 		if w.delay > 0 { // gather more of the producers' events
 			timer.Reset(w.delay)
 			select {
@@ -253,14 +284,30 @@ func (w *writer) run() {
 		}
 		w.mu.Lock()
 		queue, g, closed := w.queue, w.group, w.closed
-		w.queue, w.group, w.queued, w.inflight = map[string][]eventlog.Event{}, newGroup(), 0, g
+		next := w.spare
+		if next == nil {
+			next = map[string][]eventlog.Event{}
+		}
+		w.queue, w.spare, w.group, w.queued, w.inflight = next, nil, newGroup(), 0, g
+		expires := make(map[string]time.Time, len(queue))
+		for stream := range queue {
+			expires[stream] = w.streams[stream].expires
+		}
 		w.mu.Unlock()
 		if len(queue) > 0 {
-			g.err = w.commit(queue)
+			g.err = w.journal.write(queue, expires)
 			w.committed(queue, g.err)
+		}
+		switch {
+		case closed || w.journal.size >= maxJournalBytes:
+			w.checkpoint()
+		case !armed && w.journal.size > 0:
+			ckpt.Reset(checkpointEvery)
+			armed = true
 		}
 		w.mu.Lock()
 		w.inflight = nil
+		w.recycle(queue)
 		w.mu.Unlock()
 		close(g.done)
 		if closed {
@@ -269,18 +316,28 @@ func (w *writer) run() {
 	}
 }
 
-// commit writes the queued events and their streams' counters in one
-// transaction.
-func (w *writer) commit(queue map[string][]eventlog.Event) error {
-	expires := make(map[string]time.Time, len(queue))
-	w.mu.Lock()
-	for stream := range queue {
-		expires[stream] = w.streams[stream].expires
+// keptQueueCap is the largest array of a stream's queue kept for reuse.
+const keptQueueCap = 64
+
+// recycle keeps a written group's queue for the next groups (spare, free);
+// w.mu is held.
+func (w *writer) recycle(queue map[string][]eventlog.Event) {
+	for _, evs := range queue {
+		clear(evs) // the events' data is not held here
+		if cap(evs) <= keptQueueCap && len(w.free) < maxCachedStreams {
+			w.free = append(w.free, evs[:0])
+		}
 	}
-	w.mu.Unlock()
-	return w.bolt.Update(func(tx *bbolt.Tx) error {
+	clear(queue)
+	w.spare = queue
+}
+
+// writeFile writes events and their streams' counters to bbolt in one
+// transaction.
+func writeFile(b *bbolt.DB, batch map[string][]eventlog.Event, expires map[string]time.Time) error {
+	return b.Update(func(tx *bbolt.Tx) error {
 		events, streams := tx.Bucket([]byte(bucketEvents)), tx.Bucket([]byte(bucketStreams))
-		for stream, evs := range queue {
+		for stream, evs := range batch {
 			b, err := events.CreateBucketIfNotExists([]byte(stream))
 			if err != nil {
 				return err
@@ -301,9 +358,9 @@ func (w *writer) commit(queue map[string][]eventlog.Event) error {
 	})
 }
 
-// committed moves the committed events out of memory, or records the
-// failure: the memory state is then ahead of the file, so nothing more may
-// be sequenced on it.
+// committed records a group's events as journaled, or the failure: the
+// memory state is then ahead of the store, so nothing more may be
+// sequenced on it.
 func (w *writer) committed(queue map[string][]eventlog.Event, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -313,16 +370,61 @@ func (w *writer) committed(queue map[string][]eventlog.Event, err error) {
 		return
 	}
 	for stream, evs := range queue {
+		w.streams[stream].journaled = evs[len(evs)-1].Seq
+		w.unsaved[stream] = struct{}{}
+	}
+}
+
+// checkpoint writes every journaled event not yet in bbolt to it in one
+// transaction, then empties the journal. A failure is the log's as a
+// failed commit is.
+func (w *writer) checkpoint() error {
+	w.mu.Lock()
+	if w.err != nil {
+		defer w.mu.Unlock()
+		return w.err
+	}
+	batch := make(map[string][]eventlog.Event, len(w.unsaved))
+	expires := make(map[string]time.Time, len(w.unsaved))
+	for stream := range w.unsaved {
+		st := w.streams[stream]
+		batch[stream] = st.pending[:st.journaled-st.durable] // never modified: see checkpointed
+		expires[stream] = st.expires
+	}
+	w.mu.Unlock()
+	var err error
+	if len(batch) > 0 {
+		err = writeFile(w.bolt, batch, expires)
+	}
+	if err == nil {
+		err = w.journal.reset()
+	}
+	w.checkpointed(batch, err)
+	return err
+}
+
+// checkpointed moves the checkpointed events out of memory, or records
+// the failure.
+func (w *writer) checkpointed(batch map[string][]eventlog.Event, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		w.err = fmt.Errorf("a checkpoint of the event log failed, nothing more is written until a restart: %w", err)
+		return
+	}
+	for stream, evs := range batch {
+		delete(w.unsaved, stream)
 		st := w.streams[stream]
 		st.durable = evs[len(evs)-1].Seq
 		if rest := st.pending[len(evs):]; len(rest) > 0 {
-			// A copy: the rest's array would keep every committed event
-			// of a stream that never drains (a long turn at full speed)
-			// alive. Readers may still hold the old one: it is not touched.
+			// A copy: the rest's array would keep every checkpointed
+			// event of a stream that never drains (a long turn at full
+			// speed) alive. Readers may still hold the old one: it is
+			// not touched.
 			st.pending = slices.Clone(rest)
 			continue
 		}
-		st.pending = nil // let the committed events go
+		st.pending = nil // let the checkpointed events go
 		if st.closed {
 			delete(w.streams, stream) // the file says closed
 		}
@@ -336,18 +438,35 @@ func (w *writer) committed(queue map[string][]eventlog.Event, err error) {
 	}
 }
 
-// close commits what is queued and stops the committer.
-func (w *writer) close() {
+// close commits what is queued, checkpoints it, stops the committer and
+// closes the journal. It returns the log's failure, if any.
+func (w *writer) close() error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
-		return
+		return nil
 	}
 	w.closed = true
 	w.mu.Unlock()
 	signal(w.kick)
 	signal(w.urgent)
 	<-w.done
+	w.mu.Lock()
+	err := w.err
+	w.mu.Unlock()
+	return errors.Join(err, w.journal.close())
+}
+
+// saveNow checkpoints what is journaled, in the committer.
+func (w *writer) saveNow() error {
+	reply := make(chan error, 1)
+	signal(w.urgent) // the committer may be gathering a group (a stale kick)
+	select {
+	case w.save <- reply:
+		return <-reply
+	case <-w.done:
+		return ErrClosedDB
+	}
 }
 
 // pendingAfter returns the sequenced events of stream not yet committed
@@ -383,6 +502,9 @@ func (l *EventLog) Read(ctx context.Context, stream string, after int64, limit i
 	next := after + 1
 	if len(evs) > 0 {
 		next = evs[len(evs)-1].Seq + 1
+	}
+	if len(pending) > 0 && next > pending[0].Seq { // pending holds consecutive seqs
+		pending = pending[min(next-pending[0].Seq, int64(len(pending))):]
 	}
 	for _, ev := range pending {
 		if limit > 0 && len(evs) >= limit {
@@ -453,9 +575,14 @@ func (l *EventLog) readFile(stream string, after int64, limit int) ([]eventlog.E
 }
 
 // Flush waits until every event appended before the call is committed (at
-// most one group delay and one commit) and returns the commit's error.
+// most one group delay and one journal write) and checkpointed into the
+// store file, and returns the first error.
 func (l *EventLog) Flush() error {
-	if err := l.db.events.barrier(); err != nil {
+	err := l.db.events.barrier()
+	if err == nil {
+		err = l.db.events.saveNow()
+	}
+	if err != nil {
 		return fmt.Errorf("boltstore: flush: %w", err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package boltstore
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -73,8 +74,10 @@ func TestRelayedBeforeCommit(t *testing.T) {
 }
 
 // TestOtherWritesFollowEvents: a write to the session store commits the
-// events appended before it first, so the file never holds a turn's end
-// without the events the turn appended before it.
+// events appended before it first (to the journal), so the store never
+// holds a turn's end without the events the turn appended before it: a
+// copy of the files taken right after it (what a killed process leaves)
+// opens with both.
 func TestOtherWritesFollowEvents(t *testing.T) {
 	db := slowGroup(t)
 	ctx := context.Background()
@@ -92,13 +95,37 @@ func TestOtherWritesFollowEvents(t *testing.T) {
 	if n := db.events.commitCount(); n != 1 {
 		t.Fatalf("the session write did not wait for the events' commit: %d commits", n)
 	}
-	var meta streamMeta
-	if err := db.bolt.View(func(tx *bbolt.Tx) (err error) { meta, err = getMeta(tx, "turn-1"); return err }); err != nil {
+	crashed := openCopy(t, db)
+	if _, err := crashed.Sessions().GetSession(ctx, "s1"); err != nil {
+		t.Fatalf("the session after a crash: %v", err)
+	}
+	evs, err := crashed.Events().Read(ctx, "turn-1", 0, 0)
+	if err != nil || len(evs) != 3 || !evs[2].Close {
+		t.Fatalf("the stream after a crash: %+v, %v; want 3 events, closed", evs, err)
+	}
+}
+
+// openCopy copies the files of db (the store and its journal) as they are
+// now, as a killed process leaves them, and opens the copy.
+func openCopy(t *testing.T, db *DB) *DB {
+	t.Helper()
+	path := db.bolt.Path()
+	dst := filepath.Join(t.TempDir(), "copy.db")
+	for _, suffix := range []string{"", ".journal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Open(dst, Options{NoSync: true, GroupDelay: time.Hour})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.Last != 3 || !meta.Closed {
-		t.Fatalf("the file's stream counter: %+v, want last 3, closed", meta)
-	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // TestOpenCommitsOnlyMissingBuckets: opening a file that has its buckets

@@ -135,10 +135,21 @@ func (r *Relay) relay(ctx context.Context, w http.ResponseWriter, s stream, afte
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{})
 	sse := protocol.NewSSEWriter(w)
+	// bound gives the socket's next write its deadline. Moving a deadline
+	// updates a runtime timer, which a paced stream would pay for every
+	// chunk (issue 29 item 3), so it moves once a second: a write may block
+	// between streamWriteBound less a second and streamWriteBound.
+	var deadline time.Time
+	bound := func() {
+		if now := time.Now(); deadline.Sub(now) < streamWriteBound-time.Second {
+			deadline = now.Add(streamWriteBound)
+			_ = rc.SetWriteDeadline(deadline)
+		}
+	}
 	// flush sends what is framed, in one write: each socket write gets its
 	// deadline, not each event.
 	flush := func() error {
-		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound))
+		bound()
 		return sse.Flush()
 	}
 	_ = flush() // headers out now: the client sees the stream open at once
@@ -174,7 +185,7 @@ func (r *Relay) relay(ctx context.Context, w http.ResponseWriter, s stream, afte
 	opts := r.tailOptions(s.maxWait)
 	opts.Flush = flush
 	opts.Idle = func() error {
-		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteBound))
+		bound()
 		return sse.Comment("ping")
 	}
 	err = eventlog.Tail(ctx, r.log, s.key, after, opts, send)
