@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/insightedge/insightedge/shared/dynamostore"
+	"github.com/insightedge/insightedge/shared/syncbuf"
 )
 
 // Region and credentials the local server accepts (it checks neither).
@@ -133,7 +134,7 @@ func start(launcher string) (string, func(), error) {
 	cmd := exec.Command("node", launcher, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
 	listening := &watcher{want: "listening at", found: make(chan struct{})}
 	cmd.Stdout = listening
-	stderr := new(lockedBuffer)
+	stderr := new(syncbuf.Buffer)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
@@ -185,25 +186,6 @@ func (w *watcher) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
-}
-
-// lockedBuffer is a strings.Builder safe for the process's writer and a
-// reader at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func freePort() (int, error) {
