@@ -80,22 +80,8 @@ func routerReply(c *call) reply {
 			},
 		}
 	}
-	return textReply(mustJSON(routerAnswer{res.Intent, res.ModelTier, res.ClarifyNeeded, res.SafetyFlags, res.ExpectedMode,
-		res.CandidateTools, res.Confidence, res.Strategy, res.Clarify}))
-}
-
-// routerAnswer is a RouterResult in the order the router's prompt asks
-// for: the fields that govern the route first (issue 29).
-type routerAnswer struct {
-	Intent         workflow.Intent   `json:"intent"`
-	ModelTier      string            `json:"modelTier"`
-	ClarifyNeeded  bool              `json:"clarifyNeeded"`
-	SafetyFlags    []string          `json:"safetyFlags"`
-	ExpectedMode   string            `json:"expectedMode"`
-	CandidateTools []string          `json:"candidateTools"`
-	Confidence     float64           `json:"confidence"`
-	Strategy       string            `json:"strategy"`
-	Clarify        *workflow.Clarify `json:"clarify,omitempty"`
+	// A RouterResult marshals in the order the router's prompt asks for.
+	return textReply(mustJSON(res))
 }
 
 func routeConfidence(c *call, intent workflow.Intent) float64 {

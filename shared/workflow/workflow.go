@@ -144,15 +144,20 @@ const (
 )
 
 // RouterResult is the router model's classification of a message (seed 000 §7.2).
+//
+// Its fields are in the order the router's prompt asks for them
+// (prompts.Router): the ones that govern the route first, so that a route
+// read early from the router's stream is known as soon as they are
+// (issue 29).
 type RouterResult struct {
 	Intent         Intent   `json:"intent"`
-	Confidence     float64  `json:"confidence"`
-	CandidateTools []string `json:"candidateTools"`
 	ModelTier      string   `json:"modelTier"`
-	ExpectedMode   string   `json:"expectedMode"`
-	Strategy       string   `json:"strategy"`
 	ClarifyNeeded  bool     `json:"clarifyNeeded"`
 	SafetyFlags    []string `json:"safetyFlags"`
+	ExpectedMode   string   `json:"expectedMode"`
+	CandidateTools []string `json:"candidateTools"`
+	Confidence     float64  `json:"confidence"`
+	Strategy       string   `json:"strategy"`
 	// Clarify is the question to ask when ClarifyNeeded.
 	Clarify *Clarify `json:"clarify,omitempty"`
 }
