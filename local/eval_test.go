@@ -235,7 +235,7 @@ func TestEvalModels(t *testing.T) {
 		t.Fatalf("offline models: %v\n%s", err, out)
 	}
 	for _, m := range []string{"offline-fast", "offline-standard", "offline-strong"} {
-		if !regexp.MustCompile(m + `\s+yes\s+yes\s+yes\s+no\s+yes`).MatchString(out) {
+		if !regexp.MustCompile(m + `\s+yes\s+yes\s+yes\s+yes\s+no\s+yes`).MatchString(out) {
 			t.Errorf("%s not reported usable:\n%s", m, out)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/insightedge/insightedge/shared/agent"
 	"github.com/insightedge/insightedge/shared/llm"
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // ModelCheck is what one model of a tier's chain can do for the product.
@@ -19,8 +20,11 @@ type ModelCheck struct {
 	Tier  string `json:"tier"`
 	Model string `json:"model"`
 	// JSONMode: a streamed call with response_format json_object (the
-	// router, the quiz tool, the planner) returned one JSON object.
+	// quiz tool, the planner) returned one JSON object.
 	JSONMode bool `json:"jsonMode"`
+	// RouterAnswer: the router's prompt got an answer the router reads (a
+	// route line and its JSON, workflow.ParseRouterAnswer).
+	RouterAnswer bool `json:"routerAnswer"`
 	// ToolStream: a forced final_result call arrived as a streamed tool call
 	// in more than one fragment.
 	ToolStream bool `json:"toolStream"`
@@ -59,8 +63,9 @@ func checkModel(ctx context.Context, base llm.Config, tier llm.Tier, model strin
 		return mc
 	}
 	mc.checkJSON(ctx, c, timeout)
+	mc.checkRouter(ctx, c, timeout)
 	mc.checkFinalResult(ctx, c, timeout)
-	mc.Usable = mc.JSONMode && mc.ToolStream && mc.FinalResultPartial
+	mc.Usable = mc.JSONMode && mc.RouterAnswer && mc.ToolStream && mc.FinalResultPartial
 	return mc
 }
 
@@ -68,8 +73,8 @@ func (mc *ModelCheck) checkJSON(ctx context.Context, c *llm.Client, timeout time
 	ctx, cancel := context.WithTimeout(ctx, 2*timeout)
 	defer cancel()
 	resp, err := c.Stream(ctx, llm.Request{Tier: llm.TierFast, JSON: true, Messages: []llm.Message{
-		{Role: "system", Content: prompts.Router},
-		{Role: "user", Content: "出 5 道牛顿第一定律的选择题"},
+		{Role: "system", Content: prompts.Quiz},
+		{Role: "user", Content: `{"topic":"牛顿第一定律","count":2,"questionType":"single_choice","difficulty":"medium","language":"zh-CN"}`},
 	}}, llm.Handler{})
 	if err != nil {
 		mc.Problems = append(mc.Problems, "JSON mode: "+err.Error())
@@ -81,6 +86,24 @@ func (mc *ModelCheck) checkJSON(ctx context.Context, c *llm.Client, timeout time
 		return
 	}
 	mc.JSONMode = true
+}
+
+func (mc *ModelCheck) checkRouter(ctx context.Context, c *llm.Client, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, 2*timeout)
+	defer cancel()
+	resp, err := c.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: []llm.Message{
+		{Role: "system", Content: prompts.Router},
+		{Role: "user", Content: "出 5 道牛顿第一定律的选择题"},
+	}}, llm.Handler{})
+	if err != nil {
+		mc.Problems = append(mc.Problems, "router: "+err.Error())
+		return
+	}
+	if _, err := workflow.ParseRouterAnswer(llm.StripFence(resp.Message.Content)); err != nil {
+		mc.Problems = append(mc.Problems, fmt.Sprintf("router: %v: %q", err, clip(resp.Message.Content, 80)))
+		return
+	}
+	mc.RouterAnswer = true
 }
 
 func (mc *ModelCheck) checkFinalResult(ctx context.Context, c *llm.Client, timeout time.Duration) {
@@ -150,9 +173,9 @@ func (mc *ModelCheck) checkFinalResult(ctx context.Context, c *llm.Client, timeo
 // WriteModelTable prints the checks and which tiers each model can serve.
 func WriteModelTable(w io.Writer, checks []ModelCheck) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "tier\tmodel\tJSON mode\tstreamed tool call\tfinal_result streams\treasoning\tusable\tproblems")
+	fmt.Fprintln(tw, "tier\tmodel\tJSON mode\trouter answer\tstreamed tool call\tfinal_result streams\treasoning\tusable\tproblems")
 	for _, c := range checks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Tier, c.Model, yes(c.JSONMode), yes(c.ToolStream),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Tier, c.Model, yes(c.JSONMode), yes(c.RouterAnswer), yes(c.ToolStream),
 			yes(c.FinalResultPartial), yes(c.Reasoning), yes(c.Usable), strings.Join(c.Problems, "; "))
 	}
 	tw.Flush()

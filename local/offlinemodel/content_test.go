@@ -472,15 +472,8 @@ func TestRouterOffersGenerationTools(t *testing.T) {
 			if tt.history != nil {
 				msgs = append(msgs, historyMessage(tt.history...))
 			}
-			req := openai.ChatCompletionRequest{Model: "m", Messages: append(msgs, user(tt.msg)),
-				ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}
-			var res struct {
-				Intent         workflow.Intent `json:"intent"`
-				CandidateTools []string        `json:"candidateTools"`
-			}
-			if err := json.Unmarshal([]byte(complete(t, c, req, false).content), &res); err != nil {
-				t.Fatal(err)
-			}
+			req := openai.ChatCompletionRequest{Model: "m", Messages: append(msgs, user(tt.msg))}
+			res := routed(t, complete(t, c, req, false).content)
 			// The quiz tool is not in this prompt's list: only listed tools are named.
 			want := slices.DeleteFunc(slices.Clone(tt.tools), func(n string) bool { _, ok := gen[n]; return !ok })
 			if res.Intent != tt.intent || !slices.Equal(res.CandidateTools, want) {

@@ -1,7 +1,6 @@
 package offlinemodel
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -40,12 +39,8 @@ func TestExportRequests(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.msg, func(t *testing.T) {
 			req := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{system(prompts.RouterHeader, prompt),
-				{Role: openai.ChatMessageRoleSystem, Content: history}, user(tc.msg)},
-				ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}
-			var res workflow.RouterResult
-			if err := json.Unmarshal([]byte(complete(t, c, req, false).content), &res); err != nil {
-				t.Fatal(err)
-			}
+				{Role: openai.ChatMessageRoleSystem, Content: history}, user(tc.msg)}}
+			res := routed(t, complete(t, c, req, false).content)
 			exports := slices.Equal(res.CandidateTools, []string{toolExport})
 			if exports != (tc.format != "") || exports && res.Intent != workflow.IntentContent {
 				t.Errorf("routed to %s %v", res.Intent, res.CandidateTools)

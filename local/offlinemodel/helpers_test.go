@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai/jsonschema"
 
 	"github.com/insightedge/insightedge/shared/prompts"
+	"github.com/insightedge/insightedge/shared/workflow"
 )
 
 // start runs a Server on a loopback port and returns it with a go-openai
@@ -171,10 +172,19 @@ Answer in the teacher's language.`
 
 func routerRequest(msg string) openai.ChatCompletionRequest {
 	return openai.ChatCompletionRequest{
-		Model:          "offline-standard",
-		Messages:       []openai.ChatCompletionMessage{system(prompts.RouterHeader, routerPrompt), user(msg)},
-		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject},
+		Model:    "offline-standard",
+		Messages: []openai.ChatCompletionMessage{system(prompts.RouterHeader, routerPrompt), user(msg)},
 	}
+}
+
+// routed reads a router answer as the product does.
+func routed(t *testing.T, answer string) workflow.RouterResult {
+	t.Helper()
+	r, err := workflow.ParseRouterAnswer(answer)
+	if err != nil {
+		t.Fatalf("router answer %q: %v", answer, err)
+	}
+	return r
 }
 
 func fn(name, desc string, props map[string]jsonschema.Definition, required ...string) openai.Tool {

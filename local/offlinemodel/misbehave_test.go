@@ -124,9 +124,8 @@ func TestThrottleOncePerBody(t *testing.T) {
 			t.Fatalf("first call: %v, want a 429 APIError", err)
 		}
 		r := complete(t, c, req, stream)
-		var rr struct{ Intent workflow.Intent }
-		if err := json.Unmarshal([]byte(r.content), &rr); err != nil || rr.Intent != workflow.IntentSmalltalk {
-			t.Fatalf("second call %q: %v", r.content, err)
+		if rr := routed(t, r.content); rr.Intent != workflow.IntentSmalltalk {
+			t.Fatalf("second call %q: intent %q", r.content, rr.Intent)
 		}
 		rec := s.Requests()
 		if len(rec) != 2 || rec[0].Status != http.StatusTooManyRequests || rec[1].Status != http.StatusOK ||

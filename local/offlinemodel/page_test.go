@@ -47,9 +47,8 @@ func TestRouterFollowUps(t *testing.T) {
 			req := routerRequest(tt.msg)
 			req.Messages[0].Content += prompts.RouterFollowup
 			req.Messages = slices.Insert(req.Messages, 1, pageMessage())
-			var res workflow.RouterResult
-			if err := json.Unmarshal([]byte(complete(t, c, req, false).content), &res); err != nil || res.Intent != tt.intent {
-				t.Fatalf("intent %q (%v), want %q", res.Intent, err, tt.intent)
+			if res := routed(t, complete(t, c, req, false).content); res.Intent != tt.intent {
+				t.Fatalf("intent %q, want %q", res.Intent, tt.intent)
 			}
 		})
 	}
@@ -59,9 +58,7 @@ func TestRouterFollowUps(t *testing.T) {
 	notOffered := routerRequest("把分析总结改得更简短")
 	notOffered.Messages = slices.Insert(notOffered.Messages, 1, pageMessage())
 	for _, req := range []openai.ChatCompletionRequest{noPage, notOffered} {
-		var res workflow.RouterResult
-		_ = json.Unmarshal([]byte(complete(t, c, req, false).content), &res)
-		if res.Intent == workflow.IntentRefine || res.Intent == workflow.IntentRebuild {
+		if res := routed(t, complete(t, c, req, false).content); res.Intent == workflow.IntentRefine || res.Intent == workflow.IntentRebuild {
 			t.Errorf("a refine without a page to refine: %q", res.Intent)
 		}
 	}

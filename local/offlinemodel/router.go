@@ -80,8 +80,7 @@ func routerReply(c *call) reply {
 			},
 		}
 	}
-	// A RouterResult marshals in the order the router's prompt asks for.
-	return textReply(mustJSON(res))
+	return textReply(workflow.FormatRouterAnswer(res))
 }
 
 func routeConfidence(c *call, intent workflow.Intent) float64 {

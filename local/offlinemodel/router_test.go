@@ -1,9 +1,7 @@
 package offlinemodel
 
 import (
-	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -43,11 +41,9 @@ func TestRouter(t *testing.T) {
 		t.Run(tt.msg, func(t *testing.T) {
 			bothModes(t, func(t *testing.T, stream bool) {
 				r := complete(t, c, routerRequest(tt.msg), stream)
-				var res workflow.RouterResult
-				dec := json.NewDecoder(strings.NewReader(r.content))
-				dec.DisallowUnknownFields()
-				if err := dec.Decode(&res); err != nil {
-					t.Fatalf("router reply %q: %v", r.content, err)
+				res := routed(t, r.content)
+				if again := workflow.FormatRouterAnswer(res); again != r.content {
+					t.Errorf("router reply %q is not in the router's format %q", r.content, again)
 				}
 				if res.Intent != tt.intent || res.ExpectedMode != tt.mode || res.ModelTier != tt.tier || !slices.Equal(res.CandidateTools, tt.tools) {
 					t.Fatalf("got %+v, want intent %s mode %s tier %s tools %v", res, tt.intent, tt.mode, tt.tier, tt.tools)
@@ -64,18 +60,14 @@ func TestRouter(t *testing.T) {
 }
 
 func TestRouterNamesOnlyListedTools(t *testing.T) {
-	prompt := "Decide the intent.\n\nIntents:\n- quiz_generate: questions\n- content_create: content\n\nGeneration tools:\n- generate_pptx: build a deck\n\nReply in JSON."
+	prompt := "Decide the intent.\n\nIntents:\n- quiz_generate: questions\n- content_create: content\n\nGeneration tools:\n- generate_pptx: build a deck\n\nAnswer with a route line and JSON."
 	_, c := start(t, Options{})
 	for msg, want := range map[string][]string{
 		"帮我做一个光合作用的 PPT 课件": {"generate_pptx"},
 		"出 5 道牛顿第一定律的选择题":   {},
 	} {
-		req := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{system(prompts.RouterHeader, prompt), user(msg)},
-			ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}}
-		var res workflow.RouterResult
-		if err := json.Unmarshal([]byte(complete(t, c, req, false).content), &res); err != nil {
-			t.Fatal(err)
-		}
+		req := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{system(prompts.RouterHeader, prompt), user(msg)}}
+		res := routed(t, complete(t, c, req, false).content)
 		if !slices.Equal(res.CandidateTools, want) {
 			t.Errorf("%s: candidateTools %v, want %v", msg, res.CandidateTools, want)
 		}

@@ -20,11 +20,22 @@ func TestRouterPrefix(t *testing.T) {
 		{"a clarify waits for its question", `{"intent":"clarify","modelTier":"fast","clarifyNeeded":true,"expectedMode":"clarify","candidateTools":[],"confidence":0.5,`, false, ""},
 		{"asking back on another intent waits too", `{"intent":"data_query","modelTier":"fast","clarifyNeeded":true,"expectedMode":"answer","candidateTools":[],`, false, ""},
 		{"not JSON", `Sure! {"intent"`, false, ""},
+		// The route line (workflow.FormatRouterAnswer).
+		{"a chat route line, ended", "chat_qa standard\n", true, "chat_qa"},
+		{"a chat route line still streaming", "chat_qa stand", false, ""},
+		{"a chat route line with its flags", "chat_smalltalk fast student_privacy\n{", true, "chat_smalltalk"},
+		{"a build route line", "build_workflow standard\n", true, "build_workflow"},
+		{"an agent route line waits for its tools", "quiz_generate standard\n" + `{"expectedMode":"artifact","candidateTools":["gen`, false, ""},
+		{"an agent route line with its tools", "quiz_generate standard\n" + `{"expectedMode":"artifact","candidateTools":["generate_quiz_questions"],"co`, true, "quiz_generate"},
+		{"a clarify route line waits for its question", "clarify fast\n" + `{"expectedMode":"clarify","candidateTools":[],"confidence":0.5,`, false, ""},
+		{"a route line without a tier", "chat_qa\n{", false, ""},
+		{"prose", "I think this is small talk.\n", false, ""},
+		{"a fenced route line", "```\nchat_qa fast\n{", true, "chat_qa"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, ok := routerPrefix(c.sofar)
+			r, ok := routerEarly(c.sofar)
 			if ok != c.ok || string(r.Intent) != c.intent {
-				t.Errorf("routerPrefix = %q, %v; want %q, %v", r.Intent, ok, c.intent, c.ok)
+				t.Errorf("routerEarly = %q, %v; want %q, %v", r.Intent, ok, c.intent, c.ok)
 			}
 		})
 	}

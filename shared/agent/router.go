@@ -46,7 +46,7 @@ func (a *Agent) route(ctx context.Context, in workflow.RouteInput, early func(wo
 				return nil
 			}
 			sofar.WriteString(d)
-			if r, ok := routerPrefix(sofar.String()); ok {
+			if r, ok := routerEarly(sofar.String()); ok {
 				r = a.normalizeRoute(r, editable)
 				decided = &r
 				early(a.decided(ctx, in.Turn, a.intentTools(in.Turn.Mode, workflow.RouteOutput{Path: pathOf(r), Result: r})))
@@ -54,7 +54,8 @@ func (a *Agent) route(ctx context.Context, in workflow.RouteInput, early func(wo
 			return nil
 		}
 	}
-	req := llm.Request{Tier: llm.TierFast, Messages: msgs, JSON: true, MaxTokens: routerMaxTokens}
+	// Not JSON mode: the answer starts with its route line (workflow.FormatRouterAnswer).
+	req := llm.Request{Tier: llm.TierFast, Messages: msgs, MaxTokens: routerMaxTokens}
 	resp, err := a.Model.Stream(ctx, req, h)
 	if err != nil && ctx.Err() != nil {
 		return workflow.RouteOutput{}, err
@@ -66,7 +67,7 @@ func (a *Agent) route(ctx context.Context, in workflow.RouteInput, early func(wo
 	}
 	var r workflow.RouterResult
 	if err == nil {
-		err = json.Unmarshal([]byte(llm.StripFence(resp.Message.Content)), &r)
+		r, err = workflow.ParseRouterAnswer(llm.StripFence(resp.Message.Content))
 	}
 	if err != nil && decided == nil {
 		a.Logger.WarnContext(ctx, "router answer is not a RouterResult; the agent decides", "err", err)
@@ -192,36 +193,53 @@ func pathOf(r workflow.RouterResult) string {
 	}
 }
 
-// routerGoverning are the router answer's fields that decide the route,
-// by path: whether it asks back and the intent decide the path; the
-// safety flags may decline it or add a notice (issue 28), so every path
-// waits for them; the chat path's call needs its tier too, the agent
-// path's also its tools and what validation expects. The prompt asks for
-// them first, in this order, so that the route is known after a few
-// tokens (issue 29).
+// routerEarly reads the route from the start of a streamed router answer:
+// ok once every field governing its path has streamed, after which the
+// route stands whatever follows (issue 29). The route line holds the
+// intent, tier and safety flags; the agent path also needs its tools and
+// what validation expects, the first fields of the JSON after the line.
+// A clarify needs its question, which comes last: it is never decided
+// early. An answer without a route line is read as JSON (routerPrefix).
+func routerEarly(sofar string) (workflow.RouterResult, bool) {
+	body := llm.StripFence(sofar)
+	if !workflow.HasRouteLine(body) {
+		return routerPrefix(body)
+	}
+	// Only the opening fence: the line's end is what says it is whole.
+	body = strings.TrimLeft(sofar, " \t\r\n")
+	body = strings.TrimPrefix(strings.TrimPrefix(body, "```json"), "```")
+	r, rest, ok := workflow.RouteLine(body)
+	if !ok || r.ClarifyNeeded {
+		return workflow.RouterResult{}, false
+	}
+	if pathOf(r) != workflow.PathAgent {
+		return r, true
+	}
+	var d workflow.RouterResult
+	if fields, ok := jsonHead(rest, &d); !ok || fields["expectedMode"] == nil || fields["candidateTools"] == nil {
+		return workflow.RouterResult{}, false
+	}
+	r.ExpectedMode, r.CandidateTools = d.ExpectedMode, d.CandidateTools
+	return r, true
+}
+
+// routerGoverning are the fields of a router answer given as one JSON
+// object that decide the route, by path: whether it asks back and the
+// intent decide the path; the safety flags may decline it or add a notice
+// (issue 28), so every path waits for them; the chat path's call needs its
+// tier too, the agent path's also its tools and what validation expects.
 var routerGoverning = map[string][]string{
 	workflow.PathBuild: {"intent", "clarifyNeeded", "safetyFlags"},
 	workflow.PathChat:  {"intent", "clarifyNeeded", "safetyFlags", "modelTier"},
 	workflow.PathAgent: {"intent", "clarifyNeeded", "safetyFlags", "modelTier", "expectedMode", "candidateTools"},
 }
 
-// routerPrefix reads the route from the start of a streamed router answer:
-// ok once every field governing its path is complete (the answer is cut
-// after its last complete top-level field and closed). A clarify needs its
-// question, which comes last: it is never decided early.
-func routerPrefix(sofar string) (workflow.RouterResult, bool) {
+// routerPrefix reads the route from the start of a router answer given as
+// one JSON object: ok once every field governing its path is complete.
+func routerPrefix(body string) (workflow.RouterResult, bool) {
 	var r workflow.RouterResult
-	body := llm.StripFence(sofar)
-	cut := lastTopLevelComma(body)
-	if cut < 0 {
-		return r, false
-	}
-	head := body[:cut] + "}"
-	var fields map[string]json.RawMessage
-	if json.Unmarshal([]byte(head), &fields) != nil || json.Unmarshal([]byte(head), &r) != nil {
-		return workflow.RouterResult{}, false
-	}
-	if _, ok := fields["clarifyNeeded"]; !ok || r.ClarifyNeeded || r.Intent == workflow.IntentClarify {
+	fields, ok := jsonHead(body, &r)
+	if !ok || fields["clarifyNeeded"] == nil || r.ClarifyNeeded || r.Intent == workflow.IntentClarify {
 		return workflow.RouterResult{}, false
 	}
 	for _, k := range routerGoverning[pathOf(r)] {
@@ -230,6 +248,22 @@ func routerPrefix(sofar string) (workflow.RouterResult, bool) {
 		}
 	}
 	return r, true
+}
+
+// jsonHead decodes the complete top-level fields of a JSON object streamed
+// so far into v (the object is cut after its last complete field and
+// closed), and returns them by name.
+func jsonHead(sofar string, v any) (map[string]json.RawMessage, bool) {
+	cut := lastTopLevelComma(sofar)
+	if cut < 0 {
+		return nil, false
+	}
+	head := sofar[:cut] + "}"
+	var fields map[string]json.RawMessage
+	if json.Unmarshal([]byte(head), &fields) != nil || json.Unmarshal([]byte(head), v) != nil {
+		return nil, false
+	}
+	return fields, true
 }
 
 // lastTopLevelComma is the index of the last comma between two fields of

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/insightedge/insightedge/shared/llm"
+	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/session"
 	"github.com/insightedge/insightedge/shared/workflow"
 )
@@ -18,7 +19,7 @@ import (
 const waitBound = 10 * time.Second
 
 // overlapModel plays the router and the agent at once, as a real model
-// does: a JSON request is the router, any other the agent. The router
+// does: a call with the router's prompt is the router, any other the agent. The router
 // streams its governing fields only once an agent call has started (so a
 // first round that waited for the route would never get them), and the
 // rest of its answer only once text reached the log (so the teacher's
@@ -52,7 +53,7 @@ func (m *overlapModel) wait(ctx context.Context, ch chan struct{}, what string) 
 }
 
 func (m *overlapModel) Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error) {
-	if req.JSON {
+	if strings.HasPrefix(req.Messages[0].Content, prompts.RouterHeader) {
 		if err := m.wait(ctx, m.started, "an agent call alongside the router"); err != nil {
 			return llm.Response{}, err
 		}
@@ -83,14 +84,23 @@ func (m *overlapModel) Stream(ctx context.Context, req llm.Request, h llm.Handle
 }
 
 const (
-	routeQA   = `{"intent":"chat_qa","modelTier":"standard","clarifyNeeded":false,"safetyFlags":[],"expectedMode":"answer","candidateTools":[],"confidence":0.9,"strategy":"answer directly"}`
-	routeQuiz = `{"intent":"quiz_generate","modelTier":"standard","clarifyNeeded":false,"safetyFlags":[],"expectedMode":"artifact","candidateTools":["generate_quiz_questions"],"confidence":0.9,"strategy":"quiz"}`
-	routeAsk  = `{"intent":"clarify","modelTier":"fast","clarifyNeeded":true,"safetyFlags":[],"expectedMode":"clarify","candidateTools":[],"confidence":0.5,"strategy":"ask","clarify":{"question":"Which class?"}}`
+	routeQA   = "chat_qa standard\n" + `{"expectedMode":"answer","candidateTools":[],"confidence":0.9,"strategy":"answer directly"}`
+	routeQuiz = "quiz_generate standard\n" + `{"expectedMode":"artifact","candidateTools":["generate_quiz_questions"],"confidence":0.9,"strategy":"quiz"}`
+	routeAsk  = "clarify fast\n" + `{"expectedMode":"clarify","candidateTools":[],"confidence":0.5,"strategy":"ask","clarify":{"question":"Which class?"}}`
+	// routeQAJSON is routeQA as one JSON object, as a model that leaves out
+	// the route line answers.
+	routeQAJSON = `{"intent":"chat_qa","modelTier":"standard","clarifyNeeded":false,"safetyFlags":[],"expectedMode":"answer","candidateTools":[],"confidence":0.9,"strategy":"answer directly"}`
 )
 
 // governed is the length of a route's governing fields on its path, up to
 // the comma before the field after them.
 func governed(route, next string) int { return strings.Index(route, `,"`+next+`"`) + 1 }
+
+// lineEnd is the length of a route's line: what governs a direct answer.
+func lineEnd(route string) int { return strings.Index(route, "\n") + 1 }
+
+// harmfulQA is routeQA flagged harmful.
+var harmfulQA = strings.Replace(routeQA, "chat_qa standard\n", "chat_qa standard harmful\n", 1)
 
 func answerOrQuiz(req llm.Request) modelReply {
 	if len(req.Tools) == 0 {
@@ -109,21 +119,33 @@ func hasTool(req llm.Request, name string) bool {
 }
 
 func TestStartKeepsAConfirmedGuess(t *testing.T) {
-	m := newOverlapModel(routeQA, governed(routeQA, "expectedMode"), answerOrQuiz)
+	for _, c := range []struct {
+		name, route string
+		cut         int
+	}{
+		{"a route line", routeQA, lineEnd(routeQA)},
+		{"one JSON object", routeQAJSON, governed(routeQAJSON, "expectedMode")},
+	} {
+		t.Run(c.name, func(t *testing.T) { testStartKeepsAConfirmedGuess(t, c.route, c.cut) })
+	}
+}
+
+func testStartKeepsAConfirmedGuess(t *testing.T, route string, cut int) {
+	m := newOverlapModel(route, cut, answerOrQuiz)
 	m.waitText = true
 	f := newFixture(t, &scriptedModel{})
 	f.agent.Model = m
 	f.agent.Log = &textSignal{Appender: f.log, ch: m.text}
 	ctx := context.Background()
-	route, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn})
+	out, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if route.Path != workflow.PathChat || route.First == nil || route.First.Next != workflow.NextReply {
-		t.Fatalf("route %+v, first %+v; want the chat path with its reply", route, route.First)
+	if out.Path != workflow.PathChat || out.First == nil || out.First.Next != workflow.NextReply {
+		t.Fatalf("route %+v, first %+v; want the chat path with its reply", out, out.First)
 	}
-	if route.Result.Strategy != "answer directly" || route.Result.Confidence != 0.9 {
-		t.Errorf("the rest of the router's answer was lost: %+v", route.Result)
+	if out.Result.Strategy != "answer directly" || out.Result.Confidence != 0.9 {
+		t.Errorf("the rest of the router's answer was lost: %+v", out.Result)
 	}
 	if len(m.agents) != 1 {
 		t.Errorf("%d agent calls, want the one started alongside the router", len(m.agents))
@@ -136,10 +158,10 @@ func TestStartKeepsAConfirmedGuess(t *testing.T) {
 		t.Errorf("a kept round counted %v wasted tokens", f.metrics["SpeculationWastedTokens"])
 	}
 	// AgentTurn takes the round the Route step ran: no second model call.
-	out, err := f.agent.Turn(ctx, workflow.AgentInput{Turn: f.turn, Route: route, Attempt: 1,
+	round, err := f.agent.Turn(ctx, workflow.AgentInput{Turn: f.turn, Route: out, Attempt: 1,
 		Prev: workflow.AgentOutput{ToolCalls: []workflow.ToolCallRef{}}})
-	if err != nil || out.Next != workflow.NextReply || len(m.agents) != 1 {
-		t.Errorf("AgentTurn: %+v, %v, %d agent calls; want the first round as it was", out, err, len(m.agents))
+	if err != nil || round.Next != workflow.NextReply || len(m.agents) != 1 {
+		t.Errorf("AgentTurn: %+v, %v, %d agent calls; want the first round as it was", round, err, len(m.agents))
 	}
 }
 
@@ -200,8 +222,7 @@ func TestStartClarifyRunsNoRound(t *testing.T) {
 // round guessed for it, even when its path and tier match the guess; the
 // teacher reads the decline once, and AgentTurn adds nothing.
 func TestStartHarmfulKeepsNoGuess(t *testing.T) {
-	harmful := strings.Replace(routeQA, `"safetyFlags":[]`, `"safetyFlags":["harmful"]`, 1)
-	m := newOverlapModel(harmful, governed(harmful, "expectedMode"), answerOrQuiz)
+	m := newOverlapModel(harmfulQA, lineEnd(harmfulQA), answerOrQuiz)
 	f := newFixture(t, &scriptedModel{})
 	f.agent.Model = m
 	ctx := context.Background()
@@ -232,9 +253,8 @@ func TestStartHarmfulKeepsNoGuess(t *testing.T) {
 // guessed from the call, never from the decline: an innocent message that
 // follows a harmful one gets its answer, not the refusal again.
 func TestStartGuessCarriesNoDecline(t *testing.T) {
-	harmful := strings.Replace(routeQA, `"safetyFlags":[]`, `"safetyFlags":["harmful"]`, 1)
 	f := newFixture(t, &scriptedModel{})
-	f.agent.Model = newOverlapModel(harmful, governed(harmful, "expectedMode"), answerOrQuiz)
+	f.agent.Model = newOverlapModel(harmfulQA, lineEnd(harmfulQA), answerOrQuiz)
 	ctx := context.Background()
 	if _, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn}); err != nil {
 		t.Fatal(err)
@@ -243,7 +263,7 @@ func TestStartGuessCarriesNoDecline(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.turn = f.beginTurn(t, "u-2", "What is photosynthesis?")
-	f.agent.Model = newOverlapModel(routeQA, governed(routeQA, "expectedMode"), answerOrQuiz)
+	f.agent.Model = newOverlapModel(routeQA, lineEnd(routeQA), answerOrQuiz)
 	route, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn})
 	if err != nil {
 		t.Fatal(err)

@@ -23,12 +23,12 @@ const (
 // Router is the router's system prompt; the available generation tools are
 // appended, one per line as "- name: description".
 const Router = RouterHeader + `
-You classify a teacher's message for an AI teaching assistant and answer with one JSON object, nothing else, its
-fields in this order (the first six decide the route and are acted on as soon as they arrive):
-{"intent": string, "modelTier": "fast"|"standard"|"strong", "clarifyNeeded": boolean, "safetyFlags": [strings],
- "expectedMode": "answer"|"artifact"|"clarify", "candidateTools": [tool names], "confidence": number 0..1,
- "strategy": string (a few words),
- "clarify": {"question": string, "options": [strings], "hint": string} (only when clarifyNeeded)}
+You classify a teacher's message for an AI teaching assistant. Answer with two lines, nothing else:
+1. the route, acted on as soon as the line ends: the intent, the modelTier ("fast"|"standard"|"strong") and the
+   safety flags if any, separated by spaces: "chat_qa standard", "data_query standard student_privacy";
+2. one JSON object: {"expectedMode": "answer"|"artifact"|"clarify", "candidateTools": [tool names],
+   "confidence": number 0..1, "strategy": string (a few words),
+   "clarify": {"question": string, "options": [strings], "hint": string} (only when the intent is clarify)}
 
 Intents:
 - chat_smalltalk: greetings, thanks, small talk. expectedMode answer, modelTier fast.
@@ -37,11 +37,11 @@ Intents:
 - quiz_generate: make quiz or exercise questions. expectedMode artifact.
 - content_create: make teaching material (slides, documents, lesson plans, interactive pages). expectedMode artifact.
 - build_workflow: build a data-analysis page or report of a class's results. expectedMode artifact.
-- clarify: nothing actionable can be understood; ask one short question back (clarifyNeeded true).
+- clarify: nothing actionable can be understood; ask one short question back (the JSON's clarify).
 
 candidateTools: the generation tools the request most likely needs, chosen only from the list below; a priority set,
 not a whitelist (data tools are always available). Use modelTier strong only for long or demanding content.
-safetyFlags: [] for almost every message. Only these flags exist (the product acts on them):
+Safety flags: none for almost every message. Only these flags exist (the product acts on them):
 - "harmful": the message asks for something that could hurt pupils or others (violence, self-harm, humiliating or
   discriminating against a pupil, cheating or deceiving); the request is declined.
 - "student_privacy": the message asks for a named pupil's private information (health, family, address, contacts,

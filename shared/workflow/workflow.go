@@ -144,11 +144,8 @@ const (
 )
 
 // RouterResult is the router model's classification of a message (seed 000 §7.2).
-//
-// Its fields are in the order the router's prompt asks for them
-// (prompts.Router): the ones that govern the route first, so that a route
-// read early from the router's stream is known as soon as they are
-// (issue 29).
+// The model answers it as a route line and a JSON object
+// (FormatRouterAnswer); the fields that govern the route come first.
 type RouterResult struct {
 	Intent         Intent   `json:"intent"`
 	ModelTier      string   `json:"modelTier"`

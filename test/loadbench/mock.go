@@ -14,7 +14,7 @@ import (
 )
 
 // mockModel is the OpenAI-compatible chat-completions server both sides
-// talk to. A JSON-mode request (the product's router) gets a fixed routing
+// talk to. The product's router (its prompt's header) gets a fixed routing
 // decision for a direct answer; any other request gets the same answer of
 // Chunks content chunks, Pace apart. Every chunk is encoded once, up front,
 // so that the mock costs the harness's core as little as possible.
@@ -53,7 +53,7 @@ func newMockModel(chunks int) *mockModel {
 	m.chunks = append(m.chunks, ending("stop", chunks)...)
 	m.text = text.String()
 
-	m.router = routeJSON(workflow.IntentQA, workflow.ExpectAnswer, "[]", "answer the question directly")
+	m.router = routeAnswer(workflow.IntentQA, workflow.ExpectAnswer, []string{}, "answer the question directly")
 	return m
 }
 
@@ -156,21 +156,18 @@ const quizAsk = "Make 2 multiple-choice questions on photosynthesis"
 // quizFinal is the product's answer at the end of the quiz turn.
 const quizFinal = "Here are 2 questions on photosynthesis."
 
-// routeJSON is a router answer in the order the router's prompt asks for
-// (shared/prompts.Router): the fields that govern the route first.
-func routeJSON(intent workflow.Intent, mode, tools, strategy string) string {
-	return fmt.Sprintf(`{"intent":%q,"modelTier":"standard","clarifyNeeded":false,"safetyFlags":[],"expectedMode":%q,"candidateTools":%s,"confidence":0.9,"strategy":%q}`,
-		intent, mode, tools, strategy)
+// routeAnswer is a router answer as the router's prompt asks for it
+// (shared/prompts.Router): the route line, then the rest as JSON.
+func routeAnswer(intent workflow.Intent, mode string, tools []string, strategy string) string {
+	return workflow.FormatRouterAnswer(workflow.RouterResult{Intent: intent, ModelTier: "standard", SafetyFlags: []string{},
+		ExpectedMode: mode, CandidateTools: tools, Confidence: 0.9, Strategy: strategy})
 }
 
-var quizRoute = routeJSON(workflow.IntentQuiz, workflow.ExpectArtifact, `["generate_quiz_questions"]`, "generate quiz questions with the quiz tool")
+var quizRoute = routeAnswer(workflow.IntentQuiz, workflow.ExpectArtifact, []string{"generate_quiz_questions"}, "generate quiz questions with the quiz tool")
 
 // mockRequest is what the mock reads of a chat-completions request.
 type mockRequest struct {
-	Stream         bool `json:"stream"`
-	ResponseFormat *struct {
-		Type string `json:"type"`
-	} `json:"response_format"`
+	Stream   bool `json:"stream"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
