@@ -23,12 +23,13 @@ const (
 // Router is the router's system prompt; the available generation tools are
 // appended, one per line as "- name: description".
 const Router = RouterHeader + `
-You classify a teacher's message for an AI teaching assistant. Answer with two lines, nothing else:
-1. the route, acted on as soon as the line ends: the intent, the modelTier ("fast"|"standard"|"strong") and the
-   safety flags if any, separated by spaces: "chat_qa standard", "data_query standard student_privacy";
-2. one JSON object: {"expectedMode": "answer"|"artifact"|"clarify", "candidateTools": [tool names],
-   "confidence": number 0..1, "strategy": string (a few words),
-   "clarify": {"question": string, "options": [strings], "hint": string} (only when the intent is clarify)}
+You classify a teacher's message for an AI teaching assistant. Answer with two lines, nothing else. The first is
+the route, acted on as soon as it ends: the intent, the modelTier ("fast"|"standard"|"strong") and the safety flags
+if any, separated by spaces. The second is one JSON object: {"expectedMode": "answer"|"artifact"|"clarify",
+"candidateTools": [tool names], "confidence": number 0..1, "strategy": string (a few words), "clarify":
+{"question": string, "options": [strings], "hint": string} (only when the intent is clarify)}. For example:
+quiz_generate standard
+{"expectedMode": "artifact", "candidateTools": ["generate_quiz_questions"], "confidence": 0.9, "strategy": "write the quiz"}
 
 Intents:
 - chat_smalltalk: greetings, thanks, small talk. expectedMode answer, modelTier fast.

@@ -58,18 +58,21 @@ func HasRouteLine(answer string) bool {
 
 // RouteLine reads the route line that starts a router answer streamed so
 // far: ok once the line has ended (a line break, or the JSON object's
-// brace) and starts with one of the intents and a tier (a model that
-// answers in prose has no route); rest is what follows it.
+// brace) and names one of the intents, then a tier; words before the
+// intent (a "1." or "route:" a model may write) are passed over, and a
+// model that answers in prose has no route. rest is what follows the line.
 func RouteLine(answer string) (r RouterResult, rest string, ok bool) {
 	s := strings.TrimLeft(answer, " \t\r\n")
 	end := strings.IndexAny(s, "\n{")
 	if end < 0 {
 		return r, "", false
 	}
-	words := strings.FieldsFunc(s[:end], func(c rune) bool { return strings.ContainsRune(" \t\r,[]\"", c) })
-	if len(words) < 2 || !slices.Contains(intents, Intent(words[0])) {
+	words := strings.FieldsFunc(s[:end], func(c rune) bool { return strings.ContainsRune(" \t\r,[]\"`*", c) })
+	at := slices.IndexFunc(words, func(w string) bool { return slices.Contains(intents, Intent(w)) })
+	if at < 0 || at > 2 || len(words) < at+2 {
 		return r, "", false
 	}
+	words = words[at:]
 	r.Intent, r.ModelTier, r.SafetyFlags = Intent(words[0]), words[1], []string{}
 	for _, f := range words[2:] {
 		if f != "-" && f != "none" {
@@ -99,6 +102,10 @@ func ParseRouterAnswer(answer string) (RouterResult, error) {
 	}
 	var d routerDetail
 	if rest = strings.TrimSpace(rest); rest != "" {
+		// The object, without what a model may write around it ("2.").
+		if i := strings.IndexByte(rest, '{'); i > 0 {
+			rest = rest[i:]
+		}
 		if err := json.Unmarshal([]byte(rest), &d); err != nil {
 			return r, fmt.Errorf("router answer after the route line: %w", err)
 		}
