@@ -230,6 +230,59 @@ func TestTailIdleHeartbeat(t *testing.T) {
 	}
 }
 
+// TestTailIdleAfterEvents: a tail whose wake-up timer was armed before a
+// run of events (and so fires while the stream is not quiet) still calls
+// Idle once the stream goes quiet (issue 29 item 3: the timer is not moved
+// for every event).
+func TestTailIdleAfterEvents(t *testing.T) {
+	for _, kind := range readerKinds() {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+			defer cancel()
+			m := eventlog.NewMemory()
+			beats := make(chan struct{}, 1)
+			o := fastTail()
+			o.IdleEvery = 20 * time.Millisecond
+			o.Idle = func() error {
+				select {
+				case beats <- struct{}{}:
+				default:
+				}
+				return nil
+			}
+			var passed atomic.Int64
+			done := make(chan error, 1)
+			go func() {
+				done <- eventlog.Tail(ctx, readerOf(m, kind), "paced", 0, o, func(eventlog.Event) error {
+					passed.Add(1)
+					return nil
+				})
+			}()
+			// A paced producer: its events span more than IdleEvery, so the
+			// timer armed at the start fires amid them.
+			const n = 8
+			for i := range n {
+				appendAll(t, m, "paced", event(fmt.Sprint(i)))
+				time.Sleep(5 * time.Millisecond)
+			}
+			for range 2 {
+				select {
+				case <-beats:
+				case <-ctx.Done():
+					t.Fatal("Idle was not called once the stream went quiet")
+				}
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("Tail after cancel: %v, want context.Canceled", err)
+			}
+			if got := passed.Load(); got != n {
+				t.Fatalf("passed %d events, want %d", got, n)
+			}
+		})
+	}
+}
+
 func TestTailErrors(t *testing.T) {
 	errIdle := errors.New("client gone")
 	errFn := errors.New("write failed")
