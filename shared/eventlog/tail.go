@@ -168,8 +168,15 @@ func (b *batcher) pending() bool { return b.n > 0 }
 // anew.
 func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int64, o TailOptions, fn func(Event) error) error {
 	b := batcher{fn: fn, flush: o.Flush, max: o.Batch}
-	lastEvent, lastIdle := time.Now(), time.Now()
+	lastEvent := time.Now()
+	lastIdle := lastEvent
+	// The timer wakes a quiet tail. Moving it is a runtime timer update,
+	// which a stream paced at one event a wake-up would pay for every event
+	// (issue 29 item 3); since the wake-up only moves later as events come,
+	// it stays armed while it fires no later than needed (armed), and a
+	// tail it wakes early finds itself not quiet and arms it again.
 	timer := time.NewTimer(o.IdleEvery)
+	armed := lastEvent.Add(o.IdleEvery) // zero: fired
 	defer timer.Stop()
 	for {
 		sub := f.Subscribe(stream)
@@ -180,7 +187,8 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 			return err
 		}
 		if after > from {
-			lastEvent, lastIdle = time.Now(), time.Now()
+			lastEvent = time.Now()
+			lastIdle = lastEvent
 		}
 		err = func() error {
 			defer sub.Close()
@@ -234,7 +242,8 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 						continue
 					default:
 					}
-					lastEvent, lastIdle = time.Now(), time.Now()
+					lastEvent = time.Now()
+					lastIdle = lastEvent
 					if err := b.flushPassed(); err != nil {
 						return err
 					}
@@ -243,18 +252,24 @@ func tailFeed(ctx context.Context, r Reader, f Feeder, stream string, after int6
 				if err := o.quiet(now, lastEvent, &lastIdle); err != nil {
 					return err
 				}
-				timer.Reset(max(min(o.IdleEvery-now.Sub(lastIdle), o.MaxWait-now.Sub(lastEvent)+time.Millisecond), time.Millisecond))
+				wake := now.Add(max(min(o.IdleEvery-now.Sub(lastIdle), o.MaxWait-now.Sub(lastEvent)+time.Millisecond), time.Millisecond))
+				if armed.IsZero() || wake.Before(armed) {
+					timer.Reset(wake.Sub(now))
+					armed = wake
+				}
 				select {
 				case <-ctx.Done():
 					return ctx.Err()
 				case <-timer.C:
+					armed = time.Time{}
 				case <-sub.Ready():
 					before := after
 					if err := take(); err != nil {
 						return err
 					}
 					if after > before && !b.pending() { // passed, and flushed at the batch bound
-						lastEvent, lastIdle = time.Now(), time.Now()
+						lastEvent = time.Now()
+						lastIdle = lastEvent
 					}
 				}
 			}

@@ -201,30 +201,85 @@ func TestTailIdleHeartbeat(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 			defer cancel()
 			reader := readerOf(eventlog.NewMemory(), kind)
-			beats := make(chan struct{}, 1)
-			o := fastTail()
-			o.IdleEvery = 20 * time.Millisecond
-			o.Idle = func() error {
-				select {
-				case beats <- struct{}{}:
-				default:
-				}
-				return nil
-			}
+			o, beats := beating()
 			done := make(chan error, 1)
 			go func() {
 				done <- eventlog.Tail(ctx, reader, "quiet", 0, o, func(eventlog.Event) error { return nil })
 			}()
-			for range 2 { // called again after the first, not only once
-				select {
-				case <-beats:
-				case <-ctx.Done():
-					t.Fatal("Idle was not called on a quiet stream")
-				}
+			waitBeats(ctx, t, beats, "on a quiet stream")
+			stopTail(t, cancel, done)
+		})
+	}
+}
+
+// beating returns fastTail calling Idle every 20 ms, and the channel
+// through which Idle tells of its calls.
+func beating() (eventlog.TailOptions, <-chan struct{}) {
+	beats := make(chan struct{}, 1)
+	o := fastTail()
+	o.IdleEvery = 20 * time.Millisecond
+	o.Idle = func() error {
+		select {
+		case beats <- struct{}{}:
+		default:
+		}
+		return nil
+	}
+	return o, beats
+}
+
+// waitBeats waits for two calls of Idle: called again after the first,
+// not only once.
+func waitBeats(ctx context.Context, t *testing.T, beats <-chan struct{}, when string) {
+	t.Helper()
+	for range 2 {
+		select {
+		case <-beats:
+		case <-ctx.Done():
+			t.Fatal("Idle was not called " + when)
+		}
+	}
+}
+
+// stopTail cancels a tail and checks that it ended for that.
+func stopTail(t *testing.T, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Tail after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// TestTailIdleAfterEvents: a tail whose wake-up timer was armed before a
+// run of events (and so fires while the stream is not quiet) still calls
+// Idle once the stream goes quiet (issue 29 item 3: the timer is not moved
+// for every event).
+func TestTailIdleAfterEvents(t *testing.T) {
+	for _, kind := range readerKinds() {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+			defer cancel()
+			m := eventlog.NewMemory()
+			o, beats := beating()
+			var passed atomic.Int64
+			done := make(chan error, 1)
+			go func() {
+				done <- eventlog.Tail(ctx, readerOf(m, kind), "paced", 0, o, func(eventlog.Event) error {
+					passed.Add(1)
+					return nil
+				})
+			}()
+			// A paced producer: its events span more than IdleEvery, so the
+			// timer armed at the start fires amid them.
+			const n = 8
+			for i := range n {
+				appendAll(t, m, "paced", event(fmt.Sprint(i)))
+				time.Sleep(5 * time.Millisecond)
 			}
-			cancel()
-			if err := <-done; !errors.Is(err, context.Canceled) {
-				t.Fatalf("Tail after cancel: %v, want context.Canceled", err)
+			waitBeats(ctx, t, beats, "once the stream went quiet")
+			stopTail(t, cancel, done)
+			if got := passed.Load(); got != n {
+				t.Fatalf("passed %d events, want %d", got, n)
 			}
 		})
 	}
