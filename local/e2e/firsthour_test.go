@@ -370,8 +370,20 @@ func TestClarifyPickKeepsTheLanguage(t *testing.T) {
 	if label == "" {
 		t.Fatalf("no choice for Form 1A: %v", lastData(t, ask, "data-clarify"))
 	}
-	text := say(t, s.URL, conv, label).text(t)
+	pick := say(t, s.URL, conv, label)
+	text := pick.text(t)
 	if !regexp.MustCompile(`\p{Han}{4,}`).MatchString(text) || strings.Contains(text, "In **class") {
 		t.Errorf("picking %q after a Chinese question was answered in English: %q", label, text)
+	}
+	// The product's own words too: the turn's language is decided once,
+	// with the conversation's (i18n.ForTurn).
+	progress := pick.data(t, "data-tool-progress")
+	if len(progress) == 0 {
+		t.Fatal("the pick's turn showed no tool progress")
+	}
+	for _, p := range progress {
+		if m, _ := p["message"].(string); m != "" && !i18n.HasHan(m) {
+			t.Errorf("tool progress in English after a Chinese question: %q", m)
+		}
 	}
 }

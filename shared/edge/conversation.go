@@ -84,9 +84,10 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	if err != nil {
 		return session.Turn{}, err
 	}
+	lang := turnLanguage(req, sess)
 	now := s.o.Now()
 	turn := session.Turn{SessionID: sess.ID, ID: turnID, Message: req.Message,
-		MessageID: s.o.NewID("msg"), Language: req.Language, Status: session.TurnRunning, StartedAt: now,
+		MessageID: s.o.NewID("msg"), Language: lang, Status: session.TurnRunning, StartedAt: now,
 		Replaces: replaces}
 	t, err := s.store.BeginTurn(ctx, turn)
 	if errors.Is(err, session.ErrConflict) && s.recoverTurn(ctx, sess.ID) {
@@ -134,7 +135,7 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 		return t, apperr.Wrap(err, apperr.ServiceUnavailable, "event log unavailable")
 	}
 	in := workflow.NewConversationState(workflow.Turn{SessionID: sess.ID, TurnID: t.ID, TeacherID: id.TeacherID,
-		MessageID: t.MessageID, Message: req.Message, Language: req.Language, Mode: mode,
+		MessageID: t.MessageID, Message: req.Message, Language: lang, Mode: mode,
 		TraceID: TraceID(ctx), Context: req.Context, Followup: req.page != nil, LeaseUntil: leaseUntil})
 	// The workflow outlives the request: a client that disconnects does not stop it.
 	if err := s.starter.Start(context.WithoutCancel(ctx), t.ID, in); err != nil {
@@ -143,6 +144,16 @@ func (s *Server) begin(ctx context.Context, id auth.Identity, req ConversationRe
 	}
 	s.rl.Logger.InfoContext(ctx, "turn started", "sessionId", sess.ID, "turnId", t.ID, "teacherId", id.TeacherID, "traceId", TraceID(ctx))
 	return t, nil
+}
+
+// turnLanguage is the turn's language tag, decided here once: every step,
+// tool and retry of the turn reads it from the turn. A session's title is
+// its opening words.
+func turnLanguage(req ConversationRequest, sess session.Session) string {
+	if req.Language != "" {
+		return req.Language
+	}
+	return i18n.ForTurn("", req.Message, sess.Title).Tag()
 }
 
 // regenerated is the index of the turn a regenerate request replaces (0

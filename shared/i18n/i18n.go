@@ -4,7 +4,8 @@
 // page's labels), in Chinese and English: the catalogue (catalogue.go). A
 // message is in one language, never "中文。English" glued together: the
 // language is decided once, by one rule (Of), from the request's tag or else
-// from what the teacher wrote. No other package picks between texts by
+// from what the teacher wrote (a conversation turn: ForTurn, which also
+// weighs the conversation's opening words when the message cannot tell). No other package picks between texts by
 // language (TestNoTextsOutsideCatalogue holds them to it).
 package i18n
 
@@ -50,6 +51,34 @@ func Of(tag string, sample ...string) Lang {
 		return English
 	}
 	return Chinese
+}
+
+// ForTurn is the language of a conversation turn, decided once when it
+// starts: the tag when the client sent one; else the teacher's message
+// when it says enough to tell (a Han character, or English of three words
+// or twenty letters); else the conversation's, from its opening words. A
+// reply such as "Form 1A · English" (a class picked by its name) or "ok"
+// to a question asked in Chinese keeps the conversation Chinese, where Of
+// would read it as English.
+func ForTurn(tag, message, conversation string) Lang {
+	if strings.TrimSpace(tag) != "" || HasHan(message) || saysEnglish(message) {
+		return Of(tag, message)
+	}
+	return Of("", conversation, message)
+}
+
+// saysEnglish reports whether s has three words of three or more Latin
+// letters, or twenty Latin letters in all.
+func saysEnglish(s string) bool {
+	words, letters := 0, 0
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.Is(unicode.Latin, r) }) {
+		n := utf8.RuneCountInString(w)
+		letters += n
+		if n >= 3 {
+			words++
+		}
+	}
+	return words >= 3 || letters >= 20
 }
 
 // IsChineseTag reports whether the BCP 47 tag names Chinese.

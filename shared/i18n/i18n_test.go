@@ -29,6 +29,33 @@ func TestOf(t *testing.T) {
 	}
 }
 
+func TestForTurn(t *testing.T) {
+	tests := []struct {
+		tag, message, conversation string
+		want                       Lang
+	}{
+		{"", "Form 1A", "分析一下成绩", Chinese}, // a pick from a question asked in Chinese
+		{"", "Form 1A · English", "哪些学生语法最弱？", Chinese},
+		{"", "1A", "分析一下成绩", Chinese},
+		{"", "What is photosynthesis?", "分析一下成绩", English}, // twenty letters
+		{"", "ok", "出 5 道题", Chinese},
+		{"", "Form 1A", "make a grade analysis", English},
+		{"", "Make 5 questions on photosynthesis", "分析一下成绩", English}, // says enough: the teacher switched
+		{"", "thank you", "出 5 道题", Chinese},
+		{"", "thank you", "hello there", English},
+		{"", "好的", "make a grade analysis", Chinese},
+		{"en", "好的", "分析一下成绩", English}, // the tag decides
+		{"zh-CN", "Form 1A", "make a grade analysis", Chinese},
+		{"", "hi", "hi", English}, // a new conversation: its opening words are the message
+		{"", "", "", Chinese},
+	}
+	for _, tt := range tests {
+		if got := ForTurn(tt.tag, tt.message, tt.conversation); got != tt.want {
+			t.Errorf("ForTurn(%q, %q, %q) = %v, want %v", tt.tag, tt.message, tt.conversation, got, tt.want)
+		}
+	}
+}
+
 func TestFailure(t *testing.T) {
 	tests := []struct {
 		subject  Subject

@@ -61,7 +61,8 @@ type Turn struct {
 	// Message is the user's message; MessageID the assistant message's id.
 	Message   string `json:"message"`
 	MessageID string `json:"messageId"`
-	// Language is the request's language tag, if it named one.
+	// Language is the turn's language tag: the request's, or the one the
+	// edge decided from the message and the conversation (i18n.ForTurn).
 	Language string `json:"language,omitempty"`
 	// Replaces, when set, is the index of the first turn this one replaces
 	// (a regenerated answer): the turns from that index up to this one are
