@@ -175,6 +175,26 @@ func TestQuizExportConversation(t *testing.T) {
 	}
 }
 
+// TestQuizExportMixedQuiz: a quiz of two question types is written as a
+// call per type; exporting it exports every question the teacher saw.
+func TestQuizExportMixedQuiz(t *testing.T) {
+	s := NewLocal(t, nil)
+	quiz := say(t, s.URL, "", "出 3 道选择题和 2 道填空题，关于牛顿第一定律")
+	conv := quiz.Header.Get("X-Conversation-Id")
+	stems := quizStems(t, quiz)
+	if len(stems) != 5 || len(quiz.data(t, "data-quiz-complete")) != 2 {
+		t.Fatalf("the mixed quiz has %d questions in %d parts", len(stems), len(quiz.data(t, "data-quiz-complete")))
+	}
+	qti := say(t, s.URL, conv, "导出为 QTI")
+	files := announced(t, qti)
+	if len(files) != 1 || files[0].Type != "zip" {
+		t.Fatalf("导出为 QTI announced %+v", files)
+	}
+	if got := qtiStems(t, getFile(t, s.URL, files[0])); !slices.Equal(got, stems) {
+		t.Errorf("QTI items %q, want the whole quiz's %q", got, stems)
+	}
+}
+
 // TestQuizExportSaysWhatWasLeftOut: open questions cannot go to Kahoot;
 // the teacher reads which in a notice and in the answer.
 func TestQuizExportSaysWhatWasLeftOut(t *testing.T) {

@@ -22,7 +22,7 @@ const ExportQuiz = "export_quiz"
 // ExportQuizArgs are export_quiz's arguments.
 type ExportQuizArgs struct {
 	Format string `json:"format" enum:"qti21,moodle-xml,gift,kahoot-xlsx,quizizz-xlsx,paper" description:"qti21 for an LMS (Canvas, Blackboard...), moodle-xml or gift for Moodle, kahoot-xlsx, quizizz-xlsx, paper to print"`
-	QuizID string `json:"quizId,omitempty" description:"the quiz's id (its generate_quiz_questions call id); default: the latest quiz of this conversation"`
+	QuizID string `json:"quizId,omitempty" description:"the quiz's id (its generate_quiz_questions call id); default: the latest quiz of this conversation (every quiz call of its turn)"`
 }
 
 // QuizExportRequest is one export: of a stored quiz (QuizID, "" for the

@@ -46,9 +46,22 @@ func newConversation(t *testing.T) *conversation {
 	return c
 }
 
+// quizPart is one quiz call of a turn.
+type quizPart struct {
+	callID, topic string
+	qs            []protocol.Question
+}
+
 // quizTurn stores a finished turn that streamed the questions as the quiz
 // call callID, between other chunks.
 func (c *conversation) quizTurn(callID, topic string, qs []protocol.Question) {
+	c.t.Helper()
+	c.quizParts(quizPart{callID, topic, qs})
+}
+
+// quizParts stores a finished turn of one or more quiz calls, each its
+// questions then its completion.
+func (c *conversation) quizParts(parts ...quizPart) {
 	c.t.Helper()
 	ctx := context.Background()
 	c.turns++
@@ -59,11 +72,13 @@ func (c *conversation) quizTurn(callID, topic string, qs []protocol.Question) {
 		c.t.Fatal(err)
 	}
 	chunks := []protocol.Chunk{protocol.Start{MessageID: turn.MessageID}}
-	for i, q := range qs {
-		q.ID, q.Index = callID+"-q"+string(rune('1'+i)), i+1
-		chunks = append(chunks, must(protocol.NewData(protocol.DataQuizQuestion, q.ID, protocol.QuizQuestion{Question: q})))
+	for _, p := range parts {
+		for i, q := range p.qs {
+			q.ID, q.Index = p.callID+"-q"+string(rune('1'+i)), i+1
+			chunks = append(chunks, must(protocol.NewData(protocol.DataQuizQuestion, q.ID, protocol.QuizQuestion{Question: q})))
+		}
+		chunks = append(chunks, must(protocol.NewData(protocol.DataQuizComplete, p.callID, protocol.QuizComplete{Total: len(p.qs), Topic: p.topic})))
 	}
-	chunks = append(chunks, must(protocol.NewData(protocol.DataQuizComplete, callID, protocol.QuizComplete{Total: len(qs), Topic: topic})))
 	for _, ch := range chunks {
 		b, err := protocol.MarshalChunk(ch)
 		if err != nil {
@@ -170,6 +185,28 @@ func TestExportQuizFindsTheQuiz(t *testing.T) {
 	res, err := empty.run(gentools.ExportQuiz, "call_x", `{"format":"gift"}`)
 	if err != nil || res.Status != protocol.ToolEmpty || res.Message != "本对话中还没有可导出的测验。" {
 		t.Errorf("no quiz: %+v %v", res, err)
+	}
+}
+
+// TestExportQuizTakesAMixedQuizWhole: a mixed quiz is a quiz call per
+// question type in one turn; exporting "the quiz" exports all of it, not
+// its last call's questions.
+func TestExportQuizTakesAMixedQuizWhole(t *testing.T) {
+	c := newConversation(t)
+	c.quizTurn("call_old", "Old quiz", exportQuestions[:1])
+	c.quizParts(quizPart{"call_mc", "牛顿第一定律", exportQuestions[:1]}, quizPart{"call_short", "牛顿第一定律", exportQuestions[1:]})
+	src := gentools.QuizLog{Turns: c.store, Log: c.log}
+	q, err := src.Quiz(context.Background(), "session-1", "")
+	if err != nil || q.ID != "call_mc" || q.Topic != "牛顿第一定律" || len(q.Questions) != len(exportQuestions) {
+		t.Fatalf("Quiz() = %s %q %d questions, %v; want call_mc with all %d", q.ID, q.Topic, len(q.Questions), err, len(exportQuestions))
+	}
+	for i, want := range exportQuestions {
+		if q.Questions[i].Question != want.Question {
+			t.Errorf("question %d = %q, want %q", i+1, q.Questions[i].Question, want.Question)
+		}
+	}
+	if one, err := src.Quiz(context.Background(), "session-1", "call_short"); err != nil || len(one.Questions) != 2 {
+		t.Errorf("Quiz(call_short) = %d questions, %v; want its own 2", len(one.Questions), err)
 	}
 }
 

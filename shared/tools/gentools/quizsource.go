@@ -1,6 +1,7 @@
 package gentools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,9 @@ type StoredQuiz struct {
 }
 
 // QuizSource finds a conversation's quiz: the one with the quiz call's id
-// quizID, or the latest when quizID is "".
+// quizID, or the latest when quizID is "": every quiz call of the latest
+// turn that wrote one, in order (a mixed quiz is a call per question type,
+// and the teacher saw it as one quiz).
 type QuizSource interface {
 	Quiz(ctx context.Context, sessionID, quizID string) (StoredQuiz, error)
 }
@@ -60,10 +63,8 @@ func (l QuizLog) Quiz(ctx context.Context, sessionID, quizID string) (StoredQuiz
 			if err != nil {
 				return StoredQuiz{}, err
 			}
-			for j := len(quizzes) - 1; j >= 0; j-- {
-				if q := quizzes[j]; (quizID == "" || q.ID == quizID) && len(q.Questions) > 0 {
-					return q, nil
-				}
+			if q := latestOrNamed(quizzes, quizID); len(q.Questions) > 0 {
+				return q, nil
 			}
 		}
 		seen += len(turns)
@@ -73,6 +74,25 @@ func (l QuizLog) Quiz(ctx context.Context, sessionID, quizID string) (StoredQuiz
 		before = turns[0].Index
 	}
 	return StoredQuiz{}, ErrNoQuiz
+}
+
+// latestOrNamed is, of one turn's quizzes, the one named quizID, or all of
+// them as one quiz when quizID is "" (the first call's id and topic).
+func latestOrNamed(quizzes []StoredQuiz, quizID string) StoredQuiz {
+	var out StoredQuiz
+	for _, q := range quizzes {
+		switch {
+		case quizID != "" && q.ID == quizID:
+			return q
+		case quizID == "" && len(q.Questions) > 0:
+			if out.ID == "" {
+				out.ID = q.ID
+			}
+			out.Topic = cmp.Or(out.Topic, q.Topic)
+			out.Questions = append(out.Questions, q.Questions...)
+		}
+	}
+	return out
 }
 
 // turnQuizzes are the quizzes of one turn, in the order they were sent.
