@@ -176,7 +176,8 @@ func TestQuizExportConversation(t *testing.T) {
 }
 
 // TestQuizExportMixedQuiz: a quiz of two question types is written as a
-// call per type; exporting it exports every question the teacher saw.
+// call per type, numbered on (Q1–Q5); exporting it exports every question
+// the teacher saw.
 func TestQuizExportMixedQuiz(t *testing.T) {
 	s := NewLocal(t, nil)
 	quiz := say(t, s.URL, "", "出 3 道选择题和 2 道填空题，关于牛顿第一定律")
@@ -184,6 +185,12 @@ func TestQuizExportMixedQuiz(t *testing.T) {
 	stems := quizStems(t, quiz)
 	if len(stems) != 5 || len(quiz.data(t, "data-quiz-complete")) != 2 {
 		t.Fatalf("the mixed quiz has %d questions in %d parts", len(stems), len(quiz.data(t, "data-quiz-complete")))
+	}
+	// One quiz to the teacher: numbered on across its parts.
+	for i, d := range quiz.data(t, "data-quiz-question") {
+		if q, _ := d["question"].(map[string]any); q["index"] != float64(i+1) {
+			t.Errorf("question %d is numbered %v", i+1, q["index"])
+		}
 	}
 	qti := say(t, s.URL, conv, "导出为 QTI")
 	files := announced(t, qti)

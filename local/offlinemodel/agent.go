@@ -353,10 +353,13 @@ func (answerScenario) inline(l lang) string { return "" }
 // quizScenario generates questions with generate_quiz_questions.
 type quizScenario struct{ spec quizSpec }
 
-func (q *quizScenario) argsJSON(c *call, count int, typ string) string {
+func (q *quizScenario) argsJSON(c *call, count int, typ string, first int) string {
 	args := map[string]any{
 		"topic": q.spec.Topic, "count": count, "questionType": typ,
 		"difficulty": q.spec.Difficulty, "subject": q.spec.Subject,
+	}
+	if first > 1 { // a mixed quiz's later part (prompts.Agent)
+		args["firstNumber"] = first
 	}
 	if q.spec.Grade != "" {
 		args["grade"] = q.spec.Grade
@@ -378,9 +381,9 @@ func (q *quizScenario) next(st *agentState) action {
 	last := st.lastCall(toolQuiz)
 	switch {
 	case last == nil && q.spec.mixed():
-		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.parts[0].count, q.spec.parts[0].typ)}
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.parts[0].count, q.spec.parts[0].typ, 1)}
 	case last == nil:
-		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.Count, q.spec.QuestionType)}
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, q.spec.Count, q.spec.QuestionType, 1)}
 	case !last.answered || last.failed:
 		if last.teacherMsg != "" {
 			return answer(toolFailedMessage(l, last))
@@ -390,9 +393,32 @@ func (q *quizScenario) next(st *agentState) action {
 			fmt.Sprintf("Sorry, I couldn't write the questions this time. You can try again in a moment, or change the number or type of questions, and I'll generate the questions on %s again.", q.spec.Topic)))
 	case q.spec.mixed() && len(st.callsOf(toolQuiz)) < len(q.spec.parts):
 		p := q.spec.parts[len(st.callsOf(toolQuiz))]
-		return action{tool: toolQuiz, args: q.argsJSON(st.c, p.count, p.typ)}
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, p.count, p.typ, q.writtenSoFar(st)+1)}
 	}
 	return finish(q.done(st, last))
+}
+
+// writtenParts are a mixed quiz's parts this turn's calls wrote, each
+// with how many questions it gave.
+func (q *quizScenario) writtenParts(st *agentState) []quizPart {
+	var parts []quizPart
+	for i, c := range st.callsOf(toolQuiz) {
+		if c.answered && !c.failed && i < len(q.spec.parts) {
+			p := q.spec.parts[i]
+			p.count = written(c, p.count)
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+// writtenSoFar is how many questions this turn's quiz calls gave.
+func (q *quizScenario) writtenSoFar(st *agentState) int {
+	n := 0
+	for _, p := range q.writtenParts(st) {
+		n += p.count
+	}
+	return n
 }
 
 // written is how many questions a successful quiz call gave (want when its
@@ -415,14 +441,7 @@ func (q *quizScenario) done(st *agentState, last *step) finalResult {
 	spec.asked = max(q.spec.asked, q.spec.Count)
 	spec.Count = written(*last, q.spec.Count)
 	if spec.mixed() {
-		spec.parts, spec.Count = nil, 0
-		for i, c := range st.callsOf(toolQuiz) {
-			if c.answered && !c.failed && i < len(q.spec.parts) {
-				p := q.spec.parts[i]
-				p.count = written(c, p.count)
-				spec.parts, spec.Count = append(spec.parts, p), spec.Count+p.count
-			}
-		}
+		spec.parts, spec.Count = q.writtenParts(st), q.writtenSoFar(st)
 	}
 	said := spec // named in the teacher's words: the topic in their language, and the questions' if they asked for another
 	if said.Topic = topicIn(l, spec.Topic); spec.langAsked && spec.Language != l && l == en {

@@ -154,7 +154,7 @@ func steerToolFails(st *agentState, sc scenario, plan planFunc) action {
 	if !ok {
 		return plan(st)
 	}
-	return failFirstCall(st, sc, plan, toolQuiz, func(string) string { return q.argsJSON(st.c, 0, q.spec.QuestionType) })
+	return failFirstCall(st, sc, plan, toolQuiz, func(string) string { return q.argsJSON(st.c, 0, q.spec.QuestionType, 1) })
 }
 
 func steerFileToolFails(st *agentState, sc scenario, plan planFunc) action {

@@ -21,6 +21,9 @@ import (
 // MaxCount bounds the questions of one call.
 const MaxCount = 20
 
+// MaxFirstNumber bounds Args.FirstNumber: the questions of one answer.
+const MaxFirstNumber = 200
+
 // Model is the language model as the quiz writer uses it.
 type Model interface {
 	Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error)
@@ -38,6 +41,10 @@ type Args struct {
 	// Avoid lets "再出 3 道" give new questions: the model copies them from
 	// the earlier turns' quiz notes (the tool's Memory).
 	Avoid []string `json:"avoid,omitempty" description:"questions already given in this conversation (the history's quiz notes): the new ones must differ from them"`
+	// FirstNumber continues one answer's numbering across its calls: a
+	// mixed quiz is a call per question type, and the teacher reads it as
+	// one quiz (Q1–Q3 then Q4–Q5, not Q1–Q3 then Q1–Q2).
+	FirstNumber int `json:"firstNumber,omitempty" description:"when this call continues a quiz of the same answer (a mixed quiz: one call per question type), the number of its first question: the questions already written in this answer plus one; default 1"`
 }
 
 // MaxAvoid bounds the earlier questions passed on to the writer.
@@ -54,6 +61,9 @@ type spec struct {
 	Grade        string `json:"grade,omitempty"`
 	// Avoid are the questions the new ones must differ from.
 	Avoid []string `json:"avoid,omitempty"`
+	// first is the number of the first question (Args.FirstNumber); the
+	// writer does not see it.
+	first int
 }
 
 // Name is the quiz tool's name.
@@ -70,7 +80,7 @@ func New(m Model) tools.Tool {
 }
 
 func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, error) {
-	s, err := specOf(a, c.Language)
+	s, err := specOf(a)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -82,7 +92,7 @@ func run(ctx context.Context, m Model, c tools.Call, a Args) (tools.Result, erro
 	var qs []protocol.Question
 	emit := func(items []json.RawMessage) error {
 		for len(qs) < len(items) && len(qs) < s.Count {
-			q, err := decode(items[len(qs)], c.CallID, len(qs)+1)
+			q, err := decode(items[len(qs)], c.CallID, s.first+len(qs))
 			if err != nil {
 				return err
 			}
@@ -152,7 +162,11 @@ func memory(s spec, qs []protocol.Question) string {
 	return MemoryNote + ": " + string(b)
 }
 
-func specOf(a Args, lang string) (spec, error) {
+// specOf is the writer's spec from the model's arguments. The questions'
+// language is the model's choice, else the topic's (Args.Language): the
+// turn's language is the teacher's, and an English grammar quiz for a
+// Chinese-speaking teacher is written in English.
+func specOf(a Args) (spec, error) {
 	s := spec{Topic: strings.TrimSpace(a.Topic), Count: a.Count, QuestionType: a.QuestionType,
 		Difficulty: a.Difficulty, Language: a.Language, Subject: a.Subject, Grade: a.Grade}
 	for _, q := range a.Avoid {
@@ -169,14 +183,14 @@ func specOf(a Args, lang string) (spec, error) {
 	if s.Count < 1 || s.Count > MaxCount {
 		return s, fmt.Errorf("count must be between 1 and %d, got %d", MaxCount, s.Count)
 	}
+	if s.first = max(a.FirstNumber, 1); s.first > MaxFirstNumber {
+		return s, fmt.Errorf("firstNumber must be between 1 and %d, got %d", MaxFirstNumber, a.FirstNumber)
+	}
 	if s.QuestionType == "" {
 		s.QuestionType = "single_choice"
 	}
 	if s.Difficulty == "" {
 		s.Difficulty = "medium"
-	}
-	if s.Language == "" {
-		s.Language = lang
 	}
 	if s.Language == "" {
 		// The topic's language, by the one rule (the topic is never empty).

@@ -191,6 +191,7 @@ func TestCountOutOfRangeFailsBeforeTheModel(t *testing.T) {
 		`{"topic":"fractions","count":21}`,
 		`{"topic":"fractions","count":-1}`,
 		`{"topic":"  ","count":3}`,
+		`{"topic":"fractions","count":3,"firstNumber":201}`,
 	} {
 		t.Run(args, func(t *testing.T) {
 			m := &scriptedModel{replies: []reply{{content: questionsJSON("q")}}}
@@ -286,6 +287,22 @@ func TestMoreQuestionsThanAskedAreCut(t *testing.T) {
 	}
 }
 
+// TestFirstNumberContinuesTheNumbering: a mixed quiz's later call numbers
+// on from the earlier one's questions.
+func TestFirstNumberContinuesTheNumbering(t *testing.T) {
+	m := &scriptedModel{replies: []reply{{content: questionsJSON("a", "b")}}}
+	rec := &recorder{}
+	if _, err := run(t, m, rec, `{"topic":"letters","count":2,"firstNumber":4}`, ""); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"call_9-q4", "call_9-q5"}; !slices.Equal(rec.ids, want) {
+		t.Errorf("emitted %v, want %v", rec.ids, want)
+	}
+	if strings.Contains(m.requests[0].Messages[1].Content, "irst") {
+		t.Errorf("the writer was told the numbering: %s", m.requests[0].Messages[1].Content)
+	}
+}
+
 func TestSpecSentToTheModel(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -297,8 +314,11 @@ func TestSpecSentToTheModel(t *testing.T) {
 			map[string]any{"language": "zh-CN", "questionType": "single_choice", "difficulty": "medium", "topic": "牛顿第一定律", "count": float64(1)}},
 		{"Latin topic defaults to en", `{"topic":"Newton's first law","count":2}`, "",
 			map[string]any{"language": "en"}},
-		{"the call's language wins over detection", `{"topic":"牛顿第一定律","count":1}`, "en",
+		// The call's language is the teacher's; the questions take the topic's.
+		{"an English topic for a Chinese turn is written in English", `{"topic":"present perfect","count":1}`, "zh-CN",
 			map[string]any{"language": "en"}},
+		{"a Chinese topic for an English turn is written in Chinese", `{"topic":"牛顿第一定律","count":1}`, "en-US",
+			map[string]any{"language": "zh-CN"}},
 		{"the argument wins over the call's language", `{"topic":"Newton","count":1,"language":"zh-CN"}`, "en",
 			map[string]any{"language": "zh-CN"}},
 		{"explicit type and difficulty kept", `{"topic":" fractions ","count":1,"questionType":"true_false","difficulty":"hard","subject":"math","grade":"5"}`, "",
