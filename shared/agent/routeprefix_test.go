@@ -31,6 +31,7 @@ func TestRouterPrefix(t *testing.T) {
 		{"a route line without a tier", "chat_qa\n{", false, ""},
 		{"prose", "I think this is small talk.\n", false, ""},
 		{"a fenced route line", "```\nchat_qa fast\n{", true, "chat_qa"},
+		{"numbered lines", "1. quiz_generate standard\n2. " + `{"expectedMode":"artifact","candidateTools":["q"],"co`, true, "quiz_generate"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, ok := routerEarly(c.sofar)

@@ -215,6 +215,9 @@ func routerEarly(sofar string) (workflow.RouterResult, bool) {
 	if pathOf(r) != workflow.PathAgent {
 		return r, true
 	}
+	if i := strings.IndexByte(rest, '{'); i > 0 {
+		rest = rest[i:] // what a model may write before the object ("2.")
+	}
 	var d workflow.RouterResult
 	if fields, ok := jsonHead(rest, &d); !ok || fields["expectedMode"] == nil || fields["candidateTools"] == nil {
 		return workflow.RouterResult{}, false

@@ -4,9 +4,10 @@
 // page's labels), in Chinese and English: the catalogue (catalogue.go). A
 // message is in one language, never "中文。English" glued together: the
 // language is decided once, by one rule (Of), from the request's tag or else
-// from what the teacher wrote (a conversation turn: ForTurn, which also
-// weighs the conversation's opening words when the message cannot tell). No other package picks between texts by
-// language (TestNoTextsOutsideCatalogue holds them to it).
+// from what the teacher wrote (for a conversation turn, ForTurn also weighs
+// the conversation's opening words when the message cannot tell). No other
+// package picks between texts by language (TestNoTextsOutsideCatalogue
+// holds them to it).
 package i18n
 
 import (
