@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/prompts"
 	"github.com/insightedge/insightedge/shared/scores"
 )
@@ -359,7 +360,7 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 		}
 		errs := commonErrors(d, 4)
 		for _, p := range errs[min(2, len(errs)):] {
-			line("%d. 把「%s」（%s）纳入每周练习。", "%d. Add %q (%s) to the weekly practice.", n, p.pattern, p.skill)
+			line("%d. 把「%s」（%s）纳入每周练习。", "%d. Add %q (%s) to the weekly practice.", n, p.pattern, skillIn(l, p.skill))
 			n++
 		}
 		late, missing := 0, 0
@@ -402,7 +403,7 @@ func writeSection(l lang, k sectionKind, read map[string]string) string {
 		}
 	case k == kindErrors && hasErrors:
 		for _, p := range commonErrors(d, 4) {
-			line("- %s（%s）：%d 次", "- %s (%s): %d times", p.pattern, p.skill, p.count)
+			line("- %s（%s）：%d 次", "- %s (%s): %d times", p.pattern, skillIn(l, p.skill), p.count)
 		}
 	case k == kindReflect && (hasLog || hasErrors):
 		if hasLog && len(d.log.Entries) > 0 {
@@ -473,6 +474,15 @@ func topStudents(d kbData, n int, best bool) string {
 		out = append(out, fmt.Sprintf("%s (%g%%)", s.Name, s.Average))
 	}
 	return strings.Join(out, ", ")
+}
+
+// skillIn is a skill's name (the data service's key, "vocabulary") in the
+// report's language: "词汇" in a Chinese report.
+func skillIn(l lang, key string) string {
+	if l == zh {
+		return i18n.Chinese.Skill(key)
+	}
+	return key
 }
 
 type errCount struct {
