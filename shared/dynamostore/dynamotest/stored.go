@@ -68,23 +68,11 @@ func valueSize(v types.AttributeValue) int64 {
 	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
 		return 1
 	case *types.AttributeValueMemberSS:
-		var n int64
-		for _, s := range v.Value {
-			n += int64(len(s))
-		}
-		return n
+		return sizeOfSet(v.Value, func(s string) int64 { return int64(len(s)) })
 	case *types.AttributeValueMemberNS:
-		var n int64
-		for _, s := range v.Value {
-			n += numberSize(s)
-		}
-		return n
+		return sizeOfSet(v.Value, numberSize)
 	case *types.AttributeValueMemberBS:
-		var n int64
-		for _, b := range v.Value {
-			n += int64(len(b))
-		}
-		return n
+		return sizeOfSet(v.Value, func(b []byte) int64 { return int64(len(b)) })
 	case *types.AttributeValueMemberL:
 		n := int64(3)
 		for _, e := range v.Value {
@@ -99,6 +87,15 @@ func valueSize(v types.AttributeValue) int64 {
 		return n
 	}
 	return 0
+}
+
+// sizeOfSet is a set's size: its elements' sizes, nothing more.
+func sizeOfSet[T any](elems []T, size func(T) int64) int64 {
+	var n int64
+	for _, e := range elems {
+		n += size(e)
+	}
+	return n
 }
 
 func numberSize(s string) int64 {
