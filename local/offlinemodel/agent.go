@@ -393,7 +393,7 @@ func (q *quizScenario) next(st *agentState) action {
 			fmt.Sprintf("Sorry, I couldn't write the questions this time. You can try again in a moment, or change the number or type of questions, and I'll generate the questions on %s again.", q.spec.Topic)))
 	case q.spec.mixed() && len(st.callsOf(toolQuiz)) < len(q.spec.parts):
 		p := q.spec.parts[len(st.callsOf(toolQuiz))]
-		return action{tool: toolQuiz, args: q.argsJSON(st.c, p.count, p.typ, q.writtenSoFar(st)+1)}
+		return action{tool: toolQuiz, args: q.argsJSON(st.c, p.count, p.typ, partsTotal(q.writtenParts(st))+1)}
 	}
 	return finish(q.done(st, last))
 }
@@ -410,15 +410,6 @@ func (q *quizScenario) writtenParts(st *agentState) []quizPart {
 		}
 	}
 	return parts
-}
-
-// writtenSoFar is how many questions this turn's quiz calls gave.
-func (q *quizScenario) writtenSoFar(st *agentState) int {
-	n := 0
-	for _, p := range q.writtenParts(st) {
-		n += p.count
-	}
-	return n
 }
 
 // written is how many questions a successful quiz call gave (want when its
@@ -441,7 +432,8 @@ func (q *quizScenario) done(st *agentState, last *step) finalResult {
 	spec.asked = max(q.spec.asked, q.spec.Count)
 	spec.Count = written(*last, q.spec.Count)
 	if spec.mixed() {
-		spec.parts, spec.Count = q.writtenParts(st), q.writtenSoFar(st)
+		spec.parts = q.writtenParts(st)
+		spec.Count = partsTotal(spec.parts)
 	}
 	said := spec // named in the teacher's words: the topic in their language, and the questions' if they asked for another
 	if said.Topic = topicIn(l, spec.Topic); spec.langAsked && spec.Language != l && l == en {

@@ -160,10 +160,7 @@ func quizSpecFrom(c *call) quizSpec {
 		spec.Difficulty = earlier.Difficulty // "再出 3 道" keeps the level too
 	}
 	if spec.parts = quizParts(text, spec.Count); spec.mixed() {
-		spec.Count, spec.QuestionType = 0, spec.parts[0].typ
-		for _, p := range spec.parts {
-			spec.Count += p.count
-		}
+		spec.Count, spec.QuestionType = partsTotal(spec.parts), spec.parts[0].typ
 	}
 	return spec
 }

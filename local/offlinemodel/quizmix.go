@@ -93,3 +93,12 @@ func describeParts(l lang, parts []quizPart) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
+
+// partsTotal is the questions of a mixed quiz's parts together.
+func partsTotal(parts []quizPart) int {
+	n := 0
+	for _, p := range parts {
+		n += p.count
+	}
+	return n
+}
