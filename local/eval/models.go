@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -70,40 +71,45 @@ func checkModel(ctx context.Context, base llm.Config, tier llm.Tier, model strin
 }
 
 func (mc *ModelCheck) checkJSON(ctx context.Context, c *llm.Client, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(ctx, 2*timeout)
-	defer cancel()
-	resp, err := c.Stream(ctx, llm.Request{Tier: llm.TierFast, JSON: true, Messages: []llm.Message{
+	req := llm.Request{Tier: llm.TierFast, JSON: true, Messages: []llm.Message{
 		{Role: "system", Content: prompts.Quiz},
 		{Role: "user", Content: `{"topic":"牛顿第一定律","count":2,"questionType":"single_choice","difficulty":"medium","language":"zh-CN"}`},
-	}}, llm.Handler{})
-	if err != nil {
-		mc.Problems = append(mc.Problems, "JSON mode: "+err.Error())
-		return
-	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(llm.StripFence(resp.Message.Content)), &obj); err != nil {
-		mc.Problems = append(mc.Problems, fmt.Sprintf("JSON mode: the answer is not one JSON object: %q", clip(resp.Message.Content, 80)))
-		return
-	}
-	mc.JSONMode = true
+	}}
+	mc.JSONMode = mc.checkAnswer(ctx, c, timeout, "JSON mode", req, func(answer string) error {
+		var obj map[string]any
+		if json.Unmarshal([]byte(answer), &obj) != nil {
+			return errors.New("the answer is not one JSON object")
+		}
+		return nil
+	})
 }
 
 func (mc *ModelCheck) checkRouter(ctx context.Context, c *llm.Client, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(ctx, 2*timeout)
-	defer cancel()
-	resp, err := c.Stream(ctx, llm.Request{Tier: llm.TierFast, Messages: []llm.Message{
+	req := llm.Request{Tier: llm.TierFast, Messages: []llm.Message{
 		{Role: "system", Content: prompts.Router},
 		{Role: "user", Content: "出 5 道牛顿第一定律的选择题"},
-	}}, llm.Handler{})
+	}}
+	mc.RouterAnswer = mc.checkAnswer(ctx, c, timeout, "router", req, func(answer string) error {
+		_, err := workflow.ParseRouterAnswer(answer)
+		return err
+	})
+}
+
+// checkAnswer streams req and reports whether read accepts its answer
+// (fence stripped); a problem named by what says why not.
+func (mc *ModelCheck) checkAnswer(ctx context.Context, c *llm.Client, timeout time.Duration, what string, req llm.Request, read func(string) error) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*timeout)
+	defer cancel()
+	resp, err := c.Stream(ctx, req, llm.Handler{})
 	if err != nil {
-		mc.Problems = append(mc.Problems, "router: "+err.Error())
-		return
+		mc.Problems = append(mc.Problems, what+": "+err.Error())
+		return false
 	}
-	if _, err := workflow.ParseRouterAnswer(llm.StripFence(resp.Message.Content)); err != nil {
-		mc.Problems = append(mc.Problems, fmt.Sprintf("router: %v: %q", err, clip(resp.Message.Content, 80)))
-		return
+	if err := read(llm.StripFence(resp.Message.Content)); err != nil {
+		mc.Problems = append(mc.Problems, fmt.Sprintf("%s: %v: %q", what, err, clip(resp.Message.Content, 80)))
+		return false
 	}
-	mc.RouterAnswer = true
+	return true
 }
 
 func (mc *ModelCheck) checkFinalResult(ctx context.Context, c *llm.Client, timeout time.Duration) {
