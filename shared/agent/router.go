@@ -201,14 +201,10 @@ func pathOf(r workflow.RouterResult) string {
 // A clarify needs its question, which comes last: it is never decided
 // early. An answer without a route line is read as JSON (routerPrefix).
 func routerEarly(sofar string) (workflow.RouterResult, bool) {
-	body := llm.StripFence(sofar)
-	if !workflow.HasRouteLine(body) {
+	if body := llm.StripFence(sofar); !workflow.HasRouteLine(body) {
 		return routerPrefix(body)
 	}
-	// Only the opening fence: the line's end is what says it is whole.
-	body = strings.TrimLeft(sofar, " \t\r\n")
-	body = strings.TrimPrefix(strings.TrimPrefix(body, "```json"), "```")
-	r, rest, ok := workflow.RouteLine(body)
+	r, rest, ok := workflow.RouteLine(sofar)
 	if !ok || r.ClarifyNeeded {
 		return workflow.RouterResult{}, false
 	}

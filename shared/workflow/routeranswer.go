@@ -58,11 +58,15 @@ func HasRouteLine(answer string) bool {
 
 // RouteLine reads the route line that starts a router answer streamed so
 // far: ok once the line has ended (a line break, or the JSON object's
-// brace) and names one of the intents, then a tier; words before the
-// intent (a "1." or "route:" a model may write) are passed over, and a
-// model that answers in prose has no route. rest is what follows the line.
+// brace) and names one of the intents, then a tier; an opening code fence
+// and words before the intent (a "1." or "route:" a model may write) are
+// passed over, and a model that answers in prose has no route. rest is
+// what follows the line.
 func RouteLine(answer string) (r RouterResult, rest string, ok bool) {
 	s := strings.TrimLeft(answer, " \t\r\n")
+	if strings.HasPrefix(s, "```") { // a fence a model opened: the line is on the next
+		_, s, _ = strings.Cut(s, "\n")
+	}
 	end := strings.IndexAny(s, "\n{")
 	if end < 0 {
 		return r, "", false
