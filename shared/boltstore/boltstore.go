@@ -135,6 +135,11 @@ func Open(path string, opts Options) (*DB, error) {
 		Timeout:      lockTimeout,
 		NoSync:       opts.NoSync,
 		FreelistType: bbolt.FreelistMapType,
+		// Every commit would also write the free-page list: a page or more
+		// of ~6 per session write (issue 29 item 3). Open rebuilds the list
+		// from the file instead, a scan of its page headers (etcd's
+		// default too).
+		NoFreelistSync: true,
 	})
 	if errors.Is(err, bbolt.ErrTimeout) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, ErrInUse)
