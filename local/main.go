@@ -33,6 +33,7 @@ import (
 )
 
 func main() {
+	calm()
 	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)

@@ -83,11 +83,29 @@ func (c *crashRig) start(t *testing.T, extra ...string) *proc {
 		if _, rest, ok := strings.Cut(lines.Text(), "is running on "); ok {
 			p.URL, _, _ = strings.Cut(rest, " ")
 			go func() { _, _ = io.Copy(io.Discard, out) }()
+			p.checkCalm(t)
 			return p
 		}
 	}
 	t.Fatalf("the server did not start: %v", lines.Err())
 	return nil
+}
+
+// checkCalm checks that the server re-executed itself with the runtime's
+// monitor kept from its deep sleep (local/calm.go): its environment, as
+// the kernel has it, holds the setting.
+func (p *proc) checkCalm(t *testing.T) {
+	t.Helper()
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatalf("the server's environment: %v", err)
+	}
+	for kv := range strings.SplitSeq(string(env), "\x00") {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok && strings.Contains(v, "schedtrace=2147483647") {
+			return
+		}
+	}
+	t.Errorf("the server runs without GODEBUG schedtrace (sysmon may deep-sleep); environment: %q", env)
 }
 
 // kill sends SIGKILL: no deferred code, no shutdown, no flush runs.
