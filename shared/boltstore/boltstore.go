@@ -121,6 +121,7 @@ type DB struct {
 	now    func() time.Time
 	notify *eventlog.SharedNotifier
 	events *writer
+	group  *grouper // the session store's writes (group.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -154,7 +155,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if now == nil {
 		now = time.Now
 	}
-	d := &DB{bolt: b, ttl: opts.TTL, now: now, notify: eventlog.NewNotifier()}
+	d := &DB{bolt: b, ttl: opts.TTL, now: now, notify: eventlog.NewNotifier(), group: &grouper{bolt: b}}
 	delay := opts.GroupDelay
 	if delay == 0 {
 		delay = defaultGroupDelay
