@@ -28,7 +28,10 @@ import (
 // again alone (its answer is that run's) and the rest of the group is
 // committed without it. So a fn may run more than once, and must only
 // read and write through tx and set what it returns (bbolt's DB.Batch
-// asks the same); the fns of SessionStore do.
+// asks the same); the fns of SessionStore do. A fn that panics (a bug)
+// panics in the leader's goroutine, whoever's fn it was: its group is
+// rolled back and answered errGroupPanicked, and the queue gets a new
+// leader, so that no writer waits for ever.
 
 // maxGroup bounds the fns of one commit, and so the re-runs of its
 // failures.
@@ -48,17 +51,16 @@ type grouper struct {
 }
 
 // groupCall is one queued fn; done receives true when the caller is to
-// lead the next group, false when its fn has been answered (err, panicked).
+// lead the next group, false when its fn has been answered (err).
 type groupCall struct {
 	fn       func(*bbolt.Tx) error
 	err      error
-	panicked any
+	answered bool // set by the leader
 	done     chan bool
 }
 
-// errPanicked stops a group whose fn panicked; the panic is raised again
-// in the fn's caller.
-var errPanicked = errors.New("boltstore: a grouped write panicked")
+// errGroupPanicked answers the writes of a group in which a fn panicked.
+var errGroupPanicked = errors.New("boltstore: a write committed with this one panicked; nothing was written")
 
 // grouped runs fn in a write transaction, shared with the writes of other
 // callers queued meanwhile (see the comment above), after the events
@@ -81,7 +83,7 @@ func (g *grouper) run(fn func(*bbolt.Tx) error) error {
 	g.leading = true
 	g.mu.Unlock()
 	if wait && !<-c.done {
-		return c.result()
+		return c.err
 	}
 	// c leads: it is the queue's first call (the queue was empty, or the
 	// last leader handed over to its head). The goroutines ready to run
@@ -94,18 +96,27 @@ func (g *grouper) run(fn func(*bbolt.Tx) error) error {
 	batch := g.queue[:n:n]
 	g.queue = g.queue[n:]
 	g.mu.Unlock()
-
+	defer g.handOver(batch) // also when a fn panics
 	g.commit(batch)
+	return c.err
+}
 
+// handOver answers what a panic left unanswered in batch, and makes the
+// queue's head the next leader, if any.
+func (g *grouper) handOver(batch []*groupCall) {
+	for _, c := range batch {
+		if !c.answered {
+			c.answer(errGroupPanicked)
+		}
+	}
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if len(g.queue) > 0 {
 		g.queue[0].done <- true
-	} else {
-		g.leading = false
-		g.queue = nil // the backing array's head is spent
+		return
 	}
-	g.mu.Unlock()
-	return c.result()
+	g.leading = false
+	g.queue = nil // the backing array's head is spent
 }
 
 // commit runs the calls in one transaction and answers them; a failing
@@ -116,7 +127,7 @@ func (g *grouper) commit(calls []*groupCall) {
 		failed := -1
 		err := g.update(func(tx *bbolt.Tx) error {
 			for i, c := range calls {
-				if err := c.call(tx); err != nil {
+				if err := c.fn(tx); err != nil {
 					failed = i
 					return err
 				}
@@ -130,10 +141,7 @@ func (g *grouper) commit(calls []*groupCall) {
 			return
 		}
 		c := calls[failed]
-		if c.panicked == nil {
-			err = g.update(c.call)
-		}
-		c.answer(err)
+		c.answer(g.update(c.fn))
 		calls = append(calls[:failed:failed], calls[failed+1:]...)
 	}
 }
@@ -145,27 +153,7 @@ func (g *grouper) update(fn func(*bbolt.Tx) error) error {
 	return g.bolt.Update(fn)
 }
 
-// call runs c's fn, turning a panic into errPanicked (bbolt rolls back).
-func (c *groupCall) call(tx *bbolt.Tx) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.panicked = p
-			err = errPanicked
-		}
-	}()
-	return c.fn(tx)
-}
-
 func (c *groupCall) answer(err error) {
-	c.err = err
+	c.err, c.answered = err, true
 	c.done <- false
-}
-
-// result is the call's answer in its caller: a panic of its fn is raised
-// again there, as an Update of its own would have.
-func (c *groupCall) result() error {
-	if c.panicked != nil {
-		panic(c.panicked)
-	}
-	return c.err
 }

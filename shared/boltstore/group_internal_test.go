@@ -17,7 +17,8 @@ import (
 var errRefused = errors.New("refused")
 
 // groupOf runs lead and then, while lead's transaction is held open, the
-// fns of others, so that they queue for one group behind it; it returns
+// fns of others, so that they queue in order for one group behind it (the
+// first of them leads it); it returns
 // each fn's answer (a recovered panic as an error) and the transactions
 // the grouper tried.
 func groupOf(t *testing.T, g *grouper, lead func(*bbolt.Tx) error, others []func(*bbolt.Tx) error) ([]error, int) {
@@ -38,7 +39,7 @@ func groupOf(t *testing.T, g *grouper, lead func(*bbolt.Tx) error, others []func
 	})
 	<-entered
 	<-queued // the leader's own call
-	for i, fn := range others {
+	for i, fn := range others { // one at a time: they queue in order
 		wg.Go(func() {
 			defer func() {
 				if p := recover(); p != nil {
@@ -47,8 +48,7 @@ func groupOf(t *testing.T, g *grouper, lead func(*bbolt.Tx) error, others []func
 			}()
 			errs[i+1] = g.run(fn)
 		})
-	}
-	for n := 0; n < len(others); n = <-queued {
+		<-queued
 	}
 	close(release)
 	wg.Wait()
@@ -74,9 +74,10 @@ func createOnce(key string) func(*bbolt.Tx) error {
 }
 
 // TestGroupCommit: the writes that queue while a commit runs are committed
-// together; a failing or panicking one is answered alone and leaves no
-// write, and the others are committed without it; of conditional writes
-// racing in one group, one wins.
+// together; a failing one is answered alone and leaves no write, and the
+// others are committed without it; a panicking one rolls its group back and
+// the writers are answered; of conditional writes racing in one group, one
+// wins.
 func TestGroupCommit(t *testing.T) {
 	failing := func(tx *bbolt.Tx) error {
 		if err := put("failed")(tx); err != nil {
@@ -94,7 +95,7 @@ func TestGroupCommit(t *testing.T) {
 		name    string
 		others  []func(*bbolt.Tx) error
 		want    []string // each fn's answer, "" for nil; nil: any order, one winner
-		keys    []string // written
+		keys    []string // written (and "after", by a write after the group)
 		absent  []string
 		commits int
 	}{
@@ -102,8 +103,10 @@ func TestGroupCommit(t *testing.T) {
 			[]string{"", "", "", ""}, []string{"lead", "a", "b", "c"}, nil, 2},
 		{"one fails", []func(*bbolt.Tx) error{put("a"), failing, put("c")},
 			[]string{"", "", "refused", ""}, []string{"lead", "a", "c"}, []string{"failed"}, 4},
+		// The panic is raised in the group's leader (a's caller); the group
+		// is rolled back and its other writers are told.
 		{"one panics", []func(*bbolt.Tx) error{put("a"), panicking, put("c")},
-			[]string{"", "", "panic: boom", ""}, []string{"lead", "a", "c"}, []string{"panicked"}, 3},
+			[]string{"", "panic: boom", errGroupPanicked.Error(), errGroupPanicked.Error()}, []string{"lead"}, []string{"a", "c", "panicked"}, 2},
 		{"conditional writes race", []func(*bbolt.Tx) error{createOnce("x"), createOnce("x"), createOnce("x")},
 			nil, []string{"lead", "x"}, nil, 6},
 	}
@@ -115,6 +118,9 @@ func TestGroupCommit(t *testing.T) {
 			}
 			defer db.Close()
 			errs, commits := groupOf(t, db.group, put("lead"), tt.others)
+			if err := db.group.run(put("after")); err != nil { // the queue has moved on
+				t.Errorf("a write after the group: %v", err)
+			}
 			wins := 0
 			for i, err := range errs {
 				got := ""
