@@ -6,24 +6,14 @@ import (
 	"math"
 	"strings"
 	"testing"
-)
 
-// referenceJSON is what encodeJSON wrote before appendJSON: encoding/json's
-// Encoder without HTML escaping, its newline cut.
-func referenceJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+	"github.com/insightedge/insightedge/shared/protocol"
+)
 
 func checkSameJSON(t *testing.T, v any) {
 	t.Helper()
 	got, gerr := encodeJSON(v)
-	want, werr := referenceJSON(v)
+	want, werr := protocol.Marshal(v) // what encodeJSON was
 	if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 		t.Fatalf("error %v, want %v", gerr, werr)
 	}

@@ -4,7 +4,6 @@
 package obs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/insightedge/insightedge/shared/protocol"
 )
 
 type attrsKey struct{}
@@ -182,10 +183,10 @@ func directive(now time.Time, namespace string, dims map[string]string, points .
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(append(b, `{"Name":`...), p.Name)
-		b = append(appendString(append(b, `,"Unit":`...), p.Unit), '}')
+		b = protocol.AppendJSONString(append(b, `{"Name":`...), p.Name)
+		b = append(protocol.AppendJSONString(append(b, `,"Unit":`...), p.Unit), '}')
 	}
-	b = appendString(append(b, `],"Namespace":`...), namespace)
+	b = protocol.AppendJSONString(append(b, `],"Namespace":`...), namespace)
 	b = strconv.AppendInt(append(b, `}],"Timestamp":`...), now.UnixMilli(), 10)
 	return append(b, '}')
 }
@@ -197,26 +198,9 @@ func appendStrings(b []byte, ss ...string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = protocol.AppendJSONString(b, s)
 	}
 	return append(b, ']')
-}
-
-// appendString appends s as a JSON string, as encoding/json writes it
-// without HTML escaping (slog's and EMF.put's encoders escape the whole
-// line as they always did): printable ASCII with no quote or backslash as
-// it is, anything else through encoding/json.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-		}
-	}
-	return append(append(append(b, '"'), s...), '"')
 }
 
 // Point is one data point of a metric.

@@ -3,7 +3,6 @@ package wire
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -41,22 +40,27 @@ func TestTaskHeadDecodedOnce(t *testing.T) {
 			_ = json.Unmarshal([]byte(raw), &old)
 			var head taskHead
 			_ = json.Unmarshal([]byte(raw), &head)
-			if got, want := fmt.Sprint(head.Turn.SessionID, head.Turn.TurnID, head.Turn.LeaseUntil, head.Build.BuildID, head.Build.LeaseUntil, head.Phase),
-				fmt.Sprint(old.Turn.SessionID, old.Turn.TurnID, old.Turn.LeaseUntil, old.Build.BuildID, old.Build.LeaseUntil, old.Phase); got != want {
-				t.Errorf("lease fields %s, want %s", got, want)
+			type leaseFields struct {
+				session, turn, build, phase string
+				turnUntil, buildUntil       time.Time
+			}
+			got := leaseFields{head.Turn.SessionID, head.Turn.TurnID, head.Build.BuildID, head.Phase, head.Turn.LeaseUntil, head.Build.LeaseUntil}
+			want := leaseFields{old.Turn.SessionID, old.Turn.TurnID, old.Build.BuildID, old.Phase, old.Turn.LeaseUntil, old.Build.LeaseUntil}
+			if got != want {
+				t.Errorf("lease fields %+v, want %+v", got, want)
 			}
 
-			want := llm.Payer(withPayer(context.Background(), json.RawMessage(raw)))
-			got := "(step not run)"
+			wantPayer := llm.Payer(withPayer(context.Background(), json.RawMessage(raw)))
+			gotPayer := "(step not run)"
 			task := app.renewing(func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
-				got = llm.Payer(withPayer(ctx, in))
+				gotPayer = llm.Payer(withPayer(ctx, in))
 				return nil, nil
 			})
 			if _, err := task(context.Background(), json.RawMessage(raw)); err != nil {
 				t.Fatal(err)
 			}
-			if got != want {
-				t.Errorf("payer %q under renewing, want %q", got, want)
+			if gotPayer != wantPayer {
+				t.Errorf("payer %q under renewing, want %q", gotPayer, wantPayer)
 			}
 		})
 	}
