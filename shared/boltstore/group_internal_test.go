@@ -38,7 +38,7 @@ func groupOf(t *testing.T, g *grouper, lead func(*bbolt.Tx) error, others []func
 		})
 	})
 	<-entered
-	<-queued // the leader's own call
+	<-queued                    // the leader's own call
 	for i, fn := range others { // one at a time: they queue in order
 		wg.Go(func() {
 			defer func() {
