@@ -34,16 +34,8 @@ func decodeJSON(b []byte) (any, error) {
 }
 
 // encodeJSON encodes v compactly, without escaping <, > and & (Step Functions
-// does not escape them either).
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+// does not escape them either): see appendJSON.
+func encodeJSON(v any) ([]byte, error) { return appendJSON(nil, v) }
 
 // jsonString renders v for error causes; it never fails.
 func jsonString(v any) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/insightedge/insightedge/shared/i18n"
 	"github.com/insightedge/insightedge/shared/llm"
@@ -15,8 +16,37 @@ import (
 
 // historySummary is format_history_for_prompt of seed 000 §7.3.2.1: earlier
 // turns of the session as text, never their raw tool calls, so that one
-// scene's tools do not leak into the next.
+// scene's tools do not leak into the next. Within Start it is read once
+// for the router and the first round (withHistoryOnce).
 func (a *Agent) historySummary(ctx context.Context, t workflow.Turn) string {
+	if h, ok := ctx.Value(historyKeyCtx{}).(*historyOnce); ok && h.turn == t.SessionID+"/"+t.TurnID {
+		return h.get()
+	}
+	return a.readHistory(ctx, t)
+}
+
+// historyOnce is a turn's history summary, read at most once: the router
+// and the first round Start runs at the same time both prompt with it, and
+// it cannot change meanwhile (the session's earlier turns have ended, and
+// no other turn can begin while this one runs). Reading it is a scan and a
+// decode of every turn of the session (issue 29 item 3).
+type historyOnce struct {
+	turn string // session id / turn id
+	get  func() string
+}
+
+type historyKeyCtx struct{}
+
+// withHistoryOnce returns ctx carrying t's history summary, read by the
+// first call that needs it, with ctx's values and cancellation: not a
+// speculative round's, whose cancellation must not cost the router its
+// history.
+func (a *Agent) withHistoryOnce(ctx context.Context, t workflow.Turn) context.Context {
+	h := &historyOnce{turn: t.SessionID + "/" + t.TurnID, get: sync.OnceValue(func() string { return a.readHistory(ctx, t) })}
+	return context.WithValue(ctx, historyKeyCtx{}, h)
+}
+
+func (a *Agent) readHistory(ctx context.Context, t workflow.Turn) string {
 	turns, err := a.Store.ListTurns(ctx, t.SessionID)
 	if err != nil {
 		a.Logger.WarnContext(ctx, "history unavailable; continuing without it", "err", err)

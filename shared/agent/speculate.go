@@ -23,6 +23,7 @@ import (
 // way the router decides: tools, tier and what validation expects are the
 // decided route's. AgentTurn takes the round from RouteOutput.First.
 func (a *Agent) Start(ctx context.Context, in workflow.RouteInput) (workflow.RouteOutput, error) {
+	ctx = a.withHistoryOnce(ctx, in.Turn)
 	guess, stored := a.guessRoute(ctx, in.Turn)
 	first := workflow.AgentInput{Turn: in.Turn, Route: guess, Attempt: 1, Prev: workflow.AgentOutput{ToolCalls: []workflow.ToolCallRef{}}}
 	g := &gate{done: make(chan struct{})}

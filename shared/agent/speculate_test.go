@@ -275,3 +275,72 @@ func TestStartGuessCarriesNoDecline(t *testing.T) {
 		t.Errorf("second turn's text %q, want the answer", got)
 	}
 }
+
+// listCounter counts the session store's ListTurns calls.
+type listCounter struct {
+	session.Store
+	mu    sync.Mutex
+	lists int
+}
+
+func (s *listCounter) ListTurns(ctx context.Context, sessionID string) ([]session.Turn, error) {
+	s.mu.Lock()
+	s.lists++
+	s.mu.Unlock()
+	return s.Store.ListTurns(ctx, sessionID)
+}
+
+// requestLog records the requests of the model it wraps.
+type requestLog struct {
+	llm.Streamer
+	mu   sync.Mutex
+	reqs []llm.Request
+}
+
+func (m *requestLog) Stream(ctx context.Context, req llm.Request, h llm.Handler) (llm.Response, error) {
+	m.mu.Lock()
+	m.reqs = append(m.reqs, req)
+	m.mu.Unlock()
+	return m.Streamer.Stream(ctx, req, h)
+}
+
+// TestStartReadsTheHistoryOnce: the router and the first round started
+// alongside it prompt with the same history summary, read from the store
+// once (issue 29 item 3), also when the guessed round is discarded and the
+// decided one runs.
+func TestStartReadsTheHistoryOnce(t *testing.T) {
+	for _, c := range []struct {
+		name, route string
+		cut, calls  int
+	}{
+		{"the guess kept", routeQA, lineEnd(routeQA), 2},
+		{"the guess discarded", routeQuiz, governed(routeQuiz, "confidence"), 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, &scriptedModel{})
+			ctx := context.Background()
+			if err := f.store.EndTurn(ctx, "s-1", "u-1", session.TurnCompleted, session.Outcome{Text: "5 questions"}); err != nil {
+				t.Fatal(err)
+			}
+			f.turn = f.beginTurn(t, "u-2", "再出5道")
+			store := &listCounter{Store: f.store}
+			model := &requestLog{Streamer: newOverlapModel(c.route, c.cut, answerOrQuiz)}
+			f.agent.Store, f.agent.Model = store, model
+			if _, err := f.agent.Start(ctx, workflow.RouteInput{Turn: f.turn}); err != nil {
+				t.Fatal(err)
+			}
+			if store.lists != 1 {
+				t.Errorf("the turns were listed %d times, want once", store.lists)
+			}
+			if len(model.reqs) != c.calls {
+				t.Fatalf("%d model calls, want %d", len(model.reqs), c.calls)
+			}
+			for i, req := range model.reqs {
+				if len(req.Messages) < 2 || !strings.HasPrefix(req.Messages[1].Content, prompts.HistoryHeader) ||
+					!strings.Contains(req.Messages[1].Content, "Assistant: 5 questions") {
+					t.Errorf("call %d has no history summary: %+v", i, req.Messages)
+				}
+			}
+		})
+	}
+}

@@ -6,7 +6,9 @@
 // bbolt runs one read-write transaction at a time, so every conditional write
 // of the contracts (one active turn, a turn ends once, nothing after a
 // stream's close) is a read, a check and a write inside one Update: no two
-// writers can both win.
+// writers can both win. The session store's writes that arrive together
+// share one transaction and commit (group.go), their fns run one after
+// the other, and each caller is answered once that commit is done.
 //
 // Layout (values are JSON except events and records, see below):
 //
@@ -121,6 +123,7 @@ type DB struct {
 	now    func() time.Time
 	notify *eventlog.SharedNotifier
 	events *writer
+	group  *grouper // the session store's writes (group.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -154,7 +157,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if now == nil {
 		now = time.Now
 	}
-	d := &DB{bolt: b, ttl: opts.TTL, now: now, notify: eventlog.NewNotifier()}
+	d := &DB{bolt: b, ttl: opts.TTL, now: now, notify: eventlog.NewNotifier(), group: &grouper{bolt: b}}
 	delay := opts.GroupDelay
 	if delay == 0 {
 		delay = defaultGroupDelay

@@ -22,7 +22,7 @@ func (s *SessionStore) HoldLease(ctx context.Context, l session.Lease) error {
 	if err := check(ctx, "lease kind", string(l.Kind), "lease id", l.ID); err != nil {
 		return fmt.Errorf("boltstore: hold lease: %w", err)
 	}
-	err := s.db.update(func(tx *bbolt.Tx) error {
+	err := s.db.grouped(func(tx *bbolt.Tx) error {
 		return putJSON(tx.Bucket([]byte(bucketLeases)), leaseKey(l.Kind, l.ID), l)
 	})
 	if err != nil {
@@ -48,7 +48,7 @@ func (s *SessionStore) DropLease(ctx context.Context, kind session.LeaseKind, id
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := s.db.update(func(tx *bbolt.Tx) error {
+	err := s.db.grouped(func(tx *bbolt.Tx) error {
 		return tx.Bucket([]byte(bucketLeases)).Delete(leaseKey(kind, id))
 	})
 	if err != nil {

@@ -35,7 +35,7 @@ func (s *SessionStore) CreateSession(ctx context.Context, sess session.Session) 
 	if sess.ExpiresAt.IsZero() {
 		sess.ExpiresAt = s.db.expiry(now)
 	}
-	err := s.db.update(func(tx *bbolt.Tx) error {
+	err := s.db.grouped(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte(bucketSessions))
 		if b.Get([]byte(sess.ID)) != nil {
 			return session.ErrExists
@@ -66,7 +66,7 @@ func (s *SessionStore) BeginTurn(ctx context.Context, t session.Turn) (session.T
 	if err := check(ctx, "session id", t.SessionID, "turn id", t.ID); err != nil {
 		return session.Turn{}, fmt.Errorf("boltstore: begin turn: %w", err)
 	}
-	err := s.db.update(func(tx *bbolt.Tx) error {
+	err := s.db.grouped(func(tx *bbolt.Tx) error {
 		sess, err := getSession(tx, t.SessionID)
 		if err != nil {
 			return err
@@ -127,7 +127,7 @@ func (s *SessionStore) EndTurn(ctx context.Context, sessionID, turnID string, st
 	default:
 		return fmt.Errorf("boltstore: end turn %s/%s: %q is not a final status", sessionID, turnID, status)
 	}
-	err := s.db.update(func(tx *bbolt.Tx) error {
+	err := s.db.grouped(func(tx *bbolt.Tx) error {
 		sess, err := getSession(tx, sessionID)
 		if err != nil {
 			return err
@@ -240,7 +240,7 @@ func (s *SessionStore) PutRecord(ctx context.Context, sessionID, key string, val
 	if len(key) > bbolt.MaxKeySize {
 		return fmt.Errorf("boltstore: put record %s/%.40s...: key longer than %d bytes", sessionID, key, bbolt.MaxKeySize)
 	}
-	err := s.db.update(func(tx *bbolt.Tx) error {
+	err := s.db.grouped(func(tx *bbolt.Tx) error {
 		b, err := tx.Bucket([]byte(bucketRecords)).CreateBucketIfNotExists([]byte(sessionID))
 		if err != nil {
 			return err

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -250,5 +252,87 @@ func TestEMFDuration(t *testing.T) {
 	}
 	if !slices.EqualFunc(m.Dimensions, [][]string{{}}, slices.Equal) {
 		t.Errorf("Dimensions = %v, want [[]]", m.Dimensions)
+	}
+}
+
+// mapDirective is the directive as the maps it was built from before issue
+// 29, which encoding/json wrote: directive must write the same bytes.
+func mapDirective(now time.Time, namespace string, dims map[string]string, points ...Point) map[string]any {
+	keys := slices.Sorted(maps.Keys(dims))
+	sets := [][]string{append([]string{}, keys...)}
+	if len(keys) > 1 {
+		for _, k := range keys {
+			sets = append(sets, []string{k})
+		}
+	}
+	if len(keys) > 0 {
+		sets = append(sets, []string{})
+	}
+	metrics := make([]any, len(points))
+	for i, p := range points {
+		metrics[i] = map[string]string{"Name": p.Name, "Unit": p.Unit}
+	}
+	return map[string]any{
+		"Timestamp":         now.UnixMilli(),
+		"CloudWatchMetrics": []any{map[string]any{"Namespace": namespace, "Dimensions": sets, "Metrics": metrics}},
+	}
+}
+
+// TestDirectiveBytes: the hand-written directive is byte for byte what
+// encoding/json wrote for its maps, through slog's encoder (no HTML
+// escaping) and through json.Marshal (EMF.put's), whatever the strings hold.
+func TestDirectiveBytes(t *testing.T) {
+	now := time.UnixMilli(1764111600123)
+	count, latency := Point{"ModelCall", UnitCount, 1}, Point{"ModelLatency", UnitMilliseconds, 2}
+	tests := []struct {
+		name   string
+		dims   map[string]string
+		points []Point
+	}{
+		{"no dimensions", nil, []Point{count}},
+		{"one dimension", map[string]string{"status": "success"}, []Point{count}},
+		{"two dimensions, two points", map[string]string{"model": "gpt-4o-mini", "status": "failure"}, []Point{count, latency}},
+		{"three dimensions", map[string]string{"c": "3", "a": "1", "b": "2"}, []Point{latency}},
+		{"no points", map[string]string{"a": "1"}, nil},
+		{"strings to escape", map[string]string{"m<&>": "q\"\\\n\t\x01", "z": "中文\u2028\xff"}, []Point{{"N<a>", "U&", 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, ns := range []string{Namespace, "a<b>&\"c\""} {
+				got, want := directive(now, ns, tt.dims, tt.points...), mapDirective(now, ns, tt.dims, tt.points...)
+				if g, w := encodeNoHTML(t, got), encodeNoHTML(t, want); g != w {
+					t.Errorf("slog's bytes:\n got %s\nwant %s", g, w)
+				}
+				g, err1 := json.Marshal(got)
+				w, err2 := json.Marshal(want)
+				if err1 != nil || err2 != nil || !bytes.Equal(g, w) {
+					t.Errorf("json.Marshal:\n got %s (%v)\nwant %s (%v)", g, err1, w, err2)
+				}
+			}
+		})
+	}
+}
+
+func encodeNoHTML(t *testing.T, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// BenchmarkMetricLine is a model call's log line (llm's recordCall): a
+// message, a duration and Metric's attributes, through NewLogger's handler.
+func BenchmarkMetricLine(b *testing.B) {
+	log := NewLogger(io.Discard, slog.LevelInfo, "local")
+	ctx := With(context.Background(), slog.String(TraceKey, "tr-1"), slog.String("sessionId", "s-1"))
+	b.ReportAllocs()
+	for b.Loop() {
+		attrs := append([]slog.Attr{slog.Int64("durationMs", 12)}, Metric(time.Now(), map[string]string{"model": "m", "status": "success"},
+			Point{"ModelCall", UnitCount, 1}, Point{"ModelLatency", UnitMilliseconds, 12.5})...)
+		log.LogAttrs(ctx, slog.LevelInfo, "model call", attrs...)
 	}
 }

@@ -178,6 +178,11 @@ func appendPart(prefix, id string, delta *string) []byte {
 	return append(out, '}')
 }
 
+// AppendJSONString appends s as a JSON string, as Marshal writes one
+// (issue 29 item 3: the workflow interpreter's payloads and the metric
+// lines' directives are written by hand with it).
+func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s) }
+
 // appendJSONString appends s as encoding/json writes a string without HTML
 // escaping: quotes, backslashes and control characters escaped, invalid
 // UTF-8 as U+FFFD, U+2028 and U+2029 escaped.

@@ -85,18 +85,41 @@ type payerHead struct {
 }
 
 // withPayer is ctx with the teacher raw's step works for as the payer of
-// its model calls; ctx as it is when raw names none.
+// its model calls; ctx as it is when raw names none. A task under
+// renewing has had raw's head decoded already (taskHead), and its payer
+// with it (withKnownPayer).
 func withPayer(ctx context.Context, raw json.RawMessage) context.Context {
-	var h payerHead
-	if json.Unmarshal(raw, &h) != nil {
-		return ctx
-	}
-	for _, id := range []string{h.Turn.TeacherID, h.Build.TeacherID, h.Research.TeacherID, h.Teacher} {
-		if id != "" {
-			return llm.WithPayer(ctx, id)
+	id, known := ctx.Value(knownPayer{}).(string)
+	if !known {
+		var h payerHead
+		if json.Unmarshal(raw, &h) != nil {
+			return ctx
 		}
+		id = firstID(h.Turn.TeacherID, h.Build.TeacherID, h.Research.TeacherID, h.Teacher)
+	}
+	if id != "" {
+		return llm.WithPayer(ctx, id)
 	}
 	return ctx
+}
+
+// knownPayer is the context key of the payer renewing read from a task's
+// input (issue 29 item 3: the input is decoded once for both).
+type knownPayer struct{}
+
+// withKnownPayer is ctx telling withPayer that raw's payer is id ("" for
+// none); h must hold payerHead's fields of a successful decode of raw.
+func withKnownPayer(ctx context.Context, h taskHead) context.Context {
+	return context.WithValue(ctx, knownPayer{}, firstID(h.Turn.TeacherID, h.Build.TeacherID, h.Research.TeacherID, h.Teacher))
+}
+
+func firstID(ids ...string) string {
+	for _, id := range ids {
+		if id != "" {
+			return id
+		}
+	}
+	return ""
 }
 
 // reportAdmitter admits a template report's new session against

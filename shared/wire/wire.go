@@ -363,12 +363,10 @@ func (a *App) renewing(task Task) Task {
 		return task
 	}
 	return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, error) {
-		var head struct {
-			Turn  workflow.Turn  `json:"turn"`
-			Build workflow.Build `json:"build"`
-			Phase string         `json:"phase"`
+		var head taskHead
+		if json.Unmarshal(raw, &head) == nil { // a task that cannot decode its input fails on its own
+			ctx = withKnownPayer(ctx, head)
 		}
-		_ = json.Unmarshal(raw, &head) // a task that cannot decode its input fails on its own
 		// Until is the lease the edge took with the work: a fresh one is
 		// not written again (session.KeepLease).
 		l := session.Lease{Kind: session.LeaseTurn, ID: head.Turn.TurnID, Owner: head.Turn.SessionID, Until: head.Turn.LeaseUntil}
@@ -391,6 +389,29 @@ func (a *App) renewing(task Task) Task {
 		}
 		return out, err
 	}
+}
+
+// taskHead is what renewing and withPayer read of a task's input, in one
+// decode (issue 29 item 3): the fields of workflow.Turn and workflow.Build
+// they need, under the same names, and payerHead's. Each task decoded its
+// input three times (here, payerHead, its own input).
+type taskHead struct {
+	Turn struct {
+		SessionID  string    `json:"sessionId"`
+		TurnID     string    `json:"turnId"`
+		TeacherID  string    `json:"teacherId"`
+		LeaseUntil time.Time `json:"leaseUntil"`
+	} `json:"turn"`
+	Build struct {
+		BuildID    string    `json:"buildId"`
+		TeacherID  string    `json:"teacherId"`
+		LeaseUntil time.Time `json:"leaseUntil"`
+	} `json:"build"`
+	Phase    string `json:"phase"`
+	Research struct {
+		TeacherID string `json:"teacherId"`
+	} `json:"research"`
+	Teacher string `json:"teacher_id"`
 }
 
 // Task is a workflow task handler on raw JSON, as Step Functions calls it.
