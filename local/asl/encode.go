@@ -36,7 +36,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 		for k := range v {
 			keys = append(keys, k)
 		}
-		slices.Sort(keys)
+		slices.Sort(keys) // not slices.Sorted(maps.Keys(v)): that allocates three times as often here
 		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -74,46 +74,11 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
 }
 
-// validNumber reports whether s is a JSON number literal, the grammar
-// encoding/json checks a json.Number against.
+// validNumber reports whether s is one JSON number literal, as
+// encoding/json requires of a json.Number: a valid JSON document that
+// starts with '-' or a digit and ends with a digit is exactly one.
 func validNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		i = digits(s, i+1)
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		if i+1 >= len(s) || !isDigit(s[i+1]) {
-			return false
-		}
-		i = digits(s, i+1)
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || !isDigit(s[i]) {
-			return false
-		}
-		i = digits(s, i)
-	}
-	return i == len(s)
-}
-
-// digits returns the index after the run of digits at s[i:].
-func digits(s string, i int) int {
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	return i
+	return s != "" && (s[0] == '-' || isDigit(s[0])) && isDigit(s[len(s)-1]) && json.Valid([]byte(s))
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
