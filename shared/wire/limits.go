@@ -67,35 +67,18 @@ func metered(client *llm.Client, lim *limits.Limiter, log *slog.Logger) llm.Mode
 	return llm.Metered{Model: client, Meter: lim, Logger: log}
 }
 
-// payerHead is where a step's input names the teacher whose work it is: a
-// conversation step's turn, a build phase's build, a research step's run,
-// a template run's input (a template step that names only its session is
-// paid by the session's teacher: RunLeased).
-type payerHead struct {
-	Turn struct {
-		TeacherID string `json:"teacherId"`
-	} `json:"turn"`
-	Build struct {
-		TeacherID string `json:"teacherId"`
-	} `json:"build"`
-	Research struct {
-		TeacherID string `json:"teacherId"`
-	} `json:"research"`
-	Teacher string `json:"teacher_id"`
-}
-
 // withPayer is ctx with the teacher raw's step works for as the payer of
-// its model calls; ctx as it is when raw names none. A task under
-// renewing has had raw's head decoded already (taskHead), and its payer
+// its model calls (taskHead.payer); ctx as it is when raw names none. A
+// task under renewing has had raw's head decoded already, and its payer
 // with it (withKnownPayer).
 func withPayer(ctx context.Context, raw json.RawMessage) context.Context {
 	id, known := ctx.Value(knownPayer{}).(string)
 	if !known {
-		var h payerHead
+		var h taskHead
 		if json.Unmarshal(raw, &h) != nil {
 			return ctx
 		}
-		id = firstID(h.Turn.TeacherID, h.Build.TeacherID, h.Research.TeacherID, h.Teacher)
+		id = h.payer()
 	}
 	if id != "" {
 		return llm.WithPayer(ctx, id)
@@ -107,19 +90,10 @@ func withPayer(ctx context.Context, raw json.RawMessage) context.Context {
 // input (issue 29 item 3: the input is decoded once for both).
 type knownPayer struct{}
 
-// withKnownPayer is ctx telling withPayer that raw's payer is id ("" for
-// none); h must hold payerHead's fields of a successful decode of raw.
+// withKnownPayer is ctx telling withPayer the payer of the input h was
+// decoded from.
 func withKnownPayer(ctx context.Context, h taskHead) context.Context {
-	return context.WithValue(ctx, knownPayer{}, firstID(h.Turn.TeacherID, h.Build.TeacherID, h.Research.TeacherID, h.Teacher))
-}
-
-func firstID(ids ...string) string {
-	for _, id := range ids {
-		if id != "" {
-			return id
-		}
-	}
-	return ""
+	return context.WithValue(ctx, knownPayer{}, h.payer())
 }
 
 // reportAdmitter admits a template report's new session against

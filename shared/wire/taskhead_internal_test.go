@@ -14,7 +14,7 @@ import (
 
 // TestTaskHeadDecodedOnce (issue 29 item 3): renewing's one decode of a
 // task's input (taskHead) gives the lease the decode into workflow.Turn
-// and workflow.Build gave, and the step the payer payerHead's decode
+// and workflow.Build gave, and the step the payer a decode of its own
 // gives, for inputs well and badly formed.
 func TestTaskHeadDecodedOnce(t *testing.T) {
 	inputs := []string{

@@ -393,8 +393,8 @@ func (a *App) renewing(task Task) Task {
 
 // taskHead is what renewing and withPayer read of a task's input, in one
 // decode (issue 29 item 3): the fields of workflow.Turn and workflow.Build
-// they need, under the same names, and payerHead's. Each task decoded its
-// input three times (here, payerHead, its own input).
+// the lease needs, under the same names, and where the input names the
+// teacher whose work it is (payer).
 type taskHead struct {
 	Turn struct {
 		SessionID  string    `json:"sessionId"`
@@ -412,6 +412,19 @@ type taskHead struct {
 		TeacherID string `json:"teacherId"`
 	} `json:"research"`
 	Teacher string `json:"teacher_id"`
+}
+
+// payer is the teacher the input's step works for: a conversation step's
+// turn, a build phase's build, a research step's run, a template run's
+// input (a template step that names only its session is paid by the
+// session's teacher: RunLeased); "" when it names none.
+func (h taskHead) payer() string {
+	for _, id := range []string{h.Turn.TeacherID, h.Build.TeacherID, h.Research.TeacherID, h.Teacher} {
+		if id != "" {
+			return id
+		}
+	}
+	return ""
 }
 
 // Task is a workflow task handler on raw JSON, as Step Functions calls it.
