@@ -26,7 +26,7 @@ func (c *Counters) Add(ctx context.Context, key string, n int64, _ time.Time) er
 	if err := check(ctx, "key", key); err != nil {
 		return fmt.Errorf("boltstore: add %s: %w", key, err)
 	}
-	err := c.db.update(func(tx *bbolt.Tx) error {
+	err := c.db.grouped(func(tx *bbolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists([]byte(counterBucket))
 		if err != nil {
 			return err
